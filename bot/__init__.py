@@ -1,0 +1,1 @@
+"""The Telegram bot: settings, the agent loop, handlers and the composition root."""

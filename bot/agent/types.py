@@ -1,0 +1,133 @@
+"""What the agent loop promises its callers: events, the answer, and the errors it raises.
+
+The Telegram layer, the terminal chat and the tests depend on these names only, never on how
+the loop works inside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class ToolRunner(Protocol):
+    """The toolbox as the loop sees it: specs to attach and one way to run a call."""
+
+    @property
+    def specs(self) -> list[dict[str, Any]]:
+        """OpenAI tool specs, attached to every request that allows tools."""
+        ...
+
+    async def execute(self, name: str, arguments: str | Mapping[str, Any]) -> str:
+        """Run one call; problems the model caused come back as `{"error": ...}` JSON text."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    """The model asked for a tool call and it is about to run."""
+
+    call_id: str
+    name: str
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    """A tool call ended; `error` is the message the model got, if any."""
+
+    call_id: str
+    name: str
+    arguments: Mapping[str, Any]
+    duration_s: float
+    result_chars: int
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerReady:
+    """The final answer text is known (sent right before `ask` returns)."""
+
+    text: str
+
+
+AgentEvent = ToolStarted | ToolFinished | AnswerReady
+EventHandler = Callable[[AgentEvent], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Per-question accounting, from the server's `usage` where it reports one."""
+
+    rounds: int = 0
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    elapsed_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The outcome of one question.
+
+    `cut_short`: the round cap was hit and the model answered from what it had.
+    `truncated`: the model ran out of output tokens; `text` holds what arrived.
+    `sources`: sandbox paths the model read successfully, in the order first read.
+    """
+
+    text: str
+    sources: tuple[str, ...] = ()
+    cut_short: bool = False
+    truncated: bool = False
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextStatus:
+    """How full the conversation's context is, for `/status`."""
+
+    conversation: str
+    messages: int
+    tokens: int
+    window: int
+    last_usage: Usage | None
+
+
+class AgentError(Exception):
+    """A question could not be answered; the caller shows `kind` to the user as a clear message.
+
+    The string form is for the log and never carries secrets.
+    """
+
+    kind = "agent"
+
+
+class ModelUnavailable(AgentError):
+    """The model server could not be reached, timed out, or kept failing (5xx, 429)."""
+
+    kind = "unavailable"
+
+
+class ModelAuthError(AgentError):
+    """The model server refused the key (401/403) or does not know the model (404)."""
+
+    kind = "auth"
+
+
+class ModelRateLimited(AgentError):
+    """The model server kept answering 429 after the retries."""
+
+    kind = "rate_limited"
+
+
+class ModelBadReply(AgentError):
+    """The model server answered with something that is not a usable completion."""
+
+    kind = "bad_reply"
+
+
+class ContextOverflow(AgentError):
+    """The question does not fit the model's window even after trimming harder."""
+
+    kind = "too_long"

@@ -1,0 +1,43 @@
+"""Command-line interface of `python -m bot`: parsing and the help text.
+
+The help lists every setting straight from the Settings class, so it cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from bot.config import Settings
+
+
+def settings_help() -> str:
+    """One line per setting: its variable, default and meaning."""
+    lines = ["settings (environment variables or .env in the working directory):"]
+    for name, field in Settings.model_fields.items():
+        default = field.get_default(call_default_factory=True)
+        if isinstance(default, frozenset):
+            default = ",".join(str(i) for i in sorted(default)) or "empty"
+        shown = "unset" if default is None else str(default)
+        lines.append(f"  {name.upper():<22} {field.description} [default: {shown}]")
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser for `python -m bot [run|chat|check]`."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bot",
+        description="A Telegram bot that answers questions from a folder of documents.",
+        epilog=settings_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser("run", help="run the Telegram bot (the default)")
+    commands.add_parser("chat", help="ask questions in the terminal, without Telegram")
+    commands.add_parser("check", help="validate the settings and exit")
+    return parser
+
+
+def parse_command(argv: list[str] | None = None) -> str:
+    """The command to run; `run` when none is given."""
+    args = build_parser().parse_args(argv)
+    return str(args.command or "run")

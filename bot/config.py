@@ -1,0 +1,196 @@
+"""The bot's settings: every environment variable, validated and documented in one place."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import NoDecode
+
+from tools.config import ToolSettings
+
+_TOKEN_SHAPE = re.compile(r"^\d+:[A-Za-z0-9_-]{20,}$")
+
+IdList = Annotated[frozenset[int], NoDecode]
+
+
+def _parse_ids(value: object) -> object:
+    """Accept `1,2,3`, `1 2 3` and JSON `[1,2,3]`; leave anything else to pydantic."""
+    if isinstance(value, int):
+        return frozenset({value})
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if not text:
+        return frozenset()
+    if text.startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            msg = f"not valid JSON ({exc.msg}); use 1,2,3 or [1,2,3]"
+            raise ValueError(msg) from exc
+    parts = [p for p in re.split(r"[,\s;]+", text) if p]
+    bad = [p for p in parts if not re.fullmatch(r"-?\d+", p)]
+    if bad:
+        msg = f"{', '.join(bad)} is not a numeric Telegram user id; use 1,2,3 or [1,2,3]"
+        raise ValueError(msg)
+    return frozenset(int(p) for p in parts)
+
+
+class Settings(ToolSettings):
+    """Everything `python -m bot` reads from the environment or `.env`."""
+
+    bot_token: SecretStr | None = Field(
+        default=None, description="Telegram bot token from @BotFather (secret)."
+    )
+    telegram_api_base: str | None = Field(
+        default=None,
+        description="Base URL of a self-hosted Bot API server; empty means Telegram's own.",
+    )
+    openai_api_key: SecretStr | None = Field(
+        default=None,
+        description="Key for the model server (secret); any string for local servers.",
+    )
+    openai_base_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible endpoint (OpenRouter, Ollama, vLLM, LM Studio); "
+        "empty means OpenAI's.",
+    )
+    model: str = Field(default="gpt-4.1-mini", min_length=1, description="Model name.")
+    context_window: int = Field(
+        default=128_000,
+        ge=2_048,
+        description="Tokens the model accepts per request (prompt and answer together).",
+    )
+    max_output_tokens: int = Field(
+        default=2_048, ge=64, description="Tokens reserved for the model's answer."
+    )
+    max_rounds: int = Field(
+        default=6, ge=1, le=50, description="Model calls with tools allowed per question."
+    )
+    request_timeout: float = Field(
+        default=60.0, gt=0, le=600, description="Seconds to wait for one model reply."
+    )
+    model_max_retries: int = Field(
+        default=2, ge=0, le=10, description="Retries of a model call on 429, 5xx or timeout."
+    )
+    system_prompt: str | None = Field(
+        default=None, description="Replaces the built-in system prompt with this text."
+    )
+    system_prompt_file: Path | None = Field(
+        default=None, description="Replaces the built-in system prompt with this file's text."
+    )
+    allowed_user_ids: IdList = Field(
+        default=frozenset(), description="Telegram user ids that may use the bot."
+    )
+    admin_ids: IdList = Field(
+        default=frozenset(),
+        description="User ids that may add documents and run admin commands (also users).",
+    )
+    allow_all: bool = Field(default=False, description="Let anyone use the bot (explicit opt-in).")
+    rate_limit_per_hour: int = Field(
+        default=20, ge=0, description="Questions one user may ask per hour; 0 turns it off."
+    )
+    show_progress: bool = Field(
+        default=True, description="Edit a status message while the bot searches and reads."
+    )
+    max_upload_mb: float = Field(
+        default=20.0,
+        gt=0,
+        description="Largest document admins may send (Telegram's own Bot API allows 20 MB).",
+    )
+    webhook_url: str | None = Field(
+        default=None, description="Public HTTPS URL for webhook mode; empty means long polling."
+    )
+    webhook_listen: str = Field(
+        default="0.0.0.0:8080", description="host:port the webhook server listens on."
+    )
+    webhook_secret: SecretStr | None = Field(
+        default=None, description="Secret token Telegram sends with each webhook call (secret)."
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
+        default="INFO", description="Logging level."
+    )
+
+    @field_validator("allowed_user_ids", "admin_ids", mode="before")
+    @classmethod
+    def _split_ids(cls, value: object) -> object:
+        return _parse_ids(value)
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_level(cls, value: object) -> object:
+        return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator(
+        "bot_token",
+        "openai_api_key",
+        "webhook_secret",
+        "telegram_api_base",
+        "openai_base_url",
+        "webhook_url",
+        "system_prompt",
+        "system_prompt_file",
+        mode="before",
+    )
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @field_validator("bot_token")
+    @classmethod
+    def _token_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not _TOKEN_SHAPE.match(value.get_secret_value().strip()):
+            msg = "does not look like a bot token (digits, a colon, then letters); copy it again"
+            raise ValueError(msg)
+        return value
+
+    @field_validator("telegram_api_base", "openai_base_url", "webhook_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^https?://[^\s/]+", value):
+            msg = "must be an http:// or https:// URL"
+            raise ValueError(msg)
+        return value.rstrip("/") if value else value
+
+    @field_validator("webhook_listen")
+    @classmethod
+    def _host_port(cls, value: str) -> str:
+        host, sep, port = value.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65_536:
+            msg = "must be host:port, for example 0.0.0.0:8080"
+            raise ValueError(msg)
+        return value
+
+    @model_validator(mode="after")
+    def _output_fits_window(self) -> Settings:
+        if self.max_output_tokens * 2 > self.context_window:
+            msg = (
+                f"MAX_OUTPUT_TOKENS ({self.max_output_tokens}) must be at most half of "
+                f"CONTEXT_WINDOW ({self.context_window})"
+            )
+            raise ValueError(msg)
+        return self
+
+    @property
+    def webhook_host(self) -> str:
+        """Host part of WEBHOOK_LISTEN."""
+        return self.webhook_listen.rpartition(":")[0]
+
+    @property
+    def webhook_port(self) -> int:
+        """Port part of WEBHOOK_LISTEN."""
+        return int(self.webhook_listen.rpartition(":")[2])
+
+    def may_use(self, user_id: int) -> bool:
+        """Whether this Telegram user may ask questions."""
+        return self.allow_all or user_id in self.allowed_user_ids or user_id in self.admin_ids
+
+    def is_admin(self, user_id: int) -> bool:
+        """Whether this Telegram user may add documents and run admin commands."""
+        return user_id in self.admin_ids

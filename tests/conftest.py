@@ -1,0 +1,63 @@
+"""Shared test set-up: no test may reach beyond the loopback interface."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest_plugins = [
+    "tests.support.sandbox_fixtures",
+    "tests.support.fake_llm",
+    "tests.support.fake_telegram",
+]
+
+_SECRET_ENV = ("BOT_TOKEN", "OPENAI_API_KEY", "WEBHOOK_SECRET", "OPENAI_BASE_URL")
+
+
+def _is_loopback(address: Any) -> bool:
+    if isinstance(address, tuple) and address:
+        host = str(address[0])
+        if host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return False
+    return isinstance(address, (str, bytes))  # unix sockets stay on this machine
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fail any connection to a non-loopback address, so no test touches the internet."""
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def guarded_connect(self: socket.socket, address: Any) -> None:
+        if not _is_loopback(address):
+            msg = f"tests may only connect to loopback addresses, not {address!r}"
+            raise ConnectionRefusedError(msg)
+        real_connect(self, address)
+
+    def guarded_connect_ex(self: socket.socket, address: Any) -> int:
+        if not _is_loopback(address):
+            msg = f"tests may only connect to loopback addresses, not {address!r}"
+            raise ConnectionRefusedError(msg)
+        return real_connect_ex(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _clean_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Run every test away from the developer's own `.env` and secrets."""
+    for name in _SECRET_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))

@@ -1,0 +1,160 @@
+"""Settings: id lists, secrets, and the clear report on bad values."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli import settings_help
+from bot.config import Settings
+from bot.settings_loader import SettingsError, load_settings
+
+TOKEN = "123456:AAF-secret_token_value_abcdef"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class TestIdLists:
+    @pytest.mark.parametrize(
+        ("raw", "expected"),
+        [
+            ("1,2,3", {1, 2, 3}),
+            (" 1, 2 ,3 ", {1, 2, 3}),
+            ("[1, 2, 3]", {1, 2, 3}),
+            ("42", {42}),
+            ("", set()),
+            ("-100123 7", {-100123, 7}),
+        ],
+    )
+    def test_accepts_commas_spaces_and_json(
+        self, monkeypatch: pytest.MonkeyPatch, raw: str, expected: set[int]
+    ) -> None:
+        monkeypatch.setenv("ALLOWED_USER_IDS", raw)
+        monkeypatch.setenv("ADMIN_IDS", raw)
+        settings = Settings()
+        assert settings.allowed_user_ids == expected
+        assert settings.admin_ids == expected
+
+    @pytest.mark.parametrize("raw", ["1,two,3", "[1, 2", "@durov"])
+    def test_rejects_non_numbers_with_a_hint(
+        self, monkeypatch: pytest.MonkeyPatch, raw: str
+    ) -> None:
+        monkeypatch.setenv("ADMIN_IDS", raw)
+        with pytest.raises(SettingsError) as caught:
+            load_settings()
+        assert len(caught.value.problems) == 1
+        assert caught.value.problems[0].startswith("ADMIN_IDS:")
+        assert "1,2,3" in caught.value.problems[0]
+
+    def test_access_rules(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("ALLOWED_USER_IDS", "1")
+        monkeypatch.setenv("ADMIN_IDS", "2")
+        settings = Settings()
+        assert settings.may_use(1)
+        assert settings.may_use(2)
+        assert not settings.may_use(3)
+        assert settings.is_admin(2)
+        assert not settings.is_admin(1)
+        monkeypatch.setenv("ALLOW_ALL", "true")
+        assert Settings().may_use(3)
+
+
+class TestSecrets:
+    def test_hidden_in_repr_and_dump(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("BOT_TOKEN", TOKEN)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-very-secret-key")
+        settings = Settings()
+        for text in (repr(settings), str(settings), settings.model_dump_json()):
+            assert TOKEN not in text
+            assert "sk-very-secret-key" not in text
+        assert settings.bot_token is not None
+        assert settings.bot_token.get_secret_value() == TOKEN
+
+    def test_bad_token_is_reported_without_its_value(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("BOT_TOKEN", "not-a-token-sk-leak")
+        with pytest.raises(SettingsError) as caught:
+            load_settings()
+        report = caught.value.report()
+        assert "BOT_TOKEN" in report
+        assert "not-a-token-sk-leak" not in report
+
+
+class TestRequired:
+    def test_missing_token_and_key_listed_together(self) -> None:
+        with pytest.raises(SettingsError) as caught:
+            load_settings(required=("bot_token", "openai_api_key"))
+        names = [p.split(":")[0] for p in caught.value.problems]
+        assert names == ["BOT_TOKEN", "OPENAI_API_KEY"]
+        assert "@BotFather" in caught.value.report()
+
+    def test_empty_value_counts_as_missing(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("BOT_TOKEN", "")
+        monkeypatch.setenv("OPENAI_API_KEY", "x")
+        with pytest.raises(SettingsError) as caught:
+            load_settings(required=("bot_token", "openai_api_key"))
+        assert [p.split(":")[0] for p in caught.value.problems] == ["BOT_TOKEN"]
+
+    def test_dotenv_in_working_directory_is_read(self, tmp_path: Path) -> None:
+        (tmp_path / ".env").write_text(f"BOT_TOKEN={TOKEN}\nMAX_ROUNDS=3\n", encoding="utf-8")
+        settings = Settings(_env_file=tmp_path / ".env")  # type: ignore[call-arg]
+        assert settings.max_rounds == 3
+        assert settings.bot_token is not None
+
+    def test_several_bad_values_reported_at_once(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("MAX_ROUNDS", "0")
+        monkeypatch.setenv("LOG_LEVEL", "loud")
+        monkeypatch.setenv("OPENAI_BASE_URL", "localhost:11434")
+        with pytest.raises(SettingsError) as caught:
+            load_settings()
+        names = sorted(p.split(":")[0] for p in caught.value.problems)
+        assert names == ["LOG_LEVEL", "MAX_ROUNDS", "OPENAI_BASE_URL"]
+
+    def test_output_must_fit_window(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("CONTEXT_WINDOW", "4096")
+        monkeypatch.setenv("MAX_OUTPUT_TOKENS", "4000")
+        with pytest.raises(SettingsError, match="MAX_OUTPUT_TOKENS"):
+            load_settings()
+
+
+class TestEntryPoint:
+    def _run(self, *args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "bot", *args],
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), **env},
+            cwd=cwd,
+            timeout=60,
+            check=False,
+        )
+
+    def test_missing_token_exits_2_without_traceback(self, tmp_path: Path) -> None:
+        done = self._run(env={"BOT_TOKEN": ""}, cwd=tmp_path)
+        assert done.returncode == 2
+        assert "Traceback" not in done.stderr
+        assert "BOT_TOKEN: is missing" in done.stderr
+        assert "OPENAI_API_KEY: is missing" in done.stderr
+
+    def test_help_lists_every_setting(self, tmp_path: Path) -> None:
+        done = self._run("--help", env={}, cwd=tmp_path)
+        assert done.returncode == 0
+        for name in Settings.model_fields:
+            assert name.upper() in done.stdout
+
+
+class TestDocumentation:
+    def test_every_setting_is_in_readme_and_env_example(self) -> None:
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        example = (ROOT / ".env.example").read_text(encoding="utf-8")
+        for name in Settings.model_fields:
+            assert f"`{name.upper()}`" in readme, name
+            assert f"{name.upper()}=" in example, name
+
+    def test_help_mentions_each_field_once(self) -> None:
+        text = settings_help()
+        for name in Settings.model_fields:
+            assert text.count(f" {name.upper()} ") == 1

@@ -1,0 +1,41 @@
+"""Settings the file tools need, read from the environment and `.env`.
+
+Kept apart from the bot's settings so `python -m tools` works without a bot token or model key.
+"""
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ToolSettings(BaseSettings):
+    """Where the documents are and how much of them one tool call may return."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        case_sensitive=False,
+    )
+
+    sandbox_dir: Path = Field(
+        default=Path("./sandbox"),
+        description="The documents folder the bot answers from.",
+    )
+    data_dir: Path = Field(
+        default=Path("./data"),
+        description="Where the bot keeps its own data: history, search index.",
+    )
+    read_page_chars: int = Field(
+        default=12_000,
+        ge=1_000,
+        le=200_000,
+        description="Characters one read_file call returns at most (one page).",
+    )
+    max_file_mb: float = Field(
+        default=50.0,
+        gt=0,
+        le=2_048,
+        description="Documents larger than this (in MB) are not read or indexed.",
+    )
