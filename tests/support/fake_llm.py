@@ -1,1 +1,313 @@
-"""Fixtures filled in by the tests that need them."""
+"""A fake OpenAI-compatible model server on 127.0.0.1 that plays scripted replies.
+
+The real `AsyncOpenAI` client talks to it over HTTP, so tests exercise the SDK's own parsing,
+retries and timeouts. Every request body is recorded so tests can assert on what was sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from aiohttp import web
+from openai import AsyncOpenAI
+
+_NO_REPLY = {"error": {"message": "fake: no reply queued", "type": "server_error"}}
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted HTTP answer. `hang` never answers until the server closes."""
+
+    status: int = 200
+    body: bytes | Mapping[str, Any] = b""
+    content_type: str = "application/json"
+    headers: Mapping[str, str] = field(default_factory=dict)
+    hang: bool = False
+    delay_s: float = 0.0
+
+
+Responder = Callable[[dict[str, Any]], Awaitable[Reply | None]]
+Call = tuple[str, "dict[str, Any] | str"]
+
+
+def _usage(usage: tuple[int, int] | None) -> dict[str, int] | None:
+    if usage is None:
+        return None
+    prompt, completion = usage
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def _rough_usage(request: Mapping[str, Any], reply: Mapping[str, Any]) -> dict[str, int]:
+    """Plausible token counts (four characters a token) when a test does not script them."""
+    prompt_chars = sum(len(json.dumps(m, ensure_ascii=False)) for m in request.get("messages", []))
+    prompt_chars += len(json.dumps(request.get("tools") or [], ensure_ascii=False))
+    completion_chars = len(json.dumps(reply.get("choices") or [], ensure_ascii=False))
+    usage = _usage((prompt_chars // 4 + 1, completion_chars // 4 + 1))
+    assert usage is not None
+    return usage
+
+
+def completion_body(
+    message: Mapping[str, Any],
+    *,
+    finish_reason: str | None = "stop",
+    usage: tuple[int, int] | None = None,
+) -> dict[str, Any]:
+    """A `chat.completion` object the way OpenAI shapes it.
+
+    `model` is filled in from each request; without `usage` a rough count is filled in too.
+    """
+    body: dict[str, Any] = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": None,
+        "choices": [
+            {
+                "index": 0,
+                "message": dict(message),
+                "finish_reason": finish_reason,
+                "logprobs": None,
+            }
+        ],
+        "system_fingerprint": None,
+    }
+    if usage is not None:
+        body["usage"] = _usage(usage)
+    return body
+
+
+def text_reply(
+    text: str | None, *, finish_reason: str = "stop", usage: tuple[int, int] | None = None
+) -> Reply:
+    """A plain assistant answer."""
+    message = {"role": "assistant", "content": text, "tool_calls": None, "refusal": None}
+    return Reply(body=completion_body(message, finish_reason=finish_reason, usage=usage))
+
+
+def tool_calls_reply(
+    *calls: Call,
+    content: str | None = None,
+    finish_reason: str = "tool_calls",
+    ids: list[str | None] | None = None,
+    usage: tuple[int, int] | None = None,
+    arguments_as_object: bool = False,
+    id_prefix: str = "call",
+) -> Reply:
+    """An assistant message asking for tool calls.
+
+    A dict of arguments is sent as a JSON string (as OpenAI does) unless `arguments_as_object`,
+    which mimics servers that send the object itself; a string is sent verbatim (bad JSON too).
+    An id of `None` in `ids` leaves the call without an `id`, as some servers do.
+    """
+    if ids is not None and len(ids) != len(calls):
+        msg = "ids must have one entry per call"
+        raise ValueError(msg)
+    tool_calls = []
+    for index, (name, arguments) in enumerate(calls):
+        if isinstance(arguments, str) or arguments_as_object:
+            sent: Any = arguments
+        else:
+            sent = json.dumps(arguments, ensure_ascii=False)
+        call: dict[str, Any] = {"type": "function", "function": {"name": name, "arguments": sent}}
+        call_id = f"{id_prefix}_{index}" if ids is None else ids[index]
+        if call_id is not None:
+            call["id"] = call_id
+        tool_calls.append(call)
+    message = {"role": "assistant", "content": content, "tool_calls": tool_calls, "refusal": None}
+    return Reply(body=completion_body(message, finish_reason=finish_reason, usage=usage))
+
+
+def error_reply(
+    status: int,
+    body: str | Mapping[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Reply:
+    """An HTTP error with an OpenAI-style error body (or the text given)."""
+    if body is None:
+        body = {"error": {"message": f"fake error {status}", "type": "error", "code": None}}
+    if isinstance(body, str):
+        return Reply(
+            status=status,
+            body=body.encode(),
+            content_type="text/plain",
+            headers=dict(headers or {}),
+        )
+    return Reply(status=status, body=body, headers=dict(headers or {}))
+
+
+class FakeLLM:
+    """The server and its script. Replies are taken first-in, first-out."""
+
+    def __init__(self) -> None:
+        self.base_url = ""
+        self.requests: list[dict[str, Any]] = []
+        self.request_headers: list[dict[str, str]] = []
+        self.responder: Responder | None = None
+        self._queue: deque[Reply] = deque()
+        self._closing = asyncio.Event()
+        self._arrived = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self._clients: list[AsyncOpenAI] = []
+        self._ids = itertools.count(1)
+
+    # --- scripting -------------------------------------------------------------------------
+
+    def reply(self, reply: Reply) -> None:
+        """Queue any prepared reply."""
+        self._queue.append(reply)
+
+    def reply_text(
+        self,
+        text: str | None,
+        *,
+        finish_reason: str = "stop",
+        usage: tuple[int, int] | None = None,
+    ) -> None:
+        """Queue a plain assistant answer."""
+        self.reply(text_reply(text, finish_reason=finish_reason, usage=usage))
+
+    def reply_tool_calls(
+        self,
+        *calls: Call,
+        content: str | None = None,
+        finish_reason: str = "tool_calls",
+        ids: list[str | None] | None = None,
+        usage: tuple[int, int] | None = None,
+        arguments_as_object: bool = False,
+    ) -> None:
+        """Queue an assistant message with tool calls (ids unique across the whole script)."""
+        self.reply(
+            tool_calls_reply(
+                *calls,
+                content=content,
+                finish_reason=finish_reason,
+                ids=ids,
+                usage=usage,
+                arguments_as_object=arguments_as_object,
+                id_prefix=f"call_{next(self._ids)}",
+            )
+        )
+
+    def reply_error(
+        self,
+        status: int,
+        body: str | dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        """Queue an HTTP error."""
+        self.reply(error_reply(status, body, headers))
+
+    def reply_raw(
+        self, body: bytes, status: int = 200, content_type: str = "application/json"
+    ) -> None:
+        """Queue bytes sent exactly as given."""
+        self.reply(Reply(status=status, body=body, content_type=content_type))
+
+    def reply_hang(self) -> None:
+        """Queue a reply that never comes (the client has to give up)."""
+        self.reply(Reply(hang=True))
+
+    @property
+    def pending(self) -> int:
+        """Replies still queued."""
+        return len(self._queue)
+
+    async def wait_for_requests(self, count: int, within_s: float = 5.0) -> None:
+        """Wait until at least `count` requests have arrived."""
+        async with asyncio.timeout(within_s), self._arrived:
+            await self._arrived.wait_for(lambda: len(self.requests) >= count)
+
+    # --- serving ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Listen on a free port of 127.0.0.1."""
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/v1/chat/completions", self._handle)
+        self._runner = web.AppRunner(app, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None
+        port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.base_url = f"http://127.0.0.1:{port}/v1"
+
+    async def close(self) -> None:
+        """Release hanging replies, close the clients made for tests, stop listening."""
+        self._closing.set()
+        for client in self._clients:
+            await client.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        try:
+            body: dict[str, Any] = json.loads(raw)
+        except ValueError:
+            body = {"_unparsed": raw.decode("utf-8", "replace")}
+        async with self._arrived:
+            self.requests.append(body)
+            self.request_headers.append(dict(request.headers))
+            self._arrived.notify_all()
+        reply = await self.responder(body) if self.responder is not None else None
+        if reply is None:
+            reply = self._queue.popleft() if self._queue else error_reply(500, _NO_REPLY)
+        if reply.hang:
+            await self._closing.wait()
+            return web.Response(status=503, text="fake: shutting down")
+        if reply.delay_s:
+            await asyncio.sleep(reply.delay_s)
+        return self._render(reply, body)
+
+    @staticmethod
+    def _render(reply: Reply, request: dict[str, Any]) -> web.Response:
+        if isinstance(reply.body, Mapping):
+            payload = dict(reply.body)
+            if payload.get("object") == "chat.completion":
+                if payload.get("model") is None:
+                    payload["model"] = request.get("model", "fake-model")
+                if "usage" not in payload:
+                    payload["usage"] = _rough_usage(request, payload)
+            data = json.dumps(payload, ensure_ascii=False).encode()
+        else:
+            data = reply.body
+        return web.Response(
+            status=reply.status,
+            body=data,
+            headers={"Content-Type": reply.content_type, **reply.headers},
+        )
+
+
+def make_client(fake_llm: FakeLLM, **kw: Any) -> AsyncOpenAI:
+    """A real `AsyncOpenAI` pointed at the fake server, closed when the fixture ends."""
+    kw.setdefault("api_key", "test-key")
+    kw.setdefault("timeout", 5.0)
+    kw.setdefault("max_retries", 0)
+    client = AsyncOpenAI(base_url=fake_llm.base_url, **kw)
+    fake_llm._clients.append(client)
+    return client
+
+
+@pytest.fixture
+async def fake_llm() -> AsyncIterator[FakeLLM]:
+    """A started fake model server, stopped after the test."""
+    server = FakeLLM()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.close()
