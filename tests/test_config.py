@@ -158,3 +158,13 @@ class TestDocumentation:
         text = settings_help()
         for name in Settings.model_fields:
             assert text.count(f" {name.upper()} ") == 1
+
+
+class TestCommands:
+    def test_ci_runs_the_readme_test_command(self) -> None:
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+        test_command = next(
+            line for line in readme.splitlines() if "pip install -e '.[dev]'" in line
+        )
+        assert test_command.strip() in ci
