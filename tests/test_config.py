@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -153,6 +154,14 @@ class TestDocumentation:
         for name in Settings.model_fields:
             assert f"`{name.upper()}`" in readme, name
             assert f"{name.upper()}=" in example, name
+
+    def test_every_documented_setting_exists(self) -> None:
+        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        example = (ROOT / ".env.example").read_text(encoding="utf-8")
+        documented = set(re.findall(r"^\| `([A-Z_]+)` \|", readme, flags=re.MULTILINE))
+        documented |= set(re.findall(r"^#? ?([A-Z_]+)=", example, flags=re.MULTILINE))
+        known = {name.upper() for name in Settings.model_fields}
+        assert documented - known == set()
 
     def test_help_mentions_each_field_once(self) -> None:
         text = settings_help()
