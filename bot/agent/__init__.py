@@ -1,1 +1,50 @@
 """The agent loop: history in, tool calls executed, an answer out. Knows nothing of Telegram."""
+
+from bot.agent.config import AgentConfig
+from bot.agent.history import HistoryStore
+from bot.agent.llm import build_client
+from bot.agent.loop import Agent
+from bot.agent.prompts import DEFAULT_SYSTEM_PROMPT, PromptError
+from bot.agent.terminal import chat_in_terminal
+from bot.agent.types import (
+    AgentError,
+    AgentEvent,
+    Answer,
+    AnswerReady,
+    ContextOverflow,
+    ContextStatus,
+    EventHandler,
+    ModelAuthError,
+    ModelBadReply,
+    ModelRateLimited,
+    ModelUnavailable,
+    ToolFinished,
+    ToolRunner,
+    ToolStarted,
+    Usage,
+)
+
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
+    "Agent",
+    "AgentConfig",
+    "AgentError",
+    "AgentEvent",
+    "Answer",
+    "AnswerReady",
+    "ContextOverflow",
+    "ContextStatus",
+    "EventHandler",
+    "HistoryStore",
+    "ModelAuthError",
+    "ModelBadReply",
+    "ModelRateLimited",
+    "ModelUnavailable",
+    "PromptError",
+    "ToolFinished",
+    "ToolRunner",
+    "ToolStarted",
+    "Usage",
+    "build_client",
+    "chat_in_terminal",
+]

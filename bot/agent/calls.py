@@ -1,0 +1,159 @@
+"""Running the tool calls of one model reply: concurrently, safely, with events and logs.
+
+Whatever the model sends — an unknown tool, arguments that are not JSON, the same call again
+and again — ends as a result it can read and act on; a tool that raises is logged and reported
+the same way. Results come back in call order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.agent.events import emit
+from bot.agent.llm import ToolCall
+from bot.agent.prompts import REPEATED_CALL_HINT
+from bot.agent.types import EventHandler, ToolFinished, ToolRunner, ToolStarted
+
+logger = logging.getLogger(__name__)
+
+_READ_TOOL = "read_file"
+_REPEAT_LIMIT = 3
+_LOGGED_ARGUMENTS = 300
+
+
+@dataclass(frozen=True, slots=True)
+class CallOutcome:
+    """One call's result as the model will see it, and what the loop learns from it."""
+
+    call: ToolCall
+    result: str
+    error: str | None
+    source: str | None
+
+    def tool_message(self) -> dict[str, Any]:
+        """The `tool` message that answers the call."""
+        return {"role": "tool", "tool_call_id": self.call.id, "content": self.result}
+
+
+class RepeatGuard:
+    """Spots the same call made three times in a row within one question."""
+
+    def __init__(self) -> None:
+        self._last: str | None = None
+        self._count = 0
+
+    def is_repeat(self, name: str, arguments: Mapping[str, Any] | None) -> bool:
+        """Record a call in order; True when it is the third identical call in a row."""
+        key = f"{name}:{json.dumps(arguments, sort_keys=True, ensure_ascii=False)}"
+        self._count = self._count + 1 if key == self._last else 1
+        self._last = key
+        return self._count >= _REPEAT_LIMIT
+
+
+def error_result(error: str, hint: str) -> str:
+    """A result that tells the model what went wrong and what to do instead."""
+    return json.dumps({"error": error, "hint": hint}, ensure_ascii=False)
+
+
+async def run_calls(
+    tools: ToolRunner,
+    calls: Sequence[ToolCall],
+    guard: RepeatGuard,
+    on_event: EventHandler | None,
+) -> list[CallOutcome]:
+    """Run every call of one reply concurrently; outcomes in call order."""
+    known = {spec.get("function", {}).get("name") for spec in tools.specs}
+    prepared = []
+    for call in calls:
+        arguments, problem = _parse_arguments(call, known)
+        if problem is None and guard.is_repeat(call.name, arguments):
+            problem = error_result("this exact call was repeated", REPEATED_CALL_HINT)
+        prepared.append((call, arguments, problem))
+    return list(
+        await asyncio.gather(
+            *(_run_one(tools, call, args, problem, on_event) for call, args, problem in prepared)
+        )
+    )
+
+
+def _parse_arguments(
+    call: ToolCall, known: set[Any]
+) -> tuple[Mapping[str, Any] | None, str | None]:
+    if call.name not in known:
+        names = ", ".join(sorted(str(n) for n in known if n))
+        return None, error_result(f"unknown tool {call.name!r}", f"Use one of: {names}.")
+    try:
+        arguments = json.loads(call.arguments)
+    except ValueError as exc:
+        return None, error_result(
+            f"the arguments are not valid JSON ({exc})",
+            "Send the arguments as one JSON object that matches the tool's parameters.",
+        )
+    if not isinstance(arguments, dict):
+        return None, error_result(
+            "the arguments must be a JSON object",
+            'Send an object such as {"query": "..."}, not a list, string or number.',
+        )
+    return arguments, None
+
+
+async def _run_one(
+    tools: ToolRunner,
+    call: ToolCall,
+    arguments: Mapping[str, Any] | None,
+    problem: str | None,
+    on_event: EventHandler | None,
+) -> CallOutcome:
+    shown_arguments: Mapping[str, Any] = arguments if arguments is not None else {}
+    await emit(on_event, ToolStarted(call.id, call.name, shown_arguments))
+    started = time.monotonic()
+    if problem is not None or arguments is None:
+        result = problem or error_result("the call could not be run", "Check the arguments.")
+    else:
+        try:
+            result = await tools.execute(call.name, arguments)
+        except Exception:  # a tool's own bug must not end the question: the model hears of it
+            logger.exception("tool %s raised", call.name)
+            result = error_result(
+                f"the tool {call.name} failed unexpectedly",
+                "Try other arguments or another tool; the failure was logged.",
+            )
+    duration = time.monotonic() - started
+    error, source = _inspect(call.name, shown_arguments, result)
+    logger.info(
+        "tool %s(%s) took %.3fs, %d chars%s",
+        call.name,
+        json.dumps(shown_arguments, ensure_ascii=False)[:_LOGGED_ARGUMENTS],
+        duration,
+        len(result),
+        f", error: {error}" if error else "",
+    )
+    await emit(
+        on_event,
+        ToolFinished(call.id, call.name, shown_arguments, duration, len(result), error),
+    )
+    return CallOutcome(call, result, error, source)
+
+
+def _inspect(
+    name: str, arguments: Mapping[str, Any], result: str
+) -> tuple[str | None, str | None]:
+    """The error a result reports, and the path it read if it was a successful read."""
+    try:
+        parsed = json.loads(result)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict) and parsed.get("error"):
+        return str(parsed["error"]), None
+    if name != _READ_TOOL:
+        return None, None
+    path = parsed.get("path") if isinstance(parsed, dict) else None
+    if not isinstance(path, str) or not path:
+        path = arguments.get("path")
+    return None, path if isinstance(path, str) and path else None

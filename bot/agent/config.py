@@ -1,0 +1,53 @@
+"""What the agent needs from the settings, as one small immutable record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bot.agent.prompts import DEFAULT_SYSTEM_PROMPT, choose_system_prompt
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """The model, its window and the loop's limits.
+
+    `history_turns`: how many past questions are loaded from the store at most; trimming to the
+    window decides how many of them are actually sent.
+    """
+
+    model: str
+    context_window: int
+    max_output_tokens: int
+    max_rounds: int
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    history_turns: int = 100
+
+    def __post_init__(self) -> None:
+        if self.max_rounds < 1:
+            msg = "max_rounds must be at least 1"
+            raise ValueError(msg)
+        if self.max_output_tokens < 1 or self.max_output_tokens >= self.context_window:
+            msg = "max_output_tokens must be positive and smaller than context_window"
+            raise ValueError(msg)
+
+    @property
+    def prompt_budget(self) -> int:
+        """Tokens one request may use: the window minus what is kept for the answer."""
+        return self.context_window - self.max_output_tokens
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> AgentConfig:
+        """Build from the settings; raises `PromptError` when the prompt file is unusable."""
+        return cls(
+            model=settings.model,
+            context_window=settings.context_window,
+            max_output_tokens=settings.max_output_tokens,
+            max_rounds=settings.max_rounds,
+            system_prompt=choose_system_prompt(
+                settings.system_prompt, settings.system_prompt_file
+            ),
+        )

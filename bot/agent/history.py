@@ -1,0 +1,278 @@
+"""Conversations on disk: an append-only SQLite log, one writer thread, crash-safe.
+
+Every question is a *turn*. Its messages are appended as the chain runs, and the turn is marked
+`done` when the answer is ready (or `failed` when the question ended in an error). Only `done`
+turns are ever sent to the model again, so a turn cut off by a crash or an error — which may
+hold a call without its result — can never reach a request. Turns still `open` when the store
+is opened were cut off by a crash and are marked `interrupted`. Nothing is deleted: a reset
+starts a new conversation under the same key and keeps the old one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, TypeVar
+
+from bot.agent.types import Usage
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Message = dict[str, Any]
+
+DEFAULT_FILE_NAME = "history.sqlite3"
+_SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS conversations (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL,
+    started_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS conversations_by_key ON conversations (key, id);
+CREATE TABLE IF NOT EXISTS turns (
+    id INTEGER PRIMARY KEY,
+    conversation_id INTEGER NOT NULL REFERENCES conversations (id),
+    state TEXT NOT NULL CHECK (state IN ('open', 'done', 'failed', 'interrupted')),
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    usage TEXT
+);
+CREATE INDEX IF NOT EXISTS turns_by_conversation ON turns (conversation_id, state, id);
+CREATE TABLE IF NOT EXISTS messages (
+    id INTEGER PRIMARY KEY,
+    turn_id INTEGER NOT NULL REFERENCES turns (id),
+    body TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS messages_by_turn ON messages (turn_id, id);
+"""
+
+
+class HistoryStore:
+    """The conversation log. All SQLite work runs on one dedicated thread, in order."""
+
+    def __init__(self, connection: sqlite3.Connection, executor: ThreadPoolExecutor) -> None:
+        self._db = connection
+        self._executor = executor
+        self._closed = False
+
+    @classmethod
+    async def open(cls, path: Path) -> HistoryStore:
+        """Open (or create) the store at `path`: a file, or a folder to hold `history.sqlite3`.
+
+        A file that is not a readable database is moved aside (`*.corrupt-<time>`) and a fresh
+        one started, so the bot keeps working; the error is logged.
+        """
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="history")
+        loop = asyncio.get_running_loop()
+        try:
+            connection = await loop.run_in_executor(executor, _connect_or_quarantine, path)
+        except BaseException:
+            executor.shutdown(wait=False)
+            raise
+        return cls(connection, executor)
+
+    async def close(self) -> None:
+        """Finish pending writes and close the file."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._run(self._db.close)
+        self._executor.shutdown(wait=True)
+
+    async def _run(self, function: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
+
+    # --- writing -------------------------------------------------------------------------------
+
+    async def begin_turn(self, key: str, question: Message) -> int:
+        """Start a turn in the key's current conversation with the user's message; its id."""
+        return await self._run(self._begin_turn, key, question)
+
+    def _begin_turn(self, key: str, question: Message) -> int:
+        now = time.time()
+        with self._db:
+            conversation = self._current(key)
+            cursor = self._db.execute(
+                "INSERT INTO turns (conversation_id, state, started_at) VALUES (?, 'open', ?)",
+                (conversation, now),
+            )
+            turn = _row_id(cursor)
+            self._insert(turn, [question], now)
+        return turn
+
+    async def append(self, turn: int, messages: Sequence[Message]) -> None:
+        """Add messages to an open turn, in order."""
+        await self._run(self._append, turn, list(messages))
+
+    def _append(self, turn: int, messages: list[Message]) -> None:
+        with self._db:
+            self._insert(turn, messages, time.time())
+
+    async def finish_turn(self, turn: int, *, done: bool, usage: Usage | None = None) -> None:
+        """Close a turn: `done` turns are sent to the model later, failed ones never."""
+        state = "done" if done else "failed"
+        usage_text = json.dumps(asdict(usage)) if usage is not None else None
+        await self._run(self._finish, turn, state, usage_text)
+
+    def _finish(self, turn: int, state: str, usage: str | None) -> None:
+        with self._db:
+            self._db.execute(
+                "UPDATE turns SET state = ?, ended_at = ?, usage = ? "
+                "WHERE id = ? AND state = 'open'",
+                (state, time.time(), usage, turn),
+            )
+
+    async def reset(self, key: str) -> None:
+        """Start a new, empty conversation under `key`; the old one stays on disk."""
+        await self._run(self._reset, key)
+
+    def _reset(self, key: str) -> None:
+        with self._db:
+            self._db.execute(
+                "INSERT INTO conversations (key, started_at) VALUES (?, ?)", (key, time.time())
+            )
+
+    # --- reading -------------------------------------------------------------------------------
+
+    async def load_turns(self, key: str, limit: int) -> list[list[Message]]:
+        """The last `limit` finished turns of the key's current conversation, oldest first."""
+        return await self._run(self._load_turns, key, limit)
+
+    def _load_turns(self, key: str, limit: int) -> list[list[Message]]:
+        conversation = self._current_id(key)
+        if conversation is None:
+            return []
+        rows = self._db.execute(
+            """
+            SELECT m.turn_id, m.body FROM messages AS m
+            WHERE m.turn_id IN (
+                SELECT id FROM turns WHERE conversation_id = ? AND state = 'done'
+                ORDER BY id DESC LIMIT ?
+            )
+            ORDER BY m.turn_id, m.id
+            """,
+            (conversation, limit),
+        ).fetchall()
+        turns: dict[int, list[Message]] = {}
+        for turn_id, body in rows:
+            turns.setdefault(turn_id, []).append(json.loads(body))
+        return list(turns.values())
+
+    async def last_usage(self, key: str) -> Usage | None:
+        """The accounting of the key's last finished question, if any."""
+        return await self._run(self._last_usage, key)
+
+    def _last_usage(self, key: str) -> Usage | None:
+        conversation = self._current_id(key)
+        if conversation is None:
+            return None
+        row = self._db.execute(
+            "SELECT usage FROM turns WHERE conversation_id = ? AND state = 'done' "
+            "AND usage IS NOT NULL ORDER BY id DESC LIMIT 1",
+            (conversation,),
+        ).fetchone()
+        return Usage(**json.loads(row[0])) if row else None
+
+    async def turn_states(self, key: str) -> list[str]:
+        """The state of every turn in the key's current conversation, oldest first."""
+        return await self._run(self._turn_states, key)
+
+    def _turn_states(self, key: str) -> list[str]:
+        conversation = self._current_id(key)
+        rows = self._db.execute(
+            "SELECT state FROM turns WHERE conversation_id = ? ORDER BY id", (conversation,)
+        ).fetchall()
+        return [row[0] for row in rows]
+
+    async def conversation_count(self, key: str) -> int:
+        """How many conversations (the current one and the reset ones) the key has."""
+        return await self._run(self._conversation_count, key)
+
+    def _conversation_count(self, key: str) -> int:
+        row = self._db.execute("SELECT COUNT(*) FROM conversations WHERE key = ?", (key,))
+        return int(row.fetchone()[0])
+
+    # --- helpers (writer thread only) ----------------------------------------------------------
+
+    def _current_id(self, key: str) -> int | None:
+        row = self._db.execute(
+            "SELECT id FROM conversations WHERE key = ? ORDER BY id DESC LIMIT 1", (key,)
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def _current(self, key: str) -> int:
+        existing = self._current_id(key)
+        if existing is not None:
+            return existing
+        cursor = self._db.execute(
+            "INSERT INTO conversations (key, started_at) VALUES (?, ?)", (key, time.time())
+        )
+        return _row_id(cursor)
+
+    def _insert(self, turn: int, messages: Sequence[Message], now: float) -> None:
+        self._db.executemany(
+            "INSERT INTO messages (turn_id, body, created_at) VALUES (?, ?, ?)",
+            [(turn, json.dumps(m, ensure_ascii=False), now) for m in messages],
+        )
+
+
+def _row_id(cursor: sqlite3.Cursor) -> int:
+    if cursor.lastrowid is None:  # pragma: no cover - sqlite always sets it after an INSERT
+        msg = "the history database did not return a row id"
+        raise RuntimeError(msg)
+    return cursor.lastrowid
+
+
+def _connect_or_quarantine(path: Path) -> sqlite3.Connection:
+    if path.is_dir():
+        path = path / DEFAULT_FILE_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return _connect(path)
+    except sqlite3.DatabaseError as exc:
+        if not path.exists():
+            raise
+        aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+        logger.error("history file %s is unreadable (%s); moved to %s", path, exc, aside.name)
+        path.replace(aside)
+        for suffix in ("-wal", "-shm"):
+            path.with_name(path.name + suffix).unlink(missing_ok=True)
+        return _connect(path)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, check_same_thread=False, isolation_level="DEFERRED")
+    try:
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+        connection.execute("PRAGMA foreign_keys=ON")
+        check = connection.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            msg = f"integrity check failed: {check}"
+            raise sqlite3.DatabaseError(msg)
+        connection.executescript(_SCHEMA)
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0:
+            connection.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        with connection:
+            interrupted = connection.execute(
+                "UPDATE turns SET state = 'interrupted', ended_at = ? WHERE state = 'open'",
+                (time.time(),),
+            ).rowcount
+        if interrupted:
+            logger.warning(
+                "%d question(s) were cut off by a restart; left out of history", interrupted
+            )
+    except BaseException:
+        connection.close()
+        raise
+    return connection

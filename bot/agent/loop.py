@@ -1,0 +1,252 @@
+"""The agent: a question in, rounds of tool calls, an answer out.
+
+Each round sends the trimmed history and the tool specs, runs the calls the reply asks for and
+appends the assistant message with its results to the turn. The loop acts on the presence of
+tool calls, not on `finish_reason`. After `max_rounds` calls with tools, one last call without
+tools asks for an answer from what was found, so a question costs at most `max_rounds + 1` calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from openai import AsyncOpenAI
+
+from bot.agent.calls import RepeatGuard, run_calls
+from bot.agent.config import AgentConfig
+from bot.agent.context import Fitted, fit, repair
+from bot.agent.events import KeyedLocks, emit
+from bot.agent.history import HistoryStore
+from bot.agent.llm import ModelClient, ModelReply
+from bot.agent.prompts import ROUND_LIMIT_NOTE
+from bot.agent.tokens import TokenCounter
+from bot.agent.types import (
+    Answer,
+    AnswerReady,
+    ContextOverflow,
+    ContextStatus,
+    EventHandler,
+    ModelBadReply,
+    ToolRunner,
+    Usage,
+)
+
+logger = logging.getLogger(__name__)
+
+Message = dict[str, Any]
+
+# On a context-length error the retry aims at this share of the budget.
+_HARDER = 0.6
+
+
+@dataclass
+class _Progress:
+    """The running state of one question."""
+
+    current: list[Message]
+    guard: RepeatGuard = field(default_factory=RepeatGuard)
+    rounds: int = 0
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    sources: list[str] = field(default_factory=list)
+
+    def usage(self, started: float) -> Usage:
+        return Usage(
+            rounds=self.rounds,
+            model_calls=self.model_calls,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            elapsed_s=time.monotonic() - started,
+        )
+
+
+class Agent:
+    """Answers questions per conversation; one question at a time in each conversation."""
+
+    def __init__(
+        self,
+        config: AgentConfig,
+        client: AsyncOpenAI,
+        tools: ToolRunner,
+        history: HistoryStore,
+    ) -> None:
+        self._config = config
+        self._model = ModelClient(client, config.model, config.max_output_tokens)
+        self._tools = tools
+        self._history = history
+        self._counter = TokenCounter.for_model(config.model)
+        self._locks = KeyedLocks()
+
+    @property
+    def counter(self) -> TokenCounter:
+        """The token counter (exact or estimated, with its calibration)."""
+        return self._counter
+
+    async def ask(
+        self, conversation: str, question: str, on_event: EventHandler | None = None
+    ) -> Answer:
+        """Answer `question` in `conversation`; raises an `AgentError` subclass on failure.
+
+        A second question in the same conversation waits until the first has ended.
+        """
+        text = question.strip()
+        if not text:
+            msg = "the question is empty"
+            raise ValueError(msg)
+        async with self._locks.hold(conversation):
+            answer = await self._ask(conversation, text, on_event)
+        await emit(on_event, AnswerReady(answer.text))
+        return answer
+
+    async def reset(self, conversation: str) -> None:
+        """Start a new conversation under this key (after a running question ends)."""
+        async with self._locks.hold(conversation):
+            await self._history.reset(conversation)
+
+    async def status(self, conversation: str) -> ContextStatus:
+        """How much of the window the conversation would use for its next question."""
+        past = await self._load(conversation)
+        specs = self._tools.specs
+        try:
+            tokens = self._fit(past, [], specs, self._config.prompt_budget).tokens
+        except ContextOverflow:  # even the system prompt and tools overflow: report the raw size
+            system = {"role": "system", "content": self._config.system_prompt}
+            tokens = self._counter.messages([system]) + self._counter.tools(specs)
+        return ContextStatus(
+            conversation=conversation,
+            messages=sum(len(turn) for turn in past),
+            tokens=tokens,
+            window=self._config.context_window,
+            last_usage=await self._history.last_usage(conversation),
+        )
+
+    async def _load(self, conversation: str) -> list[list[Message]]:
+        turns = await self._history.load_turns(conversation, self._config.history_turns)
+        return [repaired for turn in turns if (repaired := repair(turn))]
+
+    async def _ask(self, conversation: str, text: str, on_event: EventHandler | None) -> Answer:
+        started = time.monotonic()
+        past = await self._load(conversation)
+        question: Message = {"role": "user", "content": text}
+        turn = await self._history.begin_turn(conversation, question)
+        progress = _Progress(current=[question])
+        try:
+            answer = await self._run(turn, past, progress, on_event, started)
+        except BaseException as exc:
+            # The turn is closed as failed even when the task is being cancelled; a failed
+            # turn is never sent again, so a call left without its result cannot leak.
+            await asyncio.shield(self._history.finish_turn(turn, done=False))
+            logger.warning(
+                "question in %s failed after %d model call(s): %s: %s",
+                conversation,
+                progress.model_calls,
+                type(exc).__name__,
+                exc,
+            )
+            raise
+        await self._history.finish_turn(turn, done=True, usage=answer.usage)
+        logger.info(
+            "answered in %s: %d round(s), %d call(s), %d+%d tokens, %.2fs%s%s",
+            conversation,
+            answer.usage.rounds,
+            answer.usage.model_calls,
+            answer.usage.prompt_tokens,
+            answer.usage.completion_tokens,
+            answer.usage.elapsed_s,
+            ", cut short" if answer.cut_short else "",
+            ", truncated" if answer.truncated else "",
+        )
+        return answer
+
+    async def _run(
+        self,
+        turn: int,
+        past: list[list[Message]],
+        progress: _Progress,
+        on_event: EventHandler | None,
+        started: float,
+    ) -> Answer:
+        while True:
+            tools_allowed = progress.rounds < self._config.max_rounds
+            if tools_allowed:
+                reply = await self._call(past, progress.current, self._tools.specs, progress)
+                progress.rounds += 1
+            else:
+                note: Message = {"role": "user", "content": ROUND_LIMIT_NOTE}
+                reply = await self._call(past, [*progress.current, note], [], progress)
+            if tools_allowed and reply.tool_calls:
+                outcomes = await run_calls(self._tools, reply.tool_calls, progress.guard, on_event)
+                new = [reply.assistant_message(), *(o.tool_message() for o in outcomes)]
+                progress.current.extend(new)
+                await self._history.append(turn, new)
+                for outcome in outcomes:
+                    if outcome.source and outcome.source not in progress.sources:
+                        progress.sources.append(outcome.source)
+                continue
+            return await self._finish(turn, reply, progress, started, cut=not tools_allowed)
+
+    async def _finish(
+        self, turn: int, reply: ModelReply, progress: _Progress, started: float, *, cut: bool
+    ) -> Answer:
+        truncated = reply.finish_reason == "length"
+        if not reply.text:
+            why = "cut off before any text" if truncated else "empty"
+            msg = f"the model's answer was {why}"
+            raise ModelBadReply(msg)
+        await self._history.append(turn, [reply.assistant_message(with_tools=False)])
+        return Answer(
+            text=reply.text,
+            sources=tuple(progress.sources),
+            cut_short=cut,
+            truncated=truncated,
+            usage=progress.usage(started),
+        )
+
+    def _fit(
+        self,
+        past: list[list[Message]],
+        current: list[Message],
+        specs: list[dict[str, Any]],
+        budget: int,
+    ) -> Fitted:
+        return fit(
+            self._config.system_prompt,
+            past,
+            current,
+            budget=budget,
+            tools_tokens=self._counter.tools(specs),
+            counter=self._counter,
+        )
+
+    async def _call(
+        self,
+        past: list[list[Message]],
+        current: list[Message],
+        specs: list[dict[str, Any]],
+        progress: _Progress,
+    ) -> ModelReply:
+        """One model call that fits the window; on a context-length error, trim harder once."""
+        budget = self._config.prompt_budget
+        fitted = self._fit(past, current, specs, budget)
+        for attempt in (1, 2):
+            progress.model_calls += 1
+            try:
+                reply = await self._model.complete(fitted.messages, specs or None)
+            except ContextOverflow as exc:
+                self._counter.must_exceed(fitted.tokens, budget)
+                if attempt == 2:
+                    msg = f"the conversation does not fit the model's window even trimmed: {exc}"
+                    raise ContextOverflow(msg) from exc
+                logger.warning("server says the request is too long (%s); trimming harder", exc)
+                fitted = self._fit(past, current, specs, int(budget * _HARDER))
+                continue
+            self._counter.observe(fitted.tokens, reply.prompt_tokens)
+            progress.prompt_tokens += reply.prompt_tokens or fitted.tokens
+            progress.completion_tokens += reply.completion_tokens or 0
+            return reply
+        raise AssertionError  # pragma: no cover - the loop always returns or raises

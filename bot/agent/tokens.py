@@ -1,0 +1,175 @@
+"""Counting tokens without a network: exact where tiktoken's file is already on disk.
+
+Otherwise a conservative estimate by character class. Cyrillic costs about twice as many
+tokens per character as English in common tokenizers, digits and punctuation split finely, and
+CJK or emoji may cost more than one token a character. The server's reported `usage` then
+corrects the estimate: a per-model ratio that only ever grows, so an under-count seen once is
+never repeated, while a conservative over-count is kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import os
+import re
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+_CYRILLIC = re.compile(r"[\u0400-\u052f]")
+_LATIN = re.compile(r"[A-Za-z]")
+_DIGIT = re.compile(r"[0-9]")
+_SPACE = re.compile(r"\s")
+_ASCII_OTHER = re.compile(r"[!-/:-@\[-`{-~]")
+# Tokens per character of each class; chosen at or above what cl100k, o200k, Llama and Qwen
+# tokenizers spend on ordinary text, so the estimate errs towards too many.
+_PER_CHAR = {"cyrillic": 0.6, "latin": 0.3, "digit": 0.6, "space": 0.1, "punct": 0.7}
+_PER_OTHER_CHAR = 1.3
+_PER_MESSAGE = 6
+_PER_TOOL_CALL = 12
+_PER_REQUEST = 4
+_MAX_RATIO = 4.0
+_MIN_OBSERVED = 64
+_ENCODING_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
+_KNOWN_ENCODINGS = frozenset({"o200k_base", "cl100k_base", "p50k_base", "r50k_base"})
+
+
+def estimate_text_tokens(text: str) -> int:
+    """A conservative token count for `text` by character class."""
+    if not text:
+        return 0
+    counts = {
+        "cyrillic": len(_CYRILLIC.findall(text)),
+        "latin": len(_LATIN.findall(text)),
+        "digit": len(_DIGIT.findall(text)),
+        "space": len(_SPACE.findall(text)),
+        "punct": len(_ASCII_OTHER.findall(text)),
+    }
+    other = len(text) - sum(counts.values())
+    total = sum(_PER_CHAR[kind] * n for kind, n in counts.items()) + _PER_OTHER_CHAR * other
+    return math.ceil(total)
+
+
+def _tiktoken_cache_dir() -> Path | None:
+    """Where tiktoken keeps downloaded files, following its own rules; None if caching is off."""
+    for variable in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        if variable in os.environ:
+            value = os.environ[variable]
+            return Path(value) if value else None
+    return Path(tempfile.gettempdir()) / "data-gym-cache"
+
+
+def offline_encoder(model: str) -> Callable[[str], int] | None:
+    """An exact counter for an OpenAI model whose tiktoken file is cached; never downloads."""
+    try:
+        import tiktoken  # noqa: PLC0415 - optional: exact counts only when it is installed
+    except ImportError:
+        return None
+    short_name = model.rsplit("/", 1)[-1]
+    try:
+        encoding_name = tiktoken.encoding_name_for_model(short_name)
+    except KeyError:
+        return None
+    cache_dir = _tiktoken_cache_dir()
+    if encoding_name not in _KNOWN_ENCODINGS or cache_dir is None:
+        return None
+    url = _ENCODING_URL.format(encoding_name)
+    if not (cache_dir / hashlib.sha1(url.encode()).hexdigest()).is_file():  # noqa: S324
+        return None
+    try:
+        encoding = tiktoken.get_encoding(encoding_name)
+    except Exception:  # noqa: BLE001 - a broken cache must only cost exactness, never a question
+        logger.warning("tiktoken's cached %s file is unusable; estimating tokens", encoding_name)
+        return None
+    return lambda text: len(encoding.encode(text, disallowed_special=()))
+
+
+class TokenCounter:
+    """Counts the tokens of messages and tool specs for one model, calibrated by `usage`."""
+
+    def __init__(self, text_counter: Callable[[str], int] | None = None) -> None:
+        self._count_text = text_counter or estimate_text_tokens
+        self.exact = text_counter is not None
+        self._ratio = 1.0
+
+    @classmethod
+    def for_model(cls, model: str) -> TokenCounter:
+        """Exact for models tiktoken knows and has on disk, estimated otherwise."""
+        return cls(offline_encoder(model))
+
+    @property
+    def ratio(self) -> float:
+        """How much the raw count is scaled up after the server reported more than expected."""
+        return self._ratio
+
+    def text(self, text: str) -> int:
+        """Calibrated tokens of a bare text."""
+        return math.ceil(self._count_text(text) * self._ratio)
+
+    def message(self, message: Mapping[str, Any]) -> int:
+        """Calibrated tokens of one chat message, framing included."""
+        return math.ceil(self.raw_message(message) * self._ratio)
+
+    def messages(self, messages: Sequence[Mapping[str, Any]]) -> int:
+        """Calibrated tokens of a list of messages plus the request's own framing."""
+        raw = _PER_REQUEST + sum(self.raw_message(m) for m in messages)
+        return math.ceil(raw * self._ratio)
+
+    def tools(self, specs: Sequence[Mapping[str, Any]]) -> int:
+        """Calibrated tokens of the tool specs as attached to a request."""
+        if not specs:
+            return 0
+        raw = sum(
+            self._count_text(json.dumps(spec, ensure_ascii=False)) + _PER_TOOL_CALL
+            for spec in specs
+        )
+        return math.ceil(raw * self._ratio)
+
+    def raw_message(self, message: Mapping[str, Any]) -> int:
+        """Uncalibrated tokens of one message."""
+        total = _PER_MESSAGE + self._count_text(_text_of(message.get("content")))
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") or {}
+            total += _PER_TOOL_CALL + self._count_text(str(function.get("name", "")))
+            total += self._count_text(str(function.get("arguments", "")))
+        if message.get("tool_call_id"):
+            total += self._count_text(str(message["tool_call_id"]))
+        return total
+
+    def observe(self, estimated: int, reported: int | None) -> None:
+        """Learn from the server's `prompt_tokens` for a request estimated at `estimated`.
+
+        Only a report above the estimate moves the ratio (up to a sane cap), and only for
+        requests large enough that framing noise does not dominate.
+        """
+        if reported is None or reported <= 0 or estimated < _MIN_OBSERVED:
+            return
+        uncalibrated = estimated / self._ratio
+        needed = min(reported / uncalibrated * 1.02, _MAX_RATIO)
+        if needed > self._ratio:
+            logger.info(
+                "token estimate was low (%d estimated, %d reported); scaling by %.2f",
+                estimated,
+                reported,
+                needed,
+            )
+            self._ratio = needed
+
+    def must_exceed(self, estimated: int, limit: int) -> None:
+        """The server said a request estimated at `estimated` did not fit `limit` tokens."""
+        if estimated > 0:
+            self.observe(estimated, math.ceil(limit * 1.05))
+
+
+def _text_of(content: object) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return json.dumps(content, ensure_ascii=False)
