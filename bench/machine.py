@@ -1,0 +1,43 @@
+"""A one-line description of the machine, so numbers can be compared across runs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def _memory_gb() -> str:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as info:
+            for line in info:
+                if line.startswith("MemTotal:"):
+                    return f"{int(line.split()[1]) / 1024 / 1024:.0f} GB RAM"
+    except OSError:
+        pass
+    return "RAM unknown"
+
+
+def describe() -> str:
+    """Cores, CPU, memory, Python and OS."""
+    return (
+        f"{os.cpu_count()} cores ({_cpu_model()}), {_memory_gb()}, "
+        f"Python {platform.python_version()} ({platform.python_implementation()}), "
+        f"{platform.system()} {platform.release()} ({platform.machine()})"
+    )
+
+
+def now_utc() -> str:
+    """The run's date and time, UTC."""
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
