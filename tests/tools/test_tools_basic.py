@@ -1,0 +1,56 @@
+"""Each tool on the shared fixture sandbox, through the public `execute` entry."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tools import Toolbox
+
+
+async def call(box: Toolbox, name: str, args: dict[str, Any] | str) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(await box.execute(name, args))
+    return result
+
+
+class TestSearch:
+    async def test_inflected_query_finds_file_by_name(self, toolbox: Toolbox) -> None:
+        found = await call(toolbox, "search_files", {"query": "шарлотка"})
+        assert found["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
+        assert "name" in found["results"][0]["match"]
+
+    async def test_content_match_has_numbered_snippet(self, toolbox: Toolbox) -> None:
+        found = await call(toolbox, "search_files", {"query": "сахар"})
+        top = found["results"][0]
+        assert top["path"] == "документы/рецепт_шарлотки.txt"
+        assert {"line": 6, "text": "- сахар - 1 стакан"} in top["snippets"]
+        assert top["match"] == ["content"]
+
+    async def test_nothing_found_gives_hint(self, toolbox: Toolbox) -> None:
+        found = await call(toolbox, "search_files", {"query": "квантовая хромодинамика"})
+        assert found["results"] == []
+        assert found["total"] == 0
+        assert "list_files" in found["hint"]
+
+
+class TestRead:
+    async def test_reads_numbered_lines(self, toolbox: Toolbox) -> None:
+        page = await call(toolbox, "read_file", {"path": "документы/рецепт_шарлотки.txt"})
+        assert page["total_lines"] == 10
+        assert page["next_offset"] is None
+        assert "6| - сахар - 1 стакан" in page["document"]
+
+    async def test_missing_path_suggests_close_names(self, toolbox: Toolbox) -> None:
+        result = await call(toolbox, "read_file", {"path": "шарлотка.txt"})
+        assert "error" in result
+        assert "документы/рецепт_шарлотки.txt" in result["hint"]
+
+
+class TestList:
+    async def test_root_lists_folders_first_without_hidden(self, toolbox: Toolbox) -> None:
+        listing = await call(toolbox, "list_files", {})
+        paths = [e["path"] for e in listing["entries"]]
+        kinds = [e["type"] for e in listing["entries"]]
+        assert kinds == sorted(kinds)  # "dir" sorts before "file"
+        assert ".secret.txt" not in paths
+        assert "README.md" in paths

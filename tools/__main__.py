@@ -1,0 +1,105 @@
+"""`python -m tools search|read|list|reindex`: print exactly the JSON the model would get.
+
+This is how an admin checks what the bot will find. Exit status 1 means the result is an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from tools.config import ToolSettings
+from tools.toolbox import Toolbox, to_json
+
+READY_TIMEOUT = 600.0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m tools",
+        description="Run the bot's file tools from the terminal and print their JSON results.",
+    )
+    parser.add_argument("--sandbox", type=Path, help="documents folder (default: SANDBOX_DIR)")
+    parser.add_argument("--data", type=Path, help="data folder for the index (default: DATA_DIR)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    search = commands.add_parser("search", help="search_files: find documents")
+    search.add_argument("query", nargs="+", help="keywords, a phrase or a glob such as *.pdf")
+    search.add_argument("--limit", type=int, default=10)
+    read = commands.add_parser("read", help="read_file: one page of a document")
+    read.add_argument("path")
+    read.add_argument("--offset", type=int, default=1)
+    read.add_argument("--limit", type=int, default=None, help="max lines")
+    listing = commands.add_parser("list", help="list_files: a folder's entries")
+    listing.add_argument("path", nargs="?", default="")
+    listing.add_argument("--depth", type=int, default=1)
+    commands.add_parser("reindex", help="rebuild the search index from scratch")
+    return parser
+
+
+def _call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    if args.command == "search":
+        return "search_files", {"query": " ".join(args.query), "limit": args.limit}
+    if args.command == "read":
+        call = {"path": args.path, "offset": args.offset}
+        if args.limit is not None:
+            call["limit"] = args.limit
+        return "read_file", call
+    return "list_files", {"path": args.path, "depth": args.depth}
+
+
+async def run(args: argparse.Namespace, settings: ToolSettings) -> tuple[str, bool]:
+    """The JSON text to print and whether it is an error."""
+    box = Toolbox(settings)
+    await box.start()
+    try:
+        if args.command == "reindex":
+            report = await box.reindex()
+            text = to_json(
+                {
+                    "indexed": report.indexed,
+                    "skipped": report.skipped,
+                    "errors": report.errors,
+                    "seconds": round(report.seconds, 2),
+                }
+            )
+            return text, False
+        if args.command == "search":
+            await asyncio.wait_for(box.wait_ready(), READY_TIMEOUT)
+        name, call = _call(args)
+        text = await box.execute(name, call)
+    finally:
+        await box.close()
+    return text, "error" in json.loads(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    overrides: dict[str, Any] = {}
+    if args.sandbox is not None:
+        overrides["sandbox_dir"] = args.sandbox
+    if args.data is not None:
+        overrides["data_dir"] = args.data
+    try:
+        settings = ToolSettings(**overrides)
+    except ValidationError as exc:
+        for error in exc.errors(include_input=False, include_url=False):
+            name = str(error["loc"][0]).upper() if error["loc"] else "settings"
+            sys.stderr.write(f"{name}: {error['msg']}\n")
+        return 2
+    if not Path(settings.sandbox_dir).is_dir():
+        sys.stderr.write(f"SANDBOX_DIR: {settings.sandbox_dir} is not a folder\n")
+        return 2
+    text, failed = asyncio.run(run(args, settings))
+    sys.stdout.buffer.write(text.encode("utf-8") + b"\n")
+    sys.stdout.flush()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""Bytes to text: UTF-8/16 by BOM or validity, the old Russian code pages by plausibility.
+
+Detectors guess poorly on short Russian texts (a 20-byte cp1251 line often reads as something
+else), so the three Cyrillic code pages are decoded and scored by how Russian the result looks;
+charset-normalizer decides only what that scoring cannot. Anything that looks binary is refused
+instead of being shown as mojibake.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import re
+
+from charset_normalizer import from_bytes
+
+from tools.errors import ExtractionError
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_CYRILLIC_PAGES = ("cp1251", "koi8-r", "cp866")
+# Relative frequency (per mille) of Russian letters in ordinary prose.
+_RU_FREQ = {
+    "о": 110, "е": 85, "а": 80, "и": 74, "н": 67, "т": 63, "с": 55, "р": 47, "в": 45,
+    "л": 44, "к": 35, "м": 32, "д": 30, "п": 28, "у": 26, "я": 20, "ы": 19, "ь": 17,
+    "г": 17, "з": 16, "б": 16, "ч": 14, "й": 12, "х": 10, "ж": 9, "ш": 7, "ю": 6,
+    "ц": 5, "щ": 4, "э": 3, "ф": 3, "ъ": 1, "ё": 2,
+}  # fmt: skip
+_LETTER_SCORE = {ch: math.log(f / 1000) for ch, f in _RU_FREQ.items()}
+_WORD = re.compile(r"[^\W\d_]+")
+_SAMPLE_BYTES = 64 * 1024
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def looks_binary(data: bytes) -> bool:
+    """NUL bytes or many control bytes in the head mean this is not a text file."""
+    head = data[:8192]
+    if not head:
+        return False
+    if b"\x00" in head:
+        return True
+    controls = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 27))
+    return controls / len(head) > 0.02
+
+
+def _utf16_without_bom(head: bytes) -> str | None:
+    """UTF-16 written without a BOM shows NUL in every other byte for ASCII and Cyrillic."""
+    if len(head) < 4:
+        return None
+    even = head[0::2].count(0) / (len(head) / 2)
+    odd = head[1::2].count(0) / (len(head) / 2)
+    if odd > 0.3 and even < 0.05:
+        return "utf-16-le"
+    if even > 0.3 and odd < 0.05:
+        return "utf-16-be"
+    return None
+
+
+def russian_score(text: str) -> float:
+    """Average per-letter plausibility of `text` as Russian (higher is more plausible).
+
+    Case matters: a wrong code page turns lower case into upper case inside words, and puts
+    box-drawing or Latin-1 symbols where letters should be.
+    """
+    total = 0.0
+    letters = 0
+    for word in _WORD.findall(text):
+        if word.isascii():
+            continue
+        title_or_upper = word.isupper() or (word[0].isupper() and word[1:].islower())
+        for i, ch in enumerate(word):
+            low = ch.lower()
+            score = _LETTER_SCORE.get(low)
+            if score is None:
+                score = -12.0 if not ch.isascii() else -6.0
+            elif ch.isupper() and i > 0 and not title_or_upper:
+                score -= 6.0
+            total += score
+            letters += 1
+    for ch in text:
+        if not ch.isascii() and not ch.isalpha() and ch not in "«»—–№…“”„’ ":
+            total -= 8.0
+            letters += 1
+    return total / letters if letters else -100.0
+
+
+def _best_cyrillic(data: bytes) -> tuple[str, float]:
+    sample = data[:_SAMPLE_BYTES]
+    scored = [
+        (russian_score(sample.decode(page, errors="replace").replace("\ufffd", "\x00")), page)
+        for page in _CYRILLIC_PAGES
+    ]
+    score, page = max(scored)
+    return page, score
+
+
+def _utf8_verdict(data: bytes) -> bool:
+    """Whether `data` is UTF-8: valid, cut mid-character at the end, or only slightly damaged.
+
+    A short single-byte Cyrillic text can happen to be valid UTF-8 (cp866 "Ёлка" is one rare
+    CJK character); such a decoding is accepted only when it does not read better as Russian.
+    """
+    sample = data[:_SAMPLE_BYTES]
+    try:
+        text = sample.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        cut_at_end = exc.start >= len(sample) - 3 and exc.reason == "unexpected end of data"
+        text = sample.decode("utf-8", errors="replace")
+        broken = text.count("\ufffd")
+        good = sum(1 for ch in text if ord(ch) > 127 and ch != "\ufffd")
+        if cut_at_end and broken == 1 and good:
+            return True  # a file being written, cut in the middle of a character
+        return good >= 10 and broken * 10 <= good
+    if text.isascii():
+        return True
+    if any(0x3000 <= ord(ch) <= 0x2FFFF and not 0x1F000 <= ord(ch) <= 0x1FAFF for ch in text):
+        _, score = _best_cyrillic(data)
+        return score <= -4.0 or russian_score(text) > score
+    return True
+
+
+def detect_encoding(data: bytes) -> str:
+    """The encoding `data` is most plausibly written in; raises ExtractionError for binary."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return name + ("-sig" if name == "utf-8" else "")
+    wide = _utf16_without_bom(data[:4096])
+    if wide:
+        return wide
+    if looks_binary(data):
+        raise ExtractionError("this is a binary file, not text")
+    utf8 = _utf8_verdict(data)
+    if utf8:
+        return "utf-8"
+    page, score = _best_cyrillic(data)
+    if score > -5.0:
+        return page
+    guess = from_bytes(data[:_SAMPLE_BYTES]).best()
+    if guess is not None and guess.encoding:
+        return str(guess.encoding)
+    raise ExtractionError("the text encoding could not be recognised")
+
+
+def decode_bytes(data: bytes) -> str:
+    """Decode a whole file to text (damaged bytes become U+FFFD, never a crash)."""
+    encoding = detect_encoding(data)
+    text = data.decode(encoding, errors="replace")
+    if encoding.startswith("utf-16") or encoding.startswith("utf-32"):
+        text = text.removeprefix("\ufeff")
+        if _CONTROL.search(text[:4096]) and looks_binary(text[:4096].encode("utf-8", "replace")):
+            raise ExtractionError("this is a binary file, not text")
+    return text

@@ -1,0 +1,56 @@
+"""Errors the model should see: each becomes an `{"error": ..., "hint": ...}` tool result.
+
+Messages name paths relative to the sandbox only; a host path never reaches the model.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+
+class ToolError(Exception):
+    """A problem with a tool call that the model can act on."""
+
+    default_hint = "Check the arguments and try again."
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint if hint is not None else self.default_hint
+
+
+SandboxReason = Literal[
+    "absolute", "escape", "hidden", "invalid", "too_long", "not_found", "not_a_file"
+]
+
+
+class SandboxError(ToolError):
+    """A path the jail refuses: outside the sandbox, hidden, malformed or missing."""
+
+    default_hint = "Use a path relative to the documents folder, as list_files shows it."
+
+    def __init__(self, message: str, reason: SandboxReason, hint: str | None = None) -> None:
+        super().__init__(message, hint)
+        self.reason = reason
+
+
+class PathNotFoundError(SandboxError):
+    """The path is allowed but nothing is there."""
+
+    default_hint = "Use search_files or list_files to find the exact path."
+
+    def __init__(self, rel: str, hint: str | None = None) -> None:
+        super().__init__(f"'{rel}' does not exist", "not_found", hint)
+        self.rel = rel
+
+
+class ExtractionError(ToolError):
+    """The file exists but its text cannot be given: binary, too big, broken or too slow."""
+
+    default_hint = "Try another file; search_files finds documents with readable text."
+
+
+class IndexUnavailableError(ToolError):
+    """The search index cannot answer right now (for example it is being rebuilt)."""
+
+    default_hint = "Try again in a few seconds, or use list_files."

@@ -1,0 +1,180 @@
+"""Text from one document, by format, normalised into lines the tools can number and page.
+
+Plain formats are handled here in the calling thread; PDF and docx go to the isolated worker.
+Every path out of here is bounded: file size, characters kept and line length.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from selectolax.lexbor import LexborHTMLParser
+
+from tools.encodings import decode_bytes
+from tools.errors import ExtractionError
+from tools.isolated import IsolatedExtractor
+
+MAX_TEXT_CHARS = 10_000_000
+WRAP_AT = 1_000
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+_BLANK_RUNS = re.compile(r"\n{4,}")
+HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
+_UNSUPPORTED = (
+    "png jpg jpeg gif bmp tif tiff webp heic ico svgz mp3 wav ogg flac m4a mp4 mov avi mkv "
+    "webm zip rar 7z gz tgz bz2 xz tar exe dll so bin dmg iso doc xls xlsx ppt pptx odt ods "
+    "odp rtf epub sqlite db pyc class jar woff woff2 ttf otf"
+)
+UNSUPPORTED_SUFFIXES = frozenset("." + s for s in _UNSUPPORTED.split(" "))
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much one document may cost to read."""
+
+    max_file_bytes: int = 50 * 1024 * 1024
+    max_chars: int = MAX_TEXT_CHARS
+    timeout: float = 30.0
+
+
+def kind_of(path: Path) -> str:
+    """The extraction route for a file name: pdf, docx, html, json or text."""
+    suffix = path.suffix.lower()
+    if suffix in (".pdf", ".docx"):
+        return suffix[1:]
+    if suffix in HTML_SUFFIXES:
+        return "html"
+    if suffix == ".json":
+        return "json"
+    if suffix in UNSUPPORTED_SUFFIXES:
+        return "unsupported"
+    return "text"
+
+
+def _wrap(line: str) -> list[str]:
+    """Split an over-long line near a space so a page never has to cut a line."""
+    pieces: list[str] = []
+    while len(line) > WRAP_AT:
+        cut = line.rfind(" ", WRAP_AT // 2, WRAP_AT)
+        cut = WRAP_AT if cut <= 0 else cut + 1
+        pieces.append(line[:cut])
+        line = line[cut:]
+    pieces.append(line)
+    return pieces
+
+
+def normalise(text: str, max_chars: int = MAX_TEXT_CHARS) -> str:
+    """Unix newlines, no control characters, lines of bounded length, bounded size."""
+    cut = len(text) > max_chars
+    text = text[:max_chars]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL.sub("", text)
+    text = _BLANK_RUNS.sub("\n\n\n", text).strip("\n")
+    if any(len(line) > WRAP_AT for line in text.split("\n")):
+        text = "\n".join(piece for line in text.split("\n") for piece in _wrap(line))
+    if cut:
+        text += f"\n[… the text is cut here: only the first {max_chars:,} characters are read]"
+    return text
+
+
+def html_text(raw: str) -> str:
+    """Visible text of an HTML page, one block per line."""
+    tree = LexborHTMLParser(raw)
+    for node in tree.css("script, style, noscript, template, head"):
+        node.decompose()
+    body = tree.body or tree.root
+    if body is None:
+        return ""
+    text = body.text(separator="\n", strip=True)
+    return "\n".join(line.strip() for line in text.split("\n") if line.strip())
+
+
+def json_text(raw: str) -> str:
+    """Pretty-printed JSON (readable line by line); invalid JSON stays as it was written."""
+    try:
+        return json.dumps(json.loads(raw), ensure_ascii=False, indent=2)
+    except (ValueError, RecursionError):
+        return raw
+
+
+def read_bytes(path: Path, limits: Limits) -> bytes:
+    """The bytes of a regular file, refusing folders, devices, FIFOs and over-size files."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except IsADirectoryError:
+        raise ExtractionError("this is a folder, not a file", "Use list_files on it.") from None
+    except FileNotFoundError:
+        raise ExtractionError("the file disappeared while being read") from None
+    except PermissionError:
+        raise ExtractionError("permission to read this file is denied") from None
+    except OSError as exc:
+        raise ExtractionError(f"the file cannot be opened ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if stat.S_ISDIR(info.st_mode):
+            raise ExtractionError("this is a folder, not a file", "Use list_files on it.")
+        if not stat.S_ISREG(info.st_mode):
+            raise ExtractionError("this is not a regular file (a device, pipe or socket)")
+        if info.st_size > limits.max_file_bytes:
+            raise too_large(info.st_size, limits)
+        try:
+            data = handle.read(limits.max_file_bytes + 1)
+        except OSError as exc:
+            raise ExtractionError(f"the file cannot be read ({exc.strerror})") from None
+    if len(data) > limits.max_file_bytes:
+        raise too_large(len(data), limits)
+    return data
+
+
+def too_large(size: int, limits: Limits) -> ExtractionError:
+    """The error for a file over MAX_FILE_MB."""
+    return ExtractionError(
+        f"the file is {size / 1048576:.1f} MB, over the {limits.max_file_bytes / 1048576:g} MB"
+        " limit for reading",
+        "Ask an admin to split it or to raise MAX_FILE_MB.",
+    )
+
+
+class Extractor:
+    """Turns any supported document into normalised text."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._isolated = IsolatedExtractor(limits.timeout)
+
+    def extract(self, path: Path) -> str:
+        """Text of the document at a real path already checked by the jail (blocking)."""
+        kind = kind_of(path)
+        if kind == "unsupported":
+            raise ExtractionError(
+                f"'{path.suffix.lower()}' files are not supported",
+                "Supported: txt, md, csv, json, html, pdf, docx and other plain text.",
+            )
+        if kind in ("pdf", "docx"):
+            try:
+                info = path.stat()
+            except OSError:
+                raise ExtractionError("the file disappeared while being read") from None
+            if not stat.S_ISREG(info.st_mode):
+                raise ExtractionError("this is not a regular file")
+            if info.st_size > self.limits.max_file_bytes:
+                raise too_large(info.st_size, self.limits)
+            text = self._isolated.extract(kind, path, self.limits.max_chars)
+        else:
+            raw = decode_bytes(read_bytes(path, self.limits))
+            if kind == "html":
+                text = html_text(raw)
+            elif kind == "json":
+                text = json_text(raw)
+            else:
+                text = raw
+        return normalise(text, self.limits.max_chars)
+
+    def close(self) -> None:
+        """Stop the worker process."""
+        self._isolated.close()

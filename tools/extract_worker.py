@@ -1,0 +1,56 @@
+"""A child process that parses PDF and docx files under memory and time limits.
+
+A crafted document can make a parser loop or allocate without bound, and a thread cannot be
+stopped; a process can. The parent (`IsolatedExtractor`) sends one request at a time and kills
+the child when it overruns its time; the child caps its own address space.
+
+Protocol: one JSON line in (`{"kind", "path", "max_chars"}`), one framed reply out
+(4-byte big-endian length, then JSON `{"ok": text}` or `{"error": message}`).
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+from pathlib import Path
+
+from tools.extract_formats import FormatError, docx_text, pdf_text
+
+MEMORY_LIMIT = 1024 * 1024 * 1024
+
+
+_PARSERS = {"pdf": pdf_text, "docx": docx_text}
+
+
+def _handle(request: dict[str, object]) -> dict[str, str]:
+    parser = _PARSERS.get(str(request["kind"]))
+    max_chars = request["max_chars"]
+    if parser is None or not isinstance(max_chars, int):
+        return {"error": "unsupported request"}
+    try:
+        return {"ok": parser(Path(str(request["path"])), max_chars)}
+    except FormatError as exc:
+        message = str(exc)
+    except MemoryError:
+        message = "the document needs too much memory to read"
+    except RecursionError:
+        message = "the document is nested too deeply to read"
+    except Exception as exc:  # noqa: BLE001  (any parser failure is a property of the file)
+        message = f"the document could not be parsed ({type(exc).__name__})"
+    return {"error": message}
+
+
+def main() -> None:
+    """Serve requests from stdin until it closes."""
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    out = sys.stdout.buffer
+    for line in sys.stdin.buffer:
+        reply = _handle(json.loads(line))
+        body = json.dumps(reply).encode("ascii")
+        out.write(len(body).to_bytes(4, "big") + body)
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()

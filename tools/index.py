@@ -1,0 +1,156 @@
+"""The search index on disk: SQLite FTS5 over stemmed terms of names and contents.
+
+One writer connection lives on the indexer's single thread; searches borrow reader connections
+from a small pool (WAL mode lets them read while the writer writes). Texts are stored
+compressed so snippets can be cut without parsing a document again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import sqlite3
+import threading
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+SCHEMA_VERSION = "3"
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
+    "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, chars INTEGER NOT NULL, error TEXT)",
+    "CREATE TABLE IF NOT EXISTS texts(id INTEGER PRIMARY KEY, body BLOB NOT NULL)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(name, body, "
+    "tokenize='unicode61 remove_diacritics 0', detail='column')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(terms, 'row')",
+)
+
+
+def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """A connection with the settings every user of the index needs."""
+    conn = sqlite3.connect(path, timeout=10.0, check_same_thread=False, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout = 10000")
+    if readonly:
+        conn.execute("PRAGMA query_only = 1")
+    return conn
+
+
+def remove_files(path: Path) -> None:
+    """Delete the index and its WAL side files (to rebuild from nothing)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(str(path) + suffix).unlink()
+
+
+class IndexWriter:
+    """The only connection that writes; used from one thread only."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.conn = connect(path)
+        self.conn.execute("PRAGMA journal_mode = WAL")
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        for statement in _SCHEMA:
+            self.conn.execute(statement)
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if row is None:
+            self.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        elif row[0] != SCHEMA_VERSION:
+            msg = f"index schema {row[0]} is not {SCHEMA_VERSION}"
+            raise sqlite3.DatabaseError(msg)
+        self._in_tx = False
+
+    def known(self) -> dict[str, tuple[int, int]]:
+        """Every indexed path with the size and mtime it was indexed at."""
+        rows = self.conn.execute("SELECT path, size, mtime_ns FROM files")
+        return {path: (size, mtime) for path, size, mtime in rows}
+
+    def begin(self) -> None:
+        if not self._in_tx:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self._in_tx = True
+
+    def commit(self) -> None:
+        if self._in_tx:
+            self.conn.execute("COMMIT")
+            self._in_tx = False
+
+    def upsert(
+        self,
+        path: str,
+        *,
+        size: int,
+        mtime_ns: int,
+        text: str,
+        error: str | None,
+        name_terms: list[str],
+        body_terms: list[str],
+    ) -> None:
+        """Store one document (replacing what was stored for the same path)."""
+        self.begin()
+        self.delete(path)
+        cur = self.conn.execute(
+            "INSERT INTO files(path, size, mtime_ns, chars, error) VALUES (?, ?, ?, ?, ?)",
+            (path, size, mtime_ns, len(text), error),
+        )
+        rowid = cur.lastrowid
+        self.conn.execute(
+            "INSERT INTO terms(rowid, name, body) VALUES (?, ?, ?)",
+            (rowid, " ".join(name_terms), " ".join(body_terms)),
+        )
+        if text:
+            blob = zlib.compress(text.encode("utf-8", "replace"), 3)
+            self.conn.execute("INSERT INTO texts(id, body) VALUES (?, ?)", (rowid, blob))
+
+    def delete(self, path: str) -> None:
+        """Forget one path (no-op when it is not indexed)."""
+        self.begin()
+        row = self.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return
+        self.conn.execute("DELETE FROM terms WHERE rowid = ?", row)
+        self.conn.execute("DELETE FROM texts WHERE id = ?", row)
+        self.conn.execute("DELETE FROM files WHERE id = ?", row)
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self.commit()
+        self.conn.close()
+
+
+class ReaderPool:
+    """Read-only connections handed to one search at a time, in whatever thread it runs."""
+
+    def __init__(self, path: Path, size: int = 4) -> None:
+        self.path = path
+        self._free: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._size = size
+
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        try:
+            conn = self._free.get_nowait()
+        except queue.Empty:
+            conn = connect(self.path, readonly=True)
+            with self._lock:
+                self._all.append(conn)
+        try:
+            yield conn
+        finally:
+            self._free.put(conn)
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._all:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+            self._all.clear()
+
+
+def load_text(conn: sqlite3.Connection, rowid: int) -> str:
+    """The stored text of one document ("" when it had none)."""
+    row = conn.execute("SELECT body FROM texts WHERE id = ?", (rowid,)).fetchone()
+    return zlib.decompress(row[0]).decode("utf-8", "replace") if row else ""

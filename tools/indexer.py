@@ -1,0 +1,318 @@
+"""Keeps the index in step with the sandbox: a first build, then a cheap scan every second.
+
+All index writes and the extraction they need run on one dedicated thread, so SQLite sees one
+writer and the event loop never waits. A refresh asked for by an upload jumps the queue of a
+running build. A deleted or corrupt index file is noticed and rebuilt from the documents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import contextlib
+import logging
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.cache import Document, DocumentCache
+from tools.errors import ExtractionError, SandboxError
+from tools.extract import Extractor
+from tools.index import IndexWriter, ReaderPool, remove_files
+from tools.sandbox import Sandbox
+from tools.terms import Stemmer
+
+log = logging.getLogger(__name__)
+COMMIT_EVERY = 0.5
+
+
+@dataclass(frozen=True)
+class FileReport:
+    """What indexing one file produced."""
+
+    path: str
+    chars: int
+    error: str | None
+
+
+@dataclass(frozen=True)
+class ReindexReport:
+    """What a full rebuild did."""
+
+    indexed: int
+    skipped: int
+    errors: list[str]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    """How far the index is."""
+
+    documents: int
+    ready: bool
+
+
+@dataclass
+class _State:
+    known: dict[str, tuple[int, int]] = field(default_factory=dict)
+    visible: dict[str, tuple[int, int]] = field(default_factory=dict)
+    ready: bool = False
+    generation: int = 0
+    db_inode: int = -1
+
+
+class Indexer:
+    """Owns the index writer, its thread and the change watcher."""
+
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        db_path: Path,
+        *,
+        extractor: Extractor,
+        cache: DocumentCache,
+        stemmer: Stemmer,
+        interval: float = 1.0,
+    ) -> None:
+        self.sandbox = sandbox
+        self.db_path = db_path
+        self.extractor = extractor
+        self.cache = cache
+        self.stemmer = stemmer
+        self.interval = interval
+        self.readers = ReaderPool(db_path)
+        self.state = _State()
+        self.changed = asyncio.Event()
+        self.ready = asyncio.Event()
+        self._executor = concurrent.futures.ThreadPoolExecutor(1, "tools-index")
+        self._writer: IndexWriter | None = None
+        self._urgent: collections.deque[tuple[str, concurrent.futures.Future[FileReport]]] = (
+            collections.deque()
+        )
+        self._stopping = threading.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.passes = 0
+        self.broken = False
+
+    # -- lifecycle (event loop side) -------------------------------------------------------
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        await self._run(self._open)
+        self._task = asyncio.create_task(self._watch(), name="tools-index-watcher")
+
+    async def close(self) -> None:
+        self._stopping.set()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self._run(self._close_writer)
+        self._executor.shutdown(wait=True)
+        self.readers.close()
+
+    async def _run(self, fn: object, *args: object) -> object:
+        assert callable(fn)  # noqa: S101
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, fn, *args)
+
+    async def _watch(self) -> None:
+        """Sync now, then every `interval` seconds, until closed."""
+        while not self._stopping.is_set():
+            try:
+                await self._run(self._sync)
+            except Exception:  # a failed pass is retried on the next tick; the bot lives on
+                log.exception("index update failed; will retry")
+            self.passes += 1
+            if self.state.ready:
+                self.ready.set()
+            self.changed.set()
+            self.changed = asyncio.Event()
+            await asyncio.sleep(self.interval)
+
+    async def wait_synced(self) -> None:
+        """Wait until a pass that started after this call has finished."""
+        target = self.passes + 2
+        while self.passes < target:
+            await self.changed.wait()
+
+    def mark_broken(self) -> None:
+        """A reader found the index unreadable: rebuild it on the next pass."""
+        self.broken = True
+
+    async def refresh(self, rel: str) -> FileReport:
+        """Index one file now, ahead of any running pass."""
+        future: concurrent.futures.Future[FileReport] = concurrent.futures.Future()
+        self._urgent.append((rel, future))
+        self._executor.submit(self._drain_urgent)
+        return await asyncio.wrap_future(future)
+
+    async def reindex(self) -> ReindexReport:
+        result = await self._run(self._rebuild)
+        assert isinstance(result, ReindexReport)  # noqa: S101
+        return result
+
+    def status(self) -> IndexStatus:
+        return IndexStatus(documents=len(self.state.known), ready=self.state.ready)
+
+    # -- the writer thread ------------------------------------------------------------------
+
+    def _open(self) -> None:
+        self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._writer = IndexWriter(self.db_path)
+            self.state.known = self._writer.known()
+        except sqlite3.DatabaseError as exc:
+            log.warning("the search index is unreadable (%s); rebuilding it", exc)
+            self._reset()
+        self.state.db_inode = self._inode()
+        self.state.generation += 1
+
+    def _inode(self) -> int:
+        try:
+            return os.stat(self.db_path).st_ino
+        except OSError:
+            return -1
+
+    def _reset(self) -> None:
+        """Start over with an empty index file."""
+        if self._writer is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._writer.conn.close()
+            self._writer = None
+        self.readers.close()
+        remove_files(self.db_path)
+        self._writer = IndexWriter(self.db_path)
+        self.state.known = {}
+        self.state.ready = False
+        self.state.db_inode = self._inode()
+        self.state.generation += 1
+
+    def _close_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    def _writer_or_reset(self) -> IndexWriter:
+        if self._writer is None or self.broken or self._inode() != self.state.db_inode:
+            log.warning("the search index file is missing or damaged; rebuilding it")
+            self.broken = False
+            self._reset()
+        assert self._writer is not None  # noqa: S101
+        return self._writer
+
+    def _sync(self) -> None:
+        """One pass: find added, changed and removed files and bring the index in line."""
+        try:
+            self._sync_pass()
+        except sqlite3.DatabaseError as exc:
+            log.warning("the search index failed (%s); rebuilding it", exc)
+            self._reset()
+            self._sync_pass()
+
+    def _scan(self) -> dict[str, tuple[int, int]]:
+        return {e.rel: (e.size, e.mtime_ns) for e in self.sandbox.walk() if not e.is_dir}
+
+    def _sync_pass(self) -> None:
+        writer = self._writer_or_reset()
+        visible = self._scan()
+        self.state.visible = visible
+        known = self.state.known
+        stale = [p for p in known if p not in visible]
+        todo = [p for p, sig in visible.items() if known.get(p) != sig]
+        if stale:
+            for path in stale:
+                writer.delete(path)
+                known.pop(path, None)
+            writer.commit()
+        last_commit = time.monotonic()
+        for path in sorted(todo, key=lambda p: (p.count("/"), p)):
+            if self._stopping.is_set():
+                break
+            self._drain_urgent()
+            self._index(writer, path, visible[path])
+            if time.monotonic() - last_commit > COMMIT_EVERY:
+                writer.commit()
+                last_commit = time.monotonic()
+        writer.commit()
+        if not self._stopping.is_set():
+            self.state.ready = True
+
+    def _index(self, writer: IndexWriter, rel: str, sig: tuple[int, int]) -> FileReport:
+        """Extract and store one file; an unreadable file is stored by name with its error."""
+        text, error = "", None
+        try:
+            real = self.sandbox.resolve(rel)
+            key = (rel, *sig)
+            doc = self.cache.get(key)
+            if doc is None:
+                text = self.extractor.extract(real)
+                self.cache.put(key, Document.from_text(text))
+            else:
+                text = "\n".join(doc.lines)
+        except (ExtractionError, SandboxError) as exc:
+            error = exc.message
+        name_terms = self.stemmer.name_terms(rel)
+        body_terms = self.stemmer.terms(text) if text else []
+        writer.upsert(
+            rel,
+            size=sig[0],
+            mtime_ns=sig[1],
+            text=text,
+            error=error,
+            name_terms=name_terms,
+            body_terms=body_terms,
+        )
+        self.state.known[rel] = sig
+        return FileReport(rel, len(text), error)
+
+    def _drain_urgent(self) -> None:
+        while self._urgent:
+            rel, future = self._urgent.popleft()
+            if future.done():
+                continue
+            try:
+                future.set_result(self._refresh_one(rel))
+            except Exception as exc:  # handed to the awaiting caller, who decides
+                future.set_exception(exc)
+
+    def _refresh_one(self, rel: str) -> FileReport:
+        writer = self._writer_or_reset()
+        try:
+            real = self.sandbox.resolve(rel)
+            info = real.stat()
+        except (SandboxError, OSError) as exc:
+            message = exc.message if isinstance(exc, SandboxError) else "the file is gone"
+            writer.delete(rel)
+            writer.commit()
+            self.state.known.pop(rel, None)
+            return FileReport(rel, 0, message)
+        rel = self.sandbox.relative(real)
+        report = self._index(writer, rel, (info.st_size, info.st_mtime_ns))
+        writer.commit()
+        return report
+
+    def _rebuild(self) -> ReindexReport:
+        started = time.monotonic()
+        self._reset()
+        writer = self._writer_or_reset()
+        visible = self._scan()
+        self.state.visible = visible
+        errors: list[str] = []
+        indexed = 0
+        for path in sorted(visible):
+            self._drain_urgent()
+            report = self._index(writer, path, visible[path])
+            if report.error:
+                errors.append(f"{path}: {report.error}")
+            else:
+                indexed += 1
+        writer.commit()
+        self.state.ready = True
+        return ReindexReport(indexed, len(errors), errors, time.monotonic() - started)

@@ -1,0 +1,127 @@
+"""The parent side of the extraction worker: one child process, restarted when it misbehaves."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import select
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from tools.errors import ExtractionError
+
+log = logging.getLogger(__name__)
+_PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
+_MAX_REPLY = 256 * 1024 * 1024
+
+
+class IsolatedExtractor:
+    """Runs PDF and docx parsing in a child process with a deadline per document.
+
+    Calls are serialised (one child, one document at a time) and blocking: call it from a
+    worker thread. A child that overruns the deadline or dies is killed and replaced lazily.
+    """
+
+    def __init__(self, timeout: float = 30.0) -> None:
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._closed = False
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (_PACKAGE_PARENT, env.get("PYTHONPATH", "")) if p
+        )
+        return subprocess.Popen(
+            [sys.executable, "-m", "tools.extract_worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            close_fds=True,
+        )
+
+    def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                stream.close()
+
+    def extract(self, kind: str, path: Path, max_chars: int) -> str:
+        """The document's text; raises ExtractionError with a reason safe to show."""
+        with self._lock:
+            if self._closed:
+                raise ExtractionError("the toolbox is shutting down")
+            if self._proc is None or self._proc.poll() is not None:
+                self._kill()
+                self._proc = self._spawn()
+            proc = self._proc
+            assert proc.stdin is not None  # noqa: S101  (created with pipes)
+            assert proc.stdout is not None  # noqa: S101
+            request = {"kind": kind, "path": str(path), "max_chars": max_chars}
+            try:
+                proc.stdin.write(json.dumps(request).encode("ascii") + b"\n")
+                proc.stdin.flush()
+                reply = self._read_reply(proc.stdout.fileno(), time.monotonic() + self.timeout)
+            except TimeoutError:
+                log.warning(
+                    "extraction of a %s file took over %.0f s; worker restarted",
+                    kind,
+                    self.timeout,
+                )
+                self._kill()
+                msg = f"reading this {kind} file took too long (over {self.timeout:.0f} s)"
+                raise ExtractionError(msg) from None
+            except (OSError, EOFError, ValueError):
+                log.warning("the extraction worker died on a %s file; restarting it", kind)
+                self._kill()
+                msg = f"this {kind} file is too large or complex to read"
+                raise ExtractionError(msg) from None
+        if "error" in reply:
+            raise ExtractionError(str(reply["error"]))
+        return str(reply["ok"])
+
+    @staticmethod
+    def _read_exact(fd: int, size: int, deadline: float) -> bytes:
+        chunks: list[bytes] = []
+        remaining = size
+        while remaining:
+            wait = deadline - time.monotonic()
+            if wait <= 0:
+                raise TimeoutError
+            ready, _, _ = select.select([fd], [], [], wait)
+            if not ready:
+                raise TimeoutError
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                raise EOFError
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(chunks)
+
+    def _read_reply(self, fd: int, deadline: float) -> dict[str, object]:
+        size = int.from_bytes(self._read_exact(fd, 4, deadline), "big")
+        if size > _MAX_REPLY:
+            raise ValueError
+        reply = json.loads(self._read_exact(fd, size, deadline))
+        if not isinstance(reply, dict):
+            raise ValueError
+        return reply
+
+    def close(self) -> None:
+        """Stop the child; later calls fail fast."""
+        self._closed = True
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()  # unblocks a call in flight, which then fails fast
+        with self._lock:
+            self._kill()

@@ -1,0 +1,55 @@
+"""Argument models of the three tools; the JSON Schema the model sees is generated from them.
+
+Descriptions are short on purpose: the specs go into every request to the model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class SearchArgs(_Args):
+    query: str = Field(min_length=1, max_length=500, description="Keywords, phrase or glob")
+    limit: int = Field(default=10, ge=1, le=50)
+
+
+class ReadArgs(_Args):
+    path: str = Field(min_length=1, max_length=2000)
+    offset: int = Field(default=1, ge=1, description="First line")
+    limit: int = Field(default=400, ge=1, le=5000, description="Max lines")
+
+
+class ListArgs(_Args):
+    path: str = Field(default="", max_length=2000, description="Folder; '' is the root")
+    depth: int = Field(default=1, ge=1, le=5)
+
+
+_NOISE = frozenset({"title", "minLength", "maxLength", "minimum", "maximum"})
+
+
+def _strip_noise(node: Any) -> Any:
+    """Drop keys that cost tokens and tell the model nothing it needs.
+
+    Titles repeat the names; bounds are still enforced by the model classes, and a
+    violation comes back as an error result the model can act on.
+    """
+    if isinstance(node, dict):
+        return {k: _strip_noise(v) for k, v in node.items() if k not in _NOISE}
+    if isinstance(node, list):
+        return [_strip_noise(v) for v in node]
+    return node
+
+
+def tool_spec(name: str, description: str, args: type[BaseModel]) -> dict[str, Any]:
+    """An OpenAI `tools` entry for one argument model."""
+    schema = _strip_noise(args.model_json_schema())
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": schema},
+    }

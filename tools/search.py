@@ -1,0 +1,259 @@
+"""search_files: words and name globs against the index, best first, with line snippets.
+
+Ranking: documents holding every query word come first, then those holding some, each group by
+BM25 with names weighted above contents. A word the index has never seen is widened to close
+words from the index vocabulary (a typo) and to words it begins (a cut-off word).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from tools.errors import ToolError
+from tools.index import load_text
+from tools.indexer import Indexer
+from tools.terms import Stemmer, fold, words
+
+NAME_WEIGHT = 8.0
+SNIPPETS = 2
+SNIPPET_CHARS = 200
+VOCAB_TTL = 20.0
+_GLOB = re.compile(r"[*?\[]")
+_STOP = (
+    "и в во на с со к ко о об от по для из за у а но или ли не что как где когда кто это "
+    "the a an of to in on for and or is are what how where when who with by from at be"
+)
+STOP_WORDS = frozenset(_STOP.split(" "))
+
+
+@dataclass
+class _Group:
+    """One query word: its stem and the index terms accepted for it."""
+
+    word: str
+    stem: str
+    terms: list[str] = field(default_factory=list)
+    prefix: bool = False
+
+    def fts(self) -> str:
+        alts = [f'"{t}"' for t in self.terms]
+        if self.prefix:
+            alts.append(f'"{self.stem}"*')
+        return "(" + " OR ".join(alts) + ")" if len(alts) > 1 else alts[0]
+
+    def pattern(self) -> str:
+        forms = {self.word, self.stem, *self.terms}
+        forms |= {f[:-1] for f in forms if len(f) > 4 and f.endswith("i")}
+        return "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True) if f)
+
+
+def modified_iso(mtime_ns: int) -> str:
+    """A file's modification time for the model: ISO 8601, UTC, seconds."""
+    stamp = datetime.fromtimestamp(mtime_ns / 1e9, tz=UTC).isoformat(timespec="seconds")
+    return stamp.replace("+00:00", "Z")
+
+
+class Searcher:
+    """Runs queries against the index (blocking; call from a worker thread)."""
+
+    def __init__(self, indexer: Indexer, stemmer: Stemmer) -> None:
+        self.indexer = indexer
+        self.stemmer = stemmer
+        self._vocab: list[str] = []
+        self._vocab_at = -VOCAB_TTL
+
+    def search(self, query: str, limit: int) -> dict[str, Any]:
+        tokens = query.split()
+        globs = [fold(t) for t in tokens if _GLOB.search(t)]
+        plain = [w for t in tokens if not _GLOB.search(t) for w in words(t)]
+        meaningful = [w for w in plain if w not in STOP_WORDS] or plain
+        if not globs and not meaningful:
+            raise ToolError("the query has no words to search for", "Use a few keywords.")
+        try:
+            with self.indexer.readers.connection() as conn:
+                found = self._run(conn, meaningful, globs, limit)
+        except sqlite3.Error:
+            self.indexer.mark_broken()
+            found = self._run(None, meaningful, globs, limit)
+        return found
+
+    def _run(
+        self, conn: sqlite3.Connection | None, plain: list[str], globs: list[str], limit: int
+    ) -> dict[str, Any]:
+        state = self.indexer.state
+        visible = dict(state.visible)
+        groups = [self._group(conn, w) for w in dict.fromkeys(plain)]
+        ranked: list[tuple[str, int | None]] = []
+        total = 0
+        if groups and conn is not None:
+            ranked, total = self._ranked(conn, groups, globs, limit)
+        if globs and not groups:
+            names = sorted(p for p in visible if self._glob_match(p, globs))
+            ranked = [(p, None) for p in names]
+            total = len(ranked)
+        warming = not state.ready or conn is None
+        if warming and groups:
+            seen = {p for p, _ in ranked}
+            wanted = [{*g.terms, g.stem} for g in groups]
+            for path in sorted(visible):
+                if path in seen or (path in state.known and conn is not None):
+                    continue
+                stems = set(self.stemmer.name_terms(path))
+                if any(w & stems for w in wanted) and self._glob_match(path, globs):
+                    ranked.append((path, None))
+                    total += 1
+        results = [
+            self._describe(conn, path, rowid, groups, visible)
+            for path, rowid in ranked[:limit]
+            if path in visible
+        ]
+        out: dict[str, Any] = {
+            "results": results,
+            "total": max(total, len(results)),
+            "truncated": total > len(results),
+        }
+        if warming:
+            out["note"] = (
+                "the search index is still being built: contents of some files are not "
+                "searchable yet, names are"
+            )
+        if not results:
+            out["hint"] = (
+                "Nothing matched. Try fewer or other words, another word form or a synonym, "
+                "a name pattern such as *.pdf, or list_files to browse."
+            )
+        return out
+
+    @staticmethod
+    def _glob_match(path: str, globs: list[str]) -> bool:
+        folded = fold(path)
+        base = folded.rsplit("/", 1)[-1]
+        return all(
+            fnmatch.fnmatchcase(folded if "/" in g else base, g) or fnmatch.fnmatchcase(folded, g)
+            for g in globs
+        )
+
+    def _group(self, conn: sqlite3.Connection | None, word: str) -> _Group:
+        stem = self.stemmer.stem(word)
+        group = _Group(word, stem, [stem])
+        if conn is None or self._doc_count(conn, stem):
+            return group
+        if len(word) >= 5:
+            group.terms += self._close_terms(conn, stem)
+        group.prefix = len(stem) >= 3
+        return group
+
+    @staticmethod
+    def _doc_count(conn: sqlite3.Connection, term: str) -> int:
+        row = conn.execute("SELECT doc FROM vocab WHERE term = ?", (term,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def _close_terms(self, conn: sqlite3.Connection, stem: str) -> list[str]:
+        """Index terms one edit away (two for long words): the typo the user likely made."""
+        now = time.monotonic()
+        if now - self._vocab_at > VOCAB_TTL:
+            self._vocab = [row[0] for row in conn.execute("SELECT term FROM vocab")]
+            self._vocab_at = now
+        max_edits = 1 if len(stem) < 8 else 2
+        close = process.extract(
+            stem, self._vocab, scorer=Levenshtein.distance, score_cutoff=max_edits, limit=3
+        )
+        return [term for term, _, _ in close if term != stem and not term.isdigit()]
+
+    def _ranked(
+        self, conn: sqlite3.Connection, groups: list[_Group], globs: list[str], limit: int
+    ) -> tuple[list[tuple[str, int | None]], int]:
+        every = " AND ".join(g.fts() for g in groups)
+        some = " OR ".join(g.fts() for g in groups)
+        fetch = limit if not globs else max(limit * 20, 500)
+        sql = (
+            "SELECT f.path, f.id FROM terms JOIN files f ON f.id = terms.rowid "
+            "WHERE terms MATCH ? ORDER BY bm25(terms, ?, 1.0) LIMIT ?"
+        )
+        ranked: list[tuple[str, int | None]] = []
+        seen: set[str] = set()
+        queries = [every, some] if len(groups) > 1 else [every]
+        for match in queries:
+            for path, rowid in conn.execute(sql, (match, NAME_WEIGHT, fetch)):
+                if path not in seen and (not globs or self._glob_match(path, globs)):
+                    seen.add(path)
+                    ranked.append((path, rowid))
+            if len(ranked) >= limit:
+                break
+        if globs:
+            total = len(ranked)
+        else:
+            row = conn.execute("SELECT count(*) FROM terms WHERE terms MATCH ?", (some,))
+            total = int(row.fetchone()[0])
+        return ranked, total
+
+    def _describe(
+        self,
+        conn: sqlite3.Connection | None,
+        path: str,
+        rowid: int | None,
+        groups: list[_Group],
+        visible: dict[str, tuple[int, int]],
+    ) -> dict[str, Any]:
+        size, mtime_ns = visible[path]
+        names = set(self.stemmer.name_terms(path))
+        match: list[str] = []
+        if any(names & ({g.stem} | set(g.terms)) for g in groups) or not groups:
+            match.append("name")
+        snippets: list[dict[str, Any]] = []
+        if rowid is not None and conn is not None and groups:
+            snippets = find_snippets(load_text(conn, rowid), groups)
+            if snippets:
+                match.append("content")
+        item: dict[str, Any] = {
+            "path": path,
+            "size": size,
+            "modified": modified_iso(mtime_ns),
+            "match": match or ["content"],
+        }
+        if snippets:
+            item["snippets"] = snippets
+        return item
+
+
+def find_snippets(text: str, groups: list[_Group]) -> list[dict[str, Any]]:
+    """Up to two lines where the query words occur, preferring lines with more of them."""
+    if not text:
+        return []
+    folded = fold(text[:3_000_000])
+    patterns = [re.compile(r"(?<![^\W_])(?:" + g.pattern() + ")") for g in groups]
+    hits: dict[int, tuple[set[int], int]] = {}
+    for index, pattern in enumerate(patterns):
+        line, last = 1, 0
+        for count, m in enumerate(pattern.finditer(folded)):
+            if count >= 200:
+                break
+            line += folded.count("\n", last, m.start())
+            last = m.start()
+            found, col = hits.get(line, (set(), m.start() - (folded.rfind("\n", 0, last) + 1)))
+            found.add(index)
+            hits[line] = (found, col)
+    if not hits:
+        return []
+    best = sorted(hits.items(), key=lambda item: (-len(item[1][0]), item[0]))[:SNIPPETS]
+    lines = text.split("\n", max(n for n, _ in best))
+    snippets = []
+    for number, (_, col) in sorted(best):
+        source = lines[number - 1] if number - 1 < len(lines) else ""
+        start = max(0, min(col - SNIPPET_CHARS // 3, len(source) - SNIPPET_CHARS))
+        piece = source[start : start + SNIPPET_CHARS].strip()
+        if start > 0:
+            piece = "…" + piece
+        if start + SNIPPET_CHARS < len(source):
+            piece += "…"
+        snippets.append({"line": number, "text": piece})
+    return snippets

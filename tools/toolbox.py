@@ -1,0 +1,235 @@
+"""The toolbox the agent uses: three read-only tools over the sandbox, one async entry point.
+
+Every problem the model caused (bad JSON, unknown tool, invalid arguments, a refused or missing
+path, an unreadable file) comes back as an `{"error", "hint"}` result, never as an exception.
+Blocking work (SQLite, extraction) runs in threads, so the event loop never stalls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from tools.cache import DocumentCache
+from tools.config import ToolSettings
+from tools.errors import PathNotFoundError, ToolError
+from tools.extract import Extractor, Limits
+from tools.indexer import FileReport, Indexer, IndexStatus, ReindexReport
+from tools.listing import list_folder
+from tools.reading import Reader
+from tools.sandbox import Sandbox
+from tools.schemas import ListArgs, ReadArgs, SearchArgs, tool_spec
+from tools.search import Searcher
+from tools.terms import Stemmer
+
+log = logging.getLogger(__name__)
+INDEX_FILE = "search-index.sqlite3"
+_INVISIBLE = re.compile(r"[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def to_json(payload: Mapping[str, Any]) -> str:
+    """JSON text for the model: readable Cyrillic, but bidi controls escaped so a file name
+    cannot reorder what a person reading the result sees."""
+    text = json.dumps(payload, ensure_ascii=False)
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def error_result(message: str, hint: str) -> str:
+    return to_json({"error": message, "hint": hint})
+
+
+@dataclass(frozen=True)
+class _Tool:
+    name: str
+    description: str
+    args: type[BaseModel]
+    run: Callable[[Any], Awaitable[dict[str, Any]]]
+
+
+class Toolbox:
+    """search_files, read_file and list_files over one sandbox, with a live search index."""
+
+    def __init__(
+        self,
+        settings: ToolSettings,
+        *,
+        watch_interval: float = 1.0,
+        extract_timeout: float = 30.0,
+        cache_bytes: int = 64 * 1024 * 1024,
+    ) -> None:
+        self.settings = settings
+        data_dir = Path(settings.data_dir).absolute()
+        self.sandbox = Sandbox(Path(settings.sandbox_dir), reserved=(data_dir,))
+        limits = Limits(
+            max_file_bytes=int(settings.max_file_mb * 1024 * 1024), timeout=extract_timeout
+        )
+        self._extractor = Extractor(limits)
+        self._cache = DocumentCache(cache_bytes)
+        self._stemmer = Stemmer()
+        self.indexer = Indexer(
+            self.sandbox,
+            data_dir / INDEX_FILE,
+            extractor=self._extractor,
+            cache=self._cache,
+            stemmer=self._stemmer,
+            interval=watch_interval,
+        )
+        self._searcher = Searcher(self.indexer, self._stemmer)
+        self._reader = Reader(self.sandbox, self._extractor, self._cache, self._stemmer)
+        self._tools = {
+            t.name: t
+            for t in (
+                _Tool(
+                    "search_files",
+                    "Find documents by words or name glob; use first for any question "
+                    "about the documents.",
+                    SearchArgs,
+                    self._search,
+                ),
+                _Tool(
+                    "read_file",
+                    "Read a document's text page by page; use on a found path before answering.",
+                    ReadArgs,
+                    self._read,
+                ),
+                _Tool(
+                    "list_files",
+                    "List a folder; use to browse when search finds nothing or asked what exists.",
+                    ListArgs,
+                    self._list,
+                ),
+            )
+        }
+        self._specs = [tool_spec(t.name, t.description, t.args) for t in self._tools.values()]
+
+    @property
+    def specs(self) -> list[dict[str, Any]]:
+        """OpenAI tool specs for the three tools (a fresh copy each time)."""
+        return json.loads(json.dumps(self._specs))  # type: ignore[no-any-return]
+
+    async def start(self) -> None:
+        """Open or create the index and start the background build and the watcher."""
+        if not self.sandbox.root.is_dir():
+            log.warning("the documents folder does not exist yet; it will be watched for")
+        await self.indexer.start()
+
+    async def close(self) -> None:
+        await self.indexer.close()
+        await asyncio.to_thread(self._extractor.close)
+
+    async def reindex(self) -> ReindexReport:
+        """Rebuild the whole index from the documents."""
+        return await self.indexer.reindex()
+
+    async def refresh(self, rel_path: str) -> FileReport:
+        """Index one file now, e.g. right after an upload."""
+        return await self.indexer.refresh(rel_path)
+
+    def status(self) -> IndexStatus:
+        return self.indexer.status()
+
+    async def wait_ready(self) -> None:
+        """Return once the first index build is done (callers bound it with a timeout)."""
+        await self.indexer.ready.wait()
+
+    async def wait_synced(self) -> None:
+        """Return once the index has caught up with files changed before this call."""
+        await self.indexer.wait_synced()
+
+    async def execute(self, name: str, arguments: str | Mapping[str, Any]) -> str:
+        """Run one tool call; the result (or the error) is JSON text for the model."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return error_result(
+                f"there is no tool named '{str(name)[:60]}'",
+                "Use search_files, read_file or list_files.",
+            )
+        try:
+            args = self._parse(tool, arguments)
+        except ToolError as exc:
+            return error_result(exc.message, exc.hint)
+        try:
+            return to_json(await tool.run(args))
+        except ToolError as exc:
+            return error_result(exc.message, exc.hint)
+        except Exception:  # the model must get an answer; the traceback goes to the log
+            log.exception("tool %s failed", name)
+            return error_result(
+                f"{name} failed unexpectedly", "Try again, or try another file or query."
+            )
+
+    @staticmethod
+    def _parse(tool: _Tool, arguments: str | Mapping[str, Any]) -> BaseModel:
+        raw: object = arguments
+        if isinstance(arguments, str | bytes):
+            text = arguments.strip() if isinstance(arguments, str) else arguments
+            try:
+                raw = json.loads(text) if text else {}
+            except (ValueError, RecursionError):
+                raise ToolError(
+                    "the arguments are not valid JSON",
+                    f"Send a JSON object, e.g. {_example(tool.name)}.",
+                ) from None
+        if not isinstance(raw, Mapping):
+            raise ToolError("the arguments must be a JSON object", _example(tool.name))
+        try:
+            return tool.args.model_validate(dict(raw))
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                for e in exc.errors(include_input=False, include_url=False)[:5]
+            )
+            raise ToolError(
+                f"invalid arguments: {problems}", f"Example: {_example(tool.name)}"
+            ) from None
+
+    async def _search(self, args: SearchArgs) -> dict[str, Any]:
+        return await asyncio.to_thread(self._searcher.search, args.query, args.limit)
+
+    async def _read(self, args: ReadArgs) -> dict[str, Any]:
+        try:
+            return await asyncio.to_thread(
+                self._reader.read,
+                args.path,
+                args.offset,
+                args.limit,
+                self.settings.read_page_chars,
+            )
+        except PathNotFoundError as exc:
+            close = await asyncio.to_thread(self._suggest, args.path)
+            if close:
+                raise PathNotFoundError(
+                    exc.rel, "Did you mean: " + ", ".join(f"'{c}'" for c in close) + "?"
+                ) from None
+            raise
+
+    def _suggest(self, missing: str) -> list[str]:
+        candidates = list(self.indexer.state.visible) or [
+            e.rel for e in self.sandbox.walk() if not e.is_dir
+        ]
+        return self._reader.suggest(missing, candidates)
+
+    async def _list(self, args: ListArgs) -> dict[str, Any]:
+        snapshot = self.indexer.state.visible if self.indexer.passes else None
+        return await asyncio.to_thread(list_folder, self.sandbox, args.path, args.depth, snapshot)
+
+
+def _example(name: str) -> str:
+    return {
+        "search_files": '{"query": "отпуск 2024"}',
+        "read_file": '{"path": "docs/report.pdf", "offset": 1}',
+        "list_files": '{"path": "", "depth": 1}',
+    }[name]
+
+
+def build_toolbox(settings: ToolSettings) -> Toolbox:
+    """A toolbox for these settings, not started yet: the caller awaits `start()`."""
+    return Toolbox(settings)
