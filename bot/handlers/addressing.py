@@ -1,0 +1,88 @@
+"""Who a message is for, which conversation it belongs to, and the question it carries.
+
+In private chats every message is for the bot. In groups the bot answers only when mentioned
+by @username, when someone replies to one of its messages, or for commands addressed to it;
+everything else is other people's talk and is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from aiogram.types import Message, MessageEntity, User
+
+GROUP_TYPES = frozenset({"group", "supergroup"})
+
+
+def is_group(message: Message) -> bool:
+    """Whether the message was posted in a group or supergroup."""
+    return message.chat.type in GROUP_TYPES
+
+
+def conversation_key(message: Message) -> str:
+    """`chat:<id>` in private chats; `chat:<id>:user:<id>` so group members keep their own."""
+    if is_group(message) and message.from_user is not None:
+        return f"chat:{message.chat.id}:user:{message.from_user.id}"
+    return f"chat:{message.chat.id}"
+
+
+def _text_and_entities(message: Message) -> tuple[str, list[MessageEntity]]:
+    if message.text is not None:
+        return message.text, list(message.entities or [])
+    return message.caption or "", list(message.caption_entities or [])
+
+
+def _is_bot_mention(entity: MessageEntity, text: str, me: User) -> bool:
+    if entity.type == "text_mention":
+        return entity.user is not None and entity.user.id == me.id
+    if entity.type != "mention" or not me.username:
+        return False
+    return entity.extract_from(text).lower() == f"@{me.username.lower()}"
+
+
+def mentions_bot(message: Message, me: User) -> bool:
+    """An @username (or text mention) entity naming this bot, compared case-insensitively."""
+    text, entities = _text_and_entities(message)
+    return any(_is_bot_mention(e, text, me) for e in entities)
+
+
+def replies_to_bot(message: Message, me: User) -> bool:
+    """A reply to one of the bot's own messages."""
+    replied = message.reply_to_message
+    return replied is not None and replied.from_user is not None and replied.from_user.id == me.id
+
+
+def command_for_bot(message: Message, me: User) -> bool:
+    """`/cmd` or `/cmd@this_bot`, but not `/cmd@other_bot`."""
+    text = message.text or ""
+    if not text.startswith("/"):
+        return False
+    head = text.split(maxsplit=1)[0]
+    _, at, name = head.partition("@")
+    return not at or (me.username is not None and name.lower() == me.username.lower())
+
+
+def addressed_to_bot(message: Message, me: User) -> bool:
+    """Whether the bot should react to `message` at all."""
+    if not is_group(message):
+        return True
+    return mentions_bot(message, me) or replies_to_bot(message, me) or command_for_bot(message, me)
+
+
+def question_text(message: Message, me: User) -> str:
+    """The message text (or caption) without the bot's own mentions, trimmed."""
+    text, entities = _text_and_entities(message)
+    units = text.encode("utf-16-le")
+    cuts = sorted(
+        ((e.offset, e.offset + e.length) for e in entities if _is_bot_mention(e, text, me)),
+        reverse=True,
+    )
+    for start, end in cuts:
+        units = units[: start * 2] + b" " + b"\x00" + units[end * 2 :]
+    cleaned = units.decode("utf-16-le")
+    return re.sub(r"[ \t]{2,}", " ", cleaned).strip() if cuts else cleaned.strip()
+
+
+def has_words(text: str) -> bool:
+    """Whether the text holds at least one letter or digit (emoji and punctuation do not count)."""
+    return any(ch.isalnum() for ch in text)

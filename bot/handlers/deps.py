@@ -1,0 +1,23 @@
+"""Timing knobs of the Telegram layer, with production defaults; tests shorten them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """How the bot paces itself towards Telegram and how long it waits at shutdown.
+
+    `edit_interval_s`: least time between status edits in one chat (Telegram allows ~1/s).
+    `typing_interval_s`: how often the typing action is renewed (it fades after ~5 s).
+    `retry_wait_cap_s`: most time one answer may spend waiting out flood control.
+    `shutdown_grace_s`: how long running questions may finish after SIGTERM.
+    `max_waiting_per_chat`: messages queued behind a running answer before more are refused.
+    """
+
+    edit_interval_s: float = 1.0
+    typing_interval_s: float = 4.0
+    retry_wait_cap_s: float = 60.0
+    shutdown_grace_s: float = 8.0
+    max_waiting_per_chat: int = 10

@@ -1,0 +1,160 @@
+"""Questions: text (and, from non-admins, document captions) answered from the documents.
+
+One status message shows progress and then becomes the answer; the answer ends with the files
+it came from. Agent failures become one short message in the user's language, with the detail
+in the log.
+"""
+
+from __future__ import annotations
+
+import logging
+from html import escape
+
+from aiogram import Bot, F, Router
+from aiogram.types import Message
+
+from bot.agent import Agent, AgentError, Answer
+from bot.config import Settings
+from bot.delivery import Chunk, Delivery, Renderable
+from bot.handlers.addressing import conversation_key, has_words, question_text
+from bot.handlers.deps import Tuning
+from bot.handlers.filters import addressed
+from bot.handlers.replies import place_of, say, user_texts
+from bot.progress import EditPacer, Progress
+from bot.render import render_answer
+from bot.texts import Texts
+
+log = logging.getLogger(__name__)
+
+_FLAGS = {"question": True}
+
+
+def make_router() -> Router:
+    """Text questions and captions; in groups only what is addressed to the bot."""
+    router = Router(name="questions")
+    router.message.filter(addressed)
+    router.message.register(on_text, F.text, flags=_FLAGS)
+    router.message.register(on_captioned_document, F.document, F.caption, flags=_FLAGS)
+    router.message.register(on_bare_document, F.document)
+    return router
+
+
+async def on_text(
+    message: Message,
+    *,
+    bot: Bot,
+    agent: Agent,
+    settings: Settings,
+    pacer: EditPacer,
+    tuning: Tuning,
+) -> None:
+    """A question typed (or forwarded) as text."""
+    await answer(message, bot=bot, agent=agent, settings=settings, pacer=pacer, tuning=tuning)
+
+
+async def on_captioned_document(
+    message: Message,
+    *,
+    bot: Bot,
+    agent: Agent,
+    settings: Settings,
+    pacer: EditPacer,
+    tuning: Tuning,
+    is_admin: bool,
+) -> None:
+    """A non-admin's document: uploads are for admins, so the caption is the question."""
+    if not is_admin:
+        await say(bot, message, user_texts(message).caption_as_question, tuning)
+    await answer(message, bot=bot, agent=agent, settings=settings, pacer=pacer, tuning=tuning)
+
+
+async def on_bare_document(message: Message, *, bot: Bot, tuning: Tuning) -> None:
+    """A non-admin's document without a caption: nothing to answer, and no upload."""
+    await say(bot, message, user_texts(message).upload_refused, tuning)
+
+
+async def answer(
+    message: Message,
+    *,
+    bot: Bot,
+    agent: Agent,
+    settings: Settings,
+    pacer: EditPacer,
+    tuning: Tuning,
+) -> None:
+    """Ask the agent, showing progress, and deliver the answer (or a clear error)."""
+    texts = user_texts(message)
+    question = question_text(message, await bot.me())
+    if not has_words(question):
+        await say(bot, message, texts.empty_question, tuning)
+        return
+    conversation = conversation_key(message)
+    place = place_of(message)
+    log.debug("question in %s: %r", conversation, question)
+    progress = Progress(
+        bot,
+        place,
+        texts,
+        pacer,
+        show_status=settings.show_progress,
+        typing_interval_s=tuning.typing_interval_s,
+    )
+    async with progress:
+        parts = await _ask(agent, conversation, question, texts, progress)
+    delivery = Delivery(bot, place, pacer=pacer, retry_wait_cap_s=tuning.retry_wait_cap_s)
+    delivered = await delivery.send(parts, status_message_id=progress.status_message_id)
+    log.info(
+        "conversation %s: delivered %d of %d part(s)",
+        conversation,
+        len(delivered.message_ids),
+        len(parts),
+    )
+
+
+async def _ask(
+    agent: Agent, conversation: str, question: str, texts: Texts, progress: Progress
+) -> list[Renderable]:
+    try:
+        result = await agent.ask(conversation, question, on_event=progress.on_event)
+    except AgentError as exc:
+        log.warning("question in %s failed (%s): %s", conversation, exc.kind, exc)
+        return [Chunk.from_html(escape(texts.agent_error(exc.kind)))]
+    except Exception:  # an unexpected failure still owes the user a reply; the trace is logged
+        log.exception("question in %s failed unexpectedly", conversation)
+        return [Chunk.from_html(escape(texts.error_generic))]
+    usage = result.usage
+    log.info(
+        "conversation %s: answered in %d round(s), %d model call(s), %d+%d tokens, %.1f s%s%s",
+        conversation,
+        usage.rounds,
+        usage.model_calls,
+        usage.prompt_tokens,
+        usage.completion_tokens,
+        usage.elapsed_s,
+        ", cut short" if result.cut_short else "",
+        ", truncated" if result.truncated else "",
+    )
+    parts: list[Renderable] = list(render_answer(answer_markdown(result, texts)))
+    return parts or [Chunk.from_html(escape(texts.error_bad_reply))]
+
+
+def answer_markdown(result: Answer, texts: Texts) -> str:
+    """The model's answer with the notes and the sources line appended as Markdown."""
+    body = result.text.strip()
+    if not body:
+        return ""
+    if _open_fence(body):
+        body += "\n```"
+    tail = []
+    if result.cut_short:
+        tail.append(texts.note_cut_short)
+    if result.truncated:
+        tail.append(texts.note_truncated)
+    if result.sources:
+        tail.append(texts.sources_line(result.sources))
+    return "\n\n".join([body, *tail])
+
+
+def _open_fence(text: str) -> bool:
+    fences = sum(1 for line in text.splitlines() if line.lstrip().startswith(("```", "~~~")))
+    return fences % 2 == 1

@@ -1,0 +1,13 @@
+"""Middlewares, one job each: access control, per-user rate limit, per-conversation order."""
+
+from bot.middlewares.access import AccessMiddleware
+from bot.middlewares.order import ConversationOrderMiddleware, InFlight
+from bot.middlewares.rate_limit import RateLimitMiddleware, SlidingWindow
+
+__all__ = [
+    "AccessMiddleware",
+    "ConversationOrderMiddleware",
+    "InFlight",
+    "RateLimitMiddleware",
+    "SlidingWindow",
+]

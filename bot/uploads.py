@@ -1,0 +1,161 @@
+"""Saving a document an admin sends into the sandbox, safely and without overwriting.
+
+The bytes go to a hidden `.upload-<random>.part` file in the target folder (the tools never see
+hidden names), then get a final, sanitised, unused name in one atomic step. A failure at any
+point leaves no partial file behind.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import mimetypes
+import os
+import re
+import secrets
+import unicodedata
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from aiogram import Bot
+from aiogram.exceptions import TelegramBadRequest
+from aiogram.types import Document
+
+from tools.errors import SandboxError
+
+if TYPE_CHECKING:
+    from tools import Toolbox
+
+log = logging.getLogger(__name__)
+
+_FORBIDDEN = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|\u200e\u200f\u202a-\u202e\u2066-\u2069]')
+_MAX_NAME_BYTES = 200
+_MAX_COPIES = 10_000
+_DOWNLOAD_TIMEOUT_S = 600
+_MB = 1024 * 1024
+
+
+class UploadError(Exception):
+    """The upload was refused or failed; `kind` picks the user's message, `detail` the log's."""
+
+    def __init__(self, kind: str, detail: str = "", *, size: int = 0) -> None:
+        super().__init__(detail or kind)
+        self.kind = kind
+        self.detail = detail
+        self.size = size
+
+
+@dataclass(frozen=True, slots=True)
+class SavedUpload:
+    """Where the document landed (relative to the sandbox) and how much text it gave."""
+
+    path: str
+    chars: int
+    error: str | None
+
+
+def safe_file_name(name: str | None, mime_type: str | None = None) -> str:
+    """A file name that is safe on any disk: no folders, control or reserved characters,
+    not hidden, at most ~200 bytes with its extension kept."""
+    raw = unicodedata.normalize("NFC", name or "")
+    raw = raw.replace("\\", "/").rsplit("/", 1)[-1]
+    clean = _FORBIDDEN.sub("_", raw).strip().lstrip(".").rstrip(". ")
+    clean = re.sub(r"\s+", " ", clean)
+    stem, dot, ext = clean.rpartition(".")
+    if not dot:
+        stem, ext = clean, ""
+    if not stem:
+        stem = "document"
+    if not ext and mime_type:
+        guessed = mimetypes.guess_extension(mime_type) or ""
+        ext = guessed.lstrip(".")
+    ext = ext[:16]
+    suffix = f".{ext}" if ext else ""
+    budget = _MAX_NAME_BYTES - len(suffix.encode())
+    stem = stem.encode()[:budget].decode(errors="ignore").rstrip(". ") or "document"
+    return stem + suffix
+
+
+def _numbered(name: str, copy: int) -> str:
+    stem, dot, ext = name.rpartition(".")
+    if not dot or not stem:
+        return f"{name} ({copy})"
+    return f"{stem} ({copy}).{ext}"
+
+
+def _place_without_overwrite(temp: Path, folder: Path, name: str) -> Path:
+    """Give `temp` the first free name among `name`, `name (2)`, … atomically."""
+    for copy in range(1, _MAX_COPIES):
+        target = folder / (name if copy == 1 else _numbered(name, copy))
+        try:
+            os.link(temp, target)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            if exc.errno not in {errno.EPERM, errno.ENOTSUP, errno.EXDEV, errno.EMLINK}:
+                raise
+            if target.exists():  # no hard links on this disk: check, then rename
+                continue
+            temp.rename(target)
+            return target
+        temp.unlink()
+        return target
+    msg = f"no free name for {name}"
+    raise UploadError("failed", msg)
+
+
+def target_folder(toolbox: Toolbox, caption: str | None) -> Path:
+    """The folder named by the caption (inside the sandbox only), or the sandbox root."""
+    wanted = (caption or "").strip().strip("/")
+    if not wanted:
+        return toolbox.sandbox.root
+    try:
+        folder = toolbox.sandbox.resolve(wanted, must_exist=False)
+    except SandboxError as exc:
+        raise UploadError("bad_folder", exc.message) from exc
+    if folder.exists() and not folder.is_dir():
+        raise UploadError("bad_folder", f"'{wanted}' is a file")
+    return folder
+
+
+async def save_upload(
+    bot: Bot, document: Document, caption: str | None, toolbox: Toolbox, max_mb: float
+) -> SavedUpload:
+    """Download `document` into the sandbox and index it.
+
+    Raises:
+        UploadError: `too_big`, `too_big_for_server`, `bad_folder`, `disk_full` or `failed`.
+    """
+    limit = int(max_mb * _MB)
+    if document.file_size is not None and document.file_size > limit:
+        raise UploadError("too_big", f"{document.file_size} bytes", size=document.file_size)
+    folder = target_folder(toolbox, caption)
+    name = safe_file_name(document.file_name, document.mime_type)
+    try:
+        file = await bot.get_file(document.file_id)
+    except TelegramBadRequest as exc:
+        if "too big" in exc.message.lower():
+            raise UploadError("too_big_for_server", exc.message) from exc
+        raise
+    if file.file_path is None:
+        raise UploadError("failed", "Telegram gave no file path")
+    temp = folder / f".upload-{secrets.token_hex(8)}.part"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        await bot.download_file(file.file_path, destination=temp, timeout=_DOWNLOAD_TIMEOUT_S)
+        size = temp.stat().st_size
+        if size > limit:
+            raise UploadError("too_big", f"{size} bytes after download", size=size)
+        final = _place_without_overwrite(temp, folder, name)
+    except OSError as exc:
+        kind = "disk_full" if exc.errno in {errno.ENOSPC, errno.EDQUOT} else "failed"
+        raise UploadError(kind, exc.strerror or str(exc)) from exc
+    finally:
+        with suppress(OSError):
+            temp.unlink(missing_ok=True)
+    rel = toolbox.sandbox.relative(final)
+    log.info("saved upload %s (%d bytes)", rel, final.stat().st_size)
+    report = await toolbox.refresh(rel)
+    return SavedUpload(path=rel, chars=report.chars, error=report.error)

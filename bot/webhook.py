@@ -1,0 +1,73 @@
+"""Webhook mode: an aiohttp server receives updates Telegram posts to WEBHOOK_URL.
+
+Every request must carry the secret token Telegram was given with `setWebhook` (header
+`X-Telegram-Bot-Api-Secret-Token`); others get 401. Without WEBHOOK_SECRET a random secret is
+made at each start, so the check is never off (set one when several replicas share the URL).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import signal
+from contextlib import suppress
+from urllib.parse import urlsplit
+
+from aiogram import Bot, Dispatcher
+from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
+from aiohttp import web
+
+from bot.config import Settings
+
+log = logging.getLogger(__name__)
+
+
+def webhook_secret(settings: Settings) -> str:
+    """WEBHOOK_SECRET, or a fresh random one (Telegram allows letters, digits, _ and -)."""
+    if settings.webhook_secret is not None:
+        return settings.webhook_secret.get_secret_value()
+    return secrets.token_urlsafe(32)
+
+
+def build_webhook_app(dp: Dispatcher, bot: Bot, path: str, secret: str) -> web.Application:
+    """The aiohttp application: dispatcher start-up and shutdown, then the update route.
+
+    Start-up and shutdown hooks are added before the route's own shutdown hook (which closes
+    the Bot session), so questions still running at shutdown can deliver their answers.
+    """
+    app = web.Application()
+    setup_application(app, dp, bot=bot)
+    SimpleRequestHandler(dispatcher=dp, bot=bot, secret_token=secret).register(app, path=path)
+    return app
+
+
+async def run_webhook(dp: Dispatcher, bot: Bot, settings: Settings) -> None:
+    """Serve on WEBHOOK_LISTEN and register WEBHOOK_URL with Telegram until SIGTERM/SIGINT."""
+    assert settings.webhook_url is not None
+    path = urlsplit(settings.webhook_url).path or "/"
+    secret = webhook_secret(settings)
+    runner = web.AppRunner(build_webhook_app(dp, bot, path, secret))
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, settings.webhook_host, settings.webhook_port)
+        await site.start()
+        await bot.set_webhook(
+            settings.webhook_url,
+            secret_token=secret,
+            allowed_updates=dp.resolve_used_update_types(),
+        )
+        log.info("webhook mode: listening on %s, path %s", settings.webhook_listen, path)
+        await _until_stopped()
+    finally:
+        await runner.cleanup()
+
+
+async def _until_stopped() -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("stop signal received")
