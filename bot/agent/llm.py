@@ -38,7 +38,8 @@ _STRAY_CLOSE = re.compile(r"^.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
 _CONTEXT_TOO_LONG = re.compile(
     r"context[_ ]length|maximum context|context window|too many tokens|prompt is too long"
     r"|input is too long|reduce the length|exceeds? the (?:model'?s? )?(?:maximum|max|limit)"
-    r"|token limit|tokens? exceed|longer than the model|request too large|too long for",
+    r"|token limit|tokens? exceed|longer than the model|request too large|too long for"
+    r"|tokens\W*\+.*must be <=",
     re.IGNORECASE,
 )
 _MAX_DETAIL = 300

@@ -39,8 +39,10 @@ logger = logging.getLogger(__name__)
 
 Message = dict[str, Any]
 
-# On a context-length error the retry aims at this share of the budget.
+# On a context-length error the retry aims at this share of what was sent, and later requests
+# stay below this share of it: the server's real window is evidently smaller than configured.
 _HARDER = 0.6
+_CEILING = 0.9
 
 
 @dataclass
@@ -81,6 +83,7 @@ class Agent:
         self._history = history
         self._counter = TokenCounter.for_model(config.model)
         self._locks = KeyedLocks()
+        self._ceiling: int | None = None
 
     @property
     def counter(self) -> TokenCounter:
@@ -113,7 +116,7 @@ class Agent:
         past = await self._load(conversation)
         specs = self._tools.specs
         try:
-            tokens = self._fit(past, [], specs, self._config.prompt_budget).tokens
+            tokens = self._fit(past, [], specs, self._budget()).tokens
         except ContextOverflow:  # even the system prompt and tools overflow: report the raw size
             system = {"role": "system", "content": self._config.system_prompt}
             tokens = self._counter.messages([system]) + self._counter.tools(specs)
@@ -207,6 +210,16 @@ class Agent:
             usage=progress.usage(started),
         )
 
+    def _budget(self) -> int:
+        """The configured budget, or less once the server has refused a smaller request."""
+        budget = self._config.prompt_budget
+        return budget if self._ceiling is None else min(budget, self._ceiling)
+
+    def _learn_ceiling(self, refused_tokens: int) -> None:
+        ceiling = int(refused_tokens * _CEILING)
+        if self._ceiling is None or ceiling < self._ceiling:
+            self._ceiling = ceiling
+
     def _fit(
         self,
         past: list[list[Message]],
@@ -231,19 +244,24 @@ class Agent:
         progress: _Progress,
     ) -> ModelReply:
         """One model call that fits the window; on a context-length error, trim harder once."""
-        budget = self._config.prompt_budget
+        budget = self._budget()
         fitted = self._fit(past, current, specs, budget)
         for attempt in (1, 2):
             progress.model_calls += 1
             try:
                 reply = await self._model.complete(fitted.messages, specs or None)
             except ContextOverflow as exc:
-                self._counter.must_exceed(fitted.tokens, budget)
+                self._learn_ceiling(fitted.tokens)
                 if attempt == 2:
                     msg = f"the conversation does not fit the model's window even trimmed: {exc}"
                     raise ContextOverflow(msg) from exc
-                logger.warning("server says the request is too long (%s); trimming harder", exc)
-                fitted = self._fit(past, current, specs, int(budget * _HARDER))
+                logger.warning(
+                    "the server refused a request of ~%d tokens as too long (%s); trimming "
+                    "harder. If this repeats, CONTEXT_WINDOW is larger than the server's window",
+                    fitted.tokens,
+                    exc,
+                )
+                fitted = self._fit(past, current, specs, int(min(budget, fitted.tokens) * _HARDER))
                 continue
             self._counter.observe(fitted.tokens, reply.prompt_tokens)
             progress.prompt_tokens += reply.prompt_tokens or fitted.tokens

@@ -161,11 +161,6 @@ class TokenCounter:
             )
             self._ratio = needed
 
-    def must_exceed(self, estimated: int, limit: int) -> None:
-        """The server said a request estimated at `estimated` did not fit `limit` tokens."""
-        if estimated > 0:
-            self.observe(estimated, math.ceil(limit * 1.05))
-
 
 def _text_of(content: object) -> str:
     if content is None:
