@@ -179,14 +179,59 @@ def ensure(workdir: Path, documents: int, python: str, env: dict[str, str]) -> P
     return root
 
 
+BIG_PDF = "Архив/годовой_отчет_300_страниц.pdf"
+BIG_TEXT = "Архив/журнал_операций_50МБ.txt"
+BIG_TEXT_BYTES = 50_000_000
+BIG_PDF_PAGES = 300
+
+
+def generate_read_set(root: Path, seed: int = SEED) -> list[Doc]:
+    """Two long documents for the read benchmark: a 300-page PDF and a 50 MB text file."""
+    rng = random.Random(f"{seed}:read")
+    vocab = vocabulary("ru")
+    pdf = root / BIG_PDF
+    pdf.parent.mkdir(parents=True, exist_ok=True)
+    formats.write_pdf(pdf, paragraphs(rng, vocab, 1_500_000), pages=BIG_PDF_PAGES)
+    big = root / BIG_TEXT
+    with big.open("wb") as out:
+        written = 0
+        while written < BIG_TEXT_BYTES:
+            chunk = text(rng, vocab, 1_000_000).encode("utf-8")
+            chunk = chunk[: BIG_TEXT_BYTES - written].decode("utf-8", "ignore").encode("utf-8")
+            out.write(chunk)
+            written += len(chunk)
+            if len(chunk) < 16:
+                break
+    docs = [
+        Doc(BIG_PDF, "pdf", "ru", "отчет", pdf.stat().st_size),
+        Doc(BIG_TEXT, "txt", "ru", "журнал", big.stat().st_size),
+    ]
+    manifest = {"documents": 2, "seed": seed, "files": [asdict(d) for d in docs]}
+    manifest_path(root).write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
+    return docs
+
+
+def ensure_read_set(workdir: Path, python: str, env: dict[str, str]) -> Path:
+    """The read benchmark's folder, built in a subprocess if missing."""
+    root = workdir / "read-set"
+    if not manifest_path(root).exists():
+        command = [python, "-m", "bench.corpus", str(root), "--read-set"]
+        subprocess.run(command, env=env, check=True)
+    return root
+
+
 def main(argv: list[str] | None = None) -> int:
-    """`python -m bench.corpus DIR --documents N [--seed S]`."""
+    """`python -m bench.corpus DIR --documents N [--seed S]` (or `--read-set`)."""
     parser = argparse.ArgumentParser(prog="python -m bench.corpus")
     parser.add_argument("root", type=Path)
     parser.add_argument("--documents", type=int, default=1_000)
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--read-set", action="store_true", help="the two long documents")
     args = parser.parse_args(argv)
-    docs = generate(args.root, args.documents, args.seed)
+    if args.read_set:
+        docs = generate_read_set(args.root, args.seed)
+    else:
+        docs = generate(args.root, args.documents, args.seed)
     total = sum(d.size for d in docs)
     print(f"{len(docs)} documents, {total / 1e6:.1f} MB in {args.root}")
     return 0

@@ -37,8 +37,8 @@ def has_cyrillic_font() -> bool:
     return _font() != "Helvetica"
 
 
-def write_pdf(path: Path, paragraphs: Iterable[str], *, min_pages: int = 1) -> int:
-    """Lay the paragraphs out on A4 pages; returns the page count."""
+def write_pdf(path: Path, paragraphs: Iterable[str], *, pages: int | None = None) -> int:
+    """Lay the paragraphs out on A4 pages (exactly `pages` if given); returns the page count."""
     font = _font()
     pdf = canvas.Canvas(str(path), pagesize=A4, invariant=True)
     width, height = A4
@@ -46,9 +46,9 @@ def write_pdf(path: Path, paragraphs: Iterable[str], *, min_pages: int = 1) -> i
     for paragraph in paragraphs:
         lines.extend(textwrap.wrap(paragraph, 95) or [""])
         lines.append("")
-    while len(lines) < min_pages * _LINES_PER_PAGE:
-        lines.append("")
-    pages = 0
+    if pages is not None:
+        lines = (lines + [""] * (pages * _LINES_PER_PAGE))[: pages * _LINES_PER_PAGE]
+    count = 0
     for start in range(0, len(lines), _LINES_PER_PAGE):
         pdf.setFont(font, 9)
         y = height - 50
@@ -56,9 +56,9 @@ def write_pdf(path: Path, paragraphs: Iterable[str], *, min_pages: int = 1) -> i
             pdf.drawString(40, y, line)
             y -= 15
         pdf.showPage()
-        pages += 1
+        count += 1
     pdf.save()
-    return pages
+    return count
 
 
 def write_docx(path: Path, title: str, paragraphs: Iterable[str], table: bool = False) -> None:

@@ -1,0 +1,150 @@
+"""A fake OpenAI-compatible model for the benchmarks, run in its own process.
+
+It plays a fixed three-round script for every question — `search_files`, then `read_file` on the
+first path the search returned, then an answer — so any number of chats can run at once without
+a queue. `--delay` adds latency per call (a slow model); `--usage` reports the prompt tokens it
+counts with o200k (when the offline tokenizer is installed) so the agent can calibrate.
+
+It reuses the test suite's fake server (`tests.support.fake_llm`): same HTTP shape, real SDK.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bench.tokenizer import reference_counter
+from tests.support.fake_llm import FakeLLM, Reply, text_reply, tool_calls_reply
+
+FALLBACK_PATH = "Кухня/рецепт_шарлотки.txt"
+ANSWER = "Шарлотка: сахар - 1 стакан, яйца - 3 штуки, мука - 1 стакан. Источник: {path}."
+
+
+def _current_turn(messages: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
+    return messages[last_user:]
+
+
+def _first_path(tool_message: Mapping[str, Any]) -> str:
+    try:
+        results = json.loads(str(tool_message.get("content") or "{}")).get("results") or []
+    except (ValueError, AttributeError):
+        return FALLBACK_PATH
+    return str(results[0]["path"]) if results else FALLBACK_PATH
+
+
+def _query_of(question: str) -> str:
+    """The question's keywords: the part after a colon if there is one, else the whole text."""
+    return question.rpartition(":")[2].strip(" ?.!") or question
+
+
+@dataclass
+class Script:
+    """The three-round script and its counters."""
+
+    delay_s: float
+    count_tokens: Callable[[dict[str, Any]], int] | None
+    ids: itertools.count[int]
+    requests: int = 0
+
+    def reply(self, body: dict[str, Any]) -> Reply:
+        self.requests += 1
+        messages = list(body.get("messages") or [])
+        turn = _current_turn(messages)
+        results = [m for m in turn if m.get("role") == "tool"]
+        usage = None
+        if self.count_tokens is not None:
+            usage = (self.count_tokens(body), 40)
+        prefix = f"c{next(self.ids)}"
+        if not body.get("tools") or len(results) >= 2:
+            path = _first_path(results[-1]) if results else FALLBACK_PATH
+            reply = text_reply(ANSWER.format(path=path), usage=usage)
+        elif not results:
+            query = _query_of(str(turn[0].get("content") or "")) if turn else "шарлотка"
+            reply = tool_calls_reply(
+                ("search_files", {"query": query}), usage=usage, id_prefix=prefix
+            )
+        else:
+            path = _first_path(results[-1])
+            reply = tool_calls_reply(("read_file", {"path": path}), usage=usage, id_prefix=prefix)
+        if self.delay_s:
+            return Reply(reply.status, reply.body, reply.content_type, delay_s=self.delay_s)
+        return reply
+
+
+async def serve(delay_s: float, usage: bool) -> None:
+    """Serve until SIGTERM or stdin closes; print the base URL first, the count last."""
+    count = reference_counter() if usage else None
+    script = Script(delay_s, count.request if count else None, itertools.count(1))
+    server = FakeLLM()
+
+    async def responder(body: dict[str, Any]) -> Reply:
+        return script.reply(body)
+
+    server.responder = responder
+    await server.start()
+    print(server.base_url, flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    loop.add_reader(sys.stdin.fileno(), lambda: stop.set() if not sys.stdin.read(1) else None)
+    await stop.wait()
+    await server.close()
+    print(f"requests {script.requests}", file=sys.stderr, flush=True)
+
+
+class FakeModelProcess:
+    """The server as a child process, so its CPU and memory are not the measured process's."""
+
+    def __init__(self, process: subprocess.Popen[str], base_url: str) -> None:
+        self.process = process
+        self.base_url = base_url
+
+    @classmethod
+    def start(
+        cls, python: str, env: dict[str, str], *, delay_s: float = 0.0, usage: bool = False
+    ) -> FakeModelProcess:
+        command = [python, "-m", "bench.fake_model", "--delay", str(delay_s)]
+        if usage:
+            command.append("--usage")
+        process = subprocess.Popen(
+            command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert process.stdout is not None
+        base_url = process.stdout.readline().strip()
+        if not base_url.startswith("http"):
+            process.kill()
+            msg = "the fake model server did not start"
+            raise RuntimeError(msg)
+        return cls(process, base_url)
+
+    def stop(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m bench.fake_model [--delay S] [--usage]`."""
+    parser = argparse.ArgumentParser(prog="python -m bench.fake_model")
+    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--usage", action="store_true")
+    args = parser.parse_args(argv)
+    asyncio.run(serve(args.delay, args.usage))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
