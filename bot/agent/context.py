@@ -93,8 +93,8 @@ def fit(
     base = counter.messages([system]) + tools_tokens
     current_list, cut = _fit_current(current, budget - base, counter)
     room = budget - base - sum(counter.message(m) for m in current_list)
-    turns, compacted, dropped = _fit_past(past, room, counter)
-    if dropped:
+    turns, compacted, dropped, with_note = _fit_past(past, room, counter)
+    if with_note:
         system = {"role": "system", "content": f"{system_prompt}\n\n{OMITTED_TURNS_NOTE}"}
     messages = [system, *(m for turn in turns for m in turn), *current_list]
     tokens = counter.messages(messages) + tools_tokens
@@ -103,8 +103,12 @@ def fit(
 
 def _fit_past(
     past: Sequence[Turn], room: int, counter: TokenCounter
-) -> tuple[list[list[Message]], int, int]:
-    """Compact the oldest turns first, then drop the oldest whole, until `room` holds them."""
+) -> tuple[list[list[Message]], int, int, bool]:
+    """Compact the oldest turns first, then drop the oldest whole, until `room` holds them.
+
+    The marker saying turns were left out is added when it fits (it always does unless every
+    past turn had to go and the current turn fills the window).
+    """
     turns = [list(turn) for turn in past]
     sizes = [sum(counter.message(m) for m in turn) for turn in turns]
     total = sum(sizes)
@@ -124,13 +128,8 @@ def _fit_past(
         total -= sizes.pop(0)
         turns.pop(0)
         dropped += 1
-    if dropped and total + note > room:
-        # The note itself must fit: give up one more turn for it.
-        while turns and total + note > room:
-            total -= sizes.pop(0)
-            turns.pop(0)
-            dropped += 1
-    return turns, compacted, dropped
+    with_note = dropped > 0 and total + note <= room
+    return turns, compacted, dropped, with_note
 
 
 def _fit_current(

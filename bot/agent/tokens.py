@@ -37,7 +37,14 @@ _PER_REQUEST = 4
 _MAX_RATIO = 4.0
 _MIN_OBSERVED = 64
 _ENCODING_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
-_KNOWN_ENCODINGS = frozenset({"o200k_base", "cl100k_base", "p50k_base", "r50k_base"})
+# SHA-256 of tiktoken's published files. A cached file is used only when it matches, because
+# tiktoken itself would delete a mismatching file and download it again.
+_ENCODING_SHA256 = {
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "p50k_base": "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
+    "r50k_base": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+}
 
 
 def estimate_text_tokens(text: str) -> int:
@@ -65,6 +72,23 @@ def _tiktoken_cache_dir() -> Path | None:
     return Path(tempfile.gettempdir()) / "data-gym-cache"
 
 
+def _cached_file_intact(encoding_name: str) -> bool:
+    """Whether tiktoken would load this encoding from its cache without any download."""
+    cache_dir = _tiktoken_cache_dir()
+    if encoding_name not in _ENCODING_SHA256 or cache_dir is None:
+        return False
+    url = _ENCODING_URL.format(encoding_name)
+    cached = cache_dir / hashlib.sha1(url.encode()).hexdigest()  # noqa: S324 - tiktoken's key
+    try:
+        digest = hashlib.sha256(cached.read_bytes()).hexdigest()
+    except OSError:
+        return False
+    if digest != _ENCODING_SHA256[encoding_name]:
+        logger.warning("tiktoken's cached %s file is damaged; estimating tokens", encoding_name)
+        return False
+    return True
+
+
 def offline_encoder(model: str) -> Callable[[str], int] | None:
     """An exact counter for an OpenAI model whose tiktoken file is cached; never downloads."""
     try:
@@ -76,11 +100,7 @@ def offline_encoder(model: str) -> Callable[[str], int] | None:
         encoding_name = tiktoken.encoding_name_for_model(short_name)
     except KeyError:
         return None
-    cache_dir = _tiktoken_cache_dir()
-    if encoding_name not in _KNOWN_ENCODINGS or cache_dir is None:
-        return None
-    url = _ENCODING_URL.format(encoding_name)
-    if not (cache_dir / hashlib.sha1(url.encode()).hexdigest()).is_file():  # noqa: S324
+    if not _cached_file_intact(encoding_name):
         return None
     try:
         encoding = tiktoken.get_encoding(encoding_name)

@@ -1,0 +1,236 @@
+"""Trimming a request to the window: properties over any history, and the rules by example."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.agent.context import compact, fit, repair
+from bot.agent.prompts import OMITTED_TURNS_NOTE
+from bot.agent.tokens import TokenCounter
+from bot.agent.types import ContextOverflow
+from tests.agent.conftest import assert_request_valid
+
+SYSTEM = "Answer from the documents. Отвечай по документам."
+TOOLS_TOKENS = 120
+_ids = itertools.count()
+
+texts = st.text(
+    alphabet=st.sampled_from('abc xyz 123 ,.{}" абв где ёжик\n😀中'), min_size=1, max_size=600
+)
+
+
+@st.composite
+def tool_round(draw: st.DrawFn) -> list[dict[str, Any]]:
+    calls = draw(st.integers(min_value=1, max_value=3))
+    ids = [f"call_{next(_ids)}" for _ in range(calls)]
+    assistant = {
+        "role": "assistant",
+        "content": draw(st.none() | texts),
+        "tool_calls": [
+            {
+                "id": i,
+                "type": "function",
+                "function": {"name": "read_file", "arguments": json.dumps({"path": draw(texts)})},
+            }
+            for i in ids
+        ],
+    }
+    results = [{"role": "tool", "tool_call_id": i, "content": draw(texts) * 3} for i in ids]
+    return [assistant, *results]
+
+
+@st.composite
+def turn(draw: st.DrawFn, *, finished: bool = True) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": draw(texts)}]
+    for round_ in draw(st.lists(tool_round(), max_size=3)):
+        messages.extend(round_)
+    if finished:
+        messages.append({"role": "assistant", "content": draw(texts)})
+    return messages
+
+
+def minimal_size(current: list[dict[str, Any]], counter: TokenCounter) -> int:
+    """What the system prompt, tools and the current turn need with every result cut to nothing."""
+    shrunk = [
+        {
+            **m,
+            "content": "\n…[cut to fit the context window: 0 of 9999999 characters shown. "
+            "Read the rest with read_file and a later offset, or a smaller limit.]",
+        }
+        if m["role"] == "tool"
+        else m
+        for m in current
+    ]
+    system = {"role": "system", "content": SYSTEM}
+    return counter.messages([system]) + TOOLS_TOKENS + sum(counter.message(m) for m in shrunk)
+
+
+def flatten(turns: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    return [m for t in turns for m in t]
+
+
+class TestFitProperties:
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        past=st.lists(turn(), max_size=6),
+        current=turn(finished=False),
+        slack=st.integers(min_value=0, max_value=6_000),
+    )
+    def test_any_history_fits_and_keeps_its_structure(
+        self, past: list[list[dict[str, Any]]], current: list[dict[str, Any]], slack: int
+    ) -> None:
+        counter = TokenCounter()
+        budget = minimal_size(current, counter) + slack
+
+        fitted = fit(
+            SYSTEM, past, current, budget=budget, tools_tokens=TOOLS_TOKENS, counter=counter
+        )
+
+        messages = fitted.messages
+        assert counter.messages(messages) + TOOLS_TOKENS <= budget
+        assert fitted.tokens <= budget
+        assert messages[0]["role"] == "system"
+        assert messages[0]["content"].startswith(SYSTEM)
+        assert_request_valid({"messages": messages})
+        tail = messages[len(messages) - len(current) :]
+        for sent, original in zip(tail, current, strict=True):
+            assert sent["role"] == original["role"]
+            if sent["role"] == "tool":
+                kept = sent["content"].split("\n…[cut to fit")[0]
+                assert original["content"].startswith(kept)
+            else:
+                assert sent == original
+        kept_past = messages[1 : len(messages) - len(current)]
+        originals = flatten(past)
+        positions = [next(i for i, m in enumerate(originals) if m is k) for k in kept_past]
+        assert positions == sorted(positions), "past messages were reordered"
+        if fitted.dropped_turns and kept_past:
+            assert OMITTED_TURNS_NOTE in messages[0]["content"]
+        if fitted.dropped_turns:
+            kept_questions = [m for m in kept_past if m["role"] == "user"]
+            expected = [t[0] for t in past[fitted.dropped_turns :]]
+            assert kept_questions == expected, "only the oldest turns may be dropped"
+
+    @settings(max_examples=30, deadline=None)
+    @given(current=turn(finished=False), short=st.integers(min_value=1, max_value=500))
+    def test_too_small_a_budget_overflows(self, current: list[dict[str, Any]], short: int) -> None:
+        counter = TokenCounter()
+        system = {"role": "system", "content": SYSTEM}
+        never_cut = [m for m in current if m["role"] != "tool"]
+        budget = counter.messages([system, *never_cut]) + TOOLS_TOKENS - short
+        with pytest.raises(ContextOverflow):
+            fit(SYSTEM, [], current, budget=budget, tools_tokens=TOOLS_TOKENS, counter=counter)
+
+
+def qa_turn(n: int, *, tool_chars: int = 4_000) -> list[dict[str, Any]]:
+    call_id = f"c{n}"
+    return [
+        {"role": "user", "content": f"вопрос {n}"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": "read_file", "arguments": '{"path": "a.txt"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": call_id, "content": "д" * tool_chars},
+        {"role": "assistant", "content": f"ответ {n}"},
+    ]
+
+
+class TestFitRules:
+    def test_everything_is_kept_when_it_fits(self) -> None:
+        past = [qa_turn(n, tool_chars=100) for n in range(3)]
+        fitted = fit(
+            SYSTEM,
+            past,
+            [{"role": "user", "content": "q"}],
+            budget=10_000,
+            tools_tokens=0,
+            counter=TokenCounter(),
+        )
+        assert fitted.messages[1:-1] == flatten(past)
+        assert (fitted.compacted_turns, fitted.dropped_turns, fitted.cut_results) == (0, 0, 0)
+
+    def test_old_tool_traffic_goes_before_any_question(self) -> None:
+        past = [qa_turn(n) for n in range(4)]
+        counter = TokenCounter()
+        fitted = fit(
+            SYSTEM,
+            past,
+            [{"role": "user", "content": "q"}],
+            budget=5_000,
+            tools_tokens=0,
+            counter=counter,
+        )
+        contents = [m.get("content") for m in fitted.messages]
+        for n in range(4):
+            assert f"вопрос {n}" in contents
+            assert f"ответ {n}" in contents
+        assert fitted.dropped_turns == 0
+        assert 1 <= fitted.compacted_turns < 4, "the newest turn keeps its tool traffic"
+        assert fitted.messages[-2]["role"] == "assistant"
+        assert fitted.messages[-3]["role"] == "tool"
+
+    def test_oldest_turns_go_whole_with_a_marker(self) -> None:
+        past = [qa_turn(n, tool_chars=10) for n in range(40)]
+        counter = TokenCounter()
+        fitted = fit(
+            SYSTEM,
+            past,
+            [{"role": "user", "content": "q"}],
+            budget=600,
+            tools_tokens=0,
+            counter=counter,
+        )
+        assert fitted.dropped_turns > 0
+        assert OMITTED_TURNS_NOTE in fitted.messages[0]["content"]
+        assert "вопрос 0" not in [m.get("content") for m in fitted.messages]
+        assert fitted.messages[-2]["content"] == "ответ 39"
+
+    def test_a_huge_result_in_the_current_turn_is_cut_with_a_marker(self) -> None:
+        current = qa_turn(1, tool_chars=50_000)[:3]
+        fitted = fit(
+            SYSTEM, [qa_turn(0)], current, budget=3_000, tools_tokens=0, counter=TokenCounter()
+        )
+        result = fitted.messages[-1]
+        assert result["role"] == "tool"
+        assert result["tool_call_id"] == "c1"
+        assert "offset" in result["content"]
+        assert "of 50000 characters shown" in result["content"]
+        assert fitted.cut_results == 1
+        assert "вопрос 0" not in [m.get("content") for m in fitted.messages]
+
+
+class TestRepair:
+    def test_a_call_without_its_result_loses_the_call(self) -> None:
+        turn_ = qa_turn(0)
+        broken = [turn_[0], {**turn_[1], "content": "ищу"}]
+        assert repair(broken) == [turn_[0], {"role": "assistant", "content": "ищу"}]
+
+    def test_stray_results_and_partial_answers_are_dropped(self) -> None:
+        turn_ = qa_turn(0)
+        two_calls = {
+            **turn_[1],
+            "tool_calls": [*turn_[1]["tool_calls"], {**turn_[1]["tool_calls"][0], "id": "x"}],
+        }
+        broken = [turn_[0], turn_[2], two_calls, turn_[2], turn_[3]]
+        assert repair(broken) == [turn_[0], turn_[3]]
+
+    def test_intact_turns_are_unchanged(self) -> None:
+        assert repair(qa_turn(0)) == qa_turn(0)
+
+    def test_compact_keeps_question_and_answer(self) -> None:
+        turn_ = qa_turn(0)
+        assert compact(turn_) == [turn_[0], turn_[3]]
+        assert compact(turn_[:3]) == [turn_[0]]
