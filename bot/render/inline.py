@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
+from markdown_it.common.normalize_url import normalizeLinkText
 from markdown_it.tree import SyntaxTreeNode
 
 from bot.render.markup import BOLD, CODE, ITALIC, STRIKE, Span, Tag, link_tag
@@ -87,7 +88,7 @@ class InlineRenderer:
         return is_safe_href(href) and len(escape_attr(href)) <= self._max_href
 
     def _link(self, href: str, inner: list[Span], tags: tuple[Tag, ...], out: list[Span]) -> None:
-        shown = unquote(href)
+        shown = normalizeLinkText(href)
         linked = self._linkable(href)
         text = "".join(span.text for span in inner)
         if not text.strip():
