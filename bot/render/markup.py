@@ -77,6 +77,19 @@ def to_html(spans: Iterable[Span]) -> str:
     return "".join(out)
 
 
+def count_entities(spans: Iterable[Span]) -> int:
+    """How many message entities the HTML of `spans` makes (pre with its language is one)."""
+    count = 0
+    stack: tuple[Tag, ...] = ()
+    for span in spans:
+        if not span.text:
+            continue
+        common = _common_prefix(stack, span.tags)
+        count += sum(1 for tag in span.tags[common:] if tag.attr is None or tag.name != "code")
+        stack = span.tags
+    return count
+
+
 def to_plain(spans: Iterable[Span]) -> str:
     return "".join(span.text + span.note for span in spans)
 

@@ -1,10 +1,11 @@
 """Cutting rendered spans into parts that fit one Telegram message.
 
 Every part must fit twice: its visible text (what Telegram counts after parsing entities) and
-its HTML source (what the API limit is applied to in practice), both in UTF-16 code units.
-The longest prefix that fits is found by bisection (both lengths only grow with the prefix),
-then the cut moves back to the best boundary in the second half of that prefix: a blank line,
-then a line end, then a space. A word is cut only when no whitespace is left to cut at.
+its HTML source (what the API limit is applied to in practice), both in UTF-16 code units. It
+also holds at most 100 formatting entities, since Telegram silently drops the ones after that.
+The longest prefix that fits is found by bisection (all three measures only grow with the
+prefix), then the cut moves back to the best boundary in the second half of that prefix: a
+blank line, then a line end, then a space. A word is cut only when no whitespace is left.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import accumulate
 
-from bot.render.markup import Span, to_html, to_plain
+from bot.render.markup import Span, count_entities, to_html, to_plain
 from bot.render.text import escape, joins_previous, utf16_len
 
+MAX_ENTITIES = 100
 _SEPARATORS = ("\n\n", "\n", " ")
 _ZWJ = "\u200d"
 _Predicate = Callable[[int], bool]
@@ -46,7 +48,11 @@ class _Document:
 
     def fits(self, start: int, end: int, limit: int) -> bool:
         spans = self.slice(start, end)
-        return utf16_len(to_plain(spans)) <= limit and utf16_len(to_html(spans)) <= limit
+        return (
+            utf16_len(to_plain(spans)) <= limit
+            and count_entities(spans) <= MAX_ENTITIES
+            and utf16_len(to_html(spans)) <= limit
+        )
 
 
 def split_spans(spans: Sequence[Span], limit: int) -> list[tuple[str, str]]:

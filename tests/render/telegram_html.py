@@ -17,6 +17,7 @@ ALLOWED_ATTRS: dict[str, set[str]] = {
     "blockquote": set(),
 }
 SAFE_SCHEMES = {"http", "https", "tg", "mailto"}
+MAX_ENTITIES = 100  # Telegram ignores formatting after the hundredth entity of a message
 _TAG = re.compile(r"<[^>]*>")
 _TAG_SHAPE = re.compile(r'</?(b|i|u|s|code|pre|a|blockquote)( (href|class)="[^"<>]*")?>')
 _BARE_AMPERSAND = re.compile(r"&(?!(amp|lt|gt|quot);)")
@@ -28,6 +29,7 @@ class _Checker(HTMLParser):
         self.stack: list[str] = []
         self.text: list[str] = []
         self.errors: list[str] = []
+        self.entities = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in ALLOWED_ATTRS:
@@ -49,6 +51,8 @@ class _Checker(HTMLParser):
             )
         ):
             self.errors.append(f"<{tag}> inside <{self.stack[-1]}>")
+        if (tag, self.stack[-1:]) != ("code", ["pre"]):
+            self.entities += 1
         if tag == "blockquote" and "blockquote" in self.stack:
             self.errors.append("nested blockquote")
         self.stack.append(tag)
@@ -79,6 +83,7 @@ def check_html(html: str) -> str:
     checker.close()
     assert not checker.errors, (checker.errors, html)
     assert not checker.stack, (f"unclosed {checker.stack}", html)
+    assert checker.entities <= MAX_ENTITIES, (checker.entities, html)
     return "".join(checker.text)
 
 

@@ -97,6 +97,16 @@ class TestBoundaries:
             assert all(line.startswith("• ") for line in part.plain.split("\n"))
 
 
+class TestEntityLimit:
+    def test_no_part_has_more_than_a_hundred_entities(self) -> None:
+        parts = checked(" ".join(f"**b{n}**" for n in range(250)))
+        assert [part.html.count("<b>") for part in parts] == [100, 100, 50]
+
+    def test_pre_with_language_counts_once(self) -> None:
+        parts = checked("\n\n".join(f"```py\nx{n}\n```" for n in range(60)))
+        assert len(parts) == 1
+
+
 class TestUtf16:
     def test_emoji_count_two_units(self) -> None:
         text = "😀" * 3000
@@ -120,7 +130,9 @@ class TestUtf16:
     def test_escaping_counts_against_the_html_limit(self) -> None:
         text = "a&b<c " * 1000
         parts = checked(text)
-        assert utf16_len(text) < 2 * LIMIT < 3 * LIMIT < utf16_len(parts[0].html) * len(parts)
+        assert utf16_len(text) < 2 * LIMIT
+        assert len(parts) == 4  # the escaped source is 13,000 units long
+
         assert squash("".join(p.plain for p in parts)) == squash(text)
 
 
