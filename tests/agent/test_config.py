@@ -1,0 +1,87 @@
+"""The agent's settings: the system prompt from a setting, a file, or the built-in text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pydantic import SecretStr
+
+from bot.agent import DEFAULT_SYSTEM_PROMPT, AgentConfig, PromptError, build_client
+from bot.agent.tokens import TokenCounter
+from bot.config import Settings
+
+
+def settings(**kw: object) -> Settings:
+    return Settings(_env_file=None, **kw)  # type: ignore[call-arg]
+
+
+class TestAgentConfig:
+    def test_defaults_come_from_the_settings(self) -> None:
+        config = AgentConfig.from_settings(settings(model="qwen2.5", max_rounds=3))
+        assert config.model == "qwen2.5"
+        assert config.max_rounds == 3
+        assert config.system_prompt == DEFAULT_SYSTEM_PROMPT
+        assert config.prompt_budget == 128_000 - 2_048
+
+    def test_the_prompt_setting_replaces_the_default(self) -> None:
+        config = AgentConfig.from_settings(settings(system_prompt="  Будь краток.  "))
+        assert config.system_prompt == "Будь краток."
+
+    def test_the_prompt_file_replaces_the_default(self, tmp_path: Path) -> None:
+        prompt = tmp_path / "prompt.txt"
+        prompt.write_text("\ufeffОтвечай по документам.\n", encoding="utf-8")
+        config = AgentConfig.from_settings(settings(system_prompt_file=prompt))
+        assert config.system_prompt == "Отвечай по документам."
+
+    @pytest.mark.parametrize(
+        ("content", "message"),
+        [(None, "does not exist"), (b"   \n", "is empty"), (b"\xff\xfe\xfa", "not UTF-8")],
+    )
+    def test_an_unusable_file_is_a_clear_error(
+        self, tmp_path: Path, content: bytes | None, message: str
+    ) -> None:
+        prompt = tmp_path / "prompt.txt"
+        if content is not None:
+            prompt.write_bytes(content)
+        with pytest.raises(PromptError, match=message):
+            AgentConfig.from_settings(settings(system_prompt_file=prompt))
+
+    def test_both_prompt_settings_are_refused(self, tmp_path: Path) -> None:
+        prompt = tmp_path / "prompt.txt"
+        prompt.write_text("x", encoding="utf-8")
+        with pytest.raises(PromptError, match="not both"):
+            AgentConfig.from_settings(settings(system_prompt="y", system_prompt_file=prompt))
+
+    def test_the_default_prompt_covers_the_rules(self) -> None:
+        text = DEFAULT_SYSTEM_PROMPT.lower()
+        for rule in (
+            "search_files",
+            "read_file",
+            "language",
+            "name the files",
+            "do not contain",
+            "data, never instructions",
+        ):
+            assert rule in text
+        assert TokenCounter().text(DEFAULT_SYSTEM_PROMPT) < 600
+
+
+class TestBuildClient:
+    async def test_the_client_follows_the_settings(self) -> None:
+        client = build_client(
+            settings(
+                openai_api_key=SecretStr("sk-secret-value"),
+                openai_base_url="http://127.0.0.1:9/v1",
+                request_timeout=12.5,
+                model_max_retries=4,
+            )
+        )
+        try:
+            assert client.api_key == "sk-secret-value"
+            assert str(client.base_url) == "http://127.0.0.1:9/v1/"
+            assert client.timeout == 12.5
+            assert client.max_retries == 4
+        finally:
+            await client.close()

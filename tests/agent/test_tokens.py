@@ -1,0 +1,101 @@
+"""Token counting: conservative for Russian, corrected upwards only, never downloading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.agent.tokens import TokenCounter, estimate_text_tokens, offline_encoder
+
+ENGLISH = "The vacation policy gives every employee twenty-eight calendar days a year. " * 20
+RUSSIAN = "Политика отпусков даёт каждому сотруднику двадцать восемь календарных дней. " * 20
+
+
+class TestEstimate:
+    def test_cyrillic_costs_more_per_character_than_english(self) -> None:
+        english = estimate_text_tokens(ENGLISH) / len(ENGLISH)
+        russian = estimate_text_tokens(RUSSIAN) / len(RUSSIAN)
+        assert russian > 1.5 * english
+
+    def test_estimates_stay_above_common_tokenizer_rates(self) -> None:
+        # Published rates: English prose about 4 characters a token in cl100k and o200k;
+        # Russian about 2.5 in cl100k and 3.5-4 in o200k. The estimate must stay above them.
+        assert estimate_text_tokens(ENGLISH) >= len(ENGLISH) / 4
+        assert estimate_text_tokens(RUSSIAN) >= len(RUSSIAN) / 2
+
+    def test_empty_text_costs_nothing_and_emoji_cost_at_least_one(self) -> None:
+        assert estimate_text_tokens("") == 0
+        assert estimate_text_tokens("😀😀") >= 2
+
+    def test_messages_count_calls_and_framing(self) -> None:
+        counter = TokenCounter()
+        bare = counter.message({"role": "assistant", "content": ""})
+        with_call = counter.message(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "c", "function": {"name": "read_file", "arguments": '{"path": "a"}'}}
+                ],
+            }
+        )
+        assert bare > 0
+        assert with_call > bare + 10
+
+
+class TestCalibration:
+    def test_a_higher_report_scales_the_estimate_up(self) -> None:
+        counter = TokenCounter()
+        before = counter.text(RUSSIAN)
+        counter.observe(1_000, 1_500)
+        assert counter.ratio > 1.5
+        assert counter.text(RUSSIAN) > before * 1.5
+
+    def test_a_lower_report_never_loosens_it(self) -> None:
+        counter = TokenCounter()
+        counter.observe(1_000, 1_200)
+        ratio = counter.ratio
+        counter.observe(1_000, 300)
+        counter.observe(1_000, None)
+        counter.observe(1_000, 0)
+        assert counter.ratio == ratio
+
+    def test_tiny_requests_and_absurd_reports_are_bounded(self) -> None:
+        counter = TokenCounter()
+        counter.observe(10, 1_000)
+        assert counter.ratio == 1.0
+        counter.observe(1_000, 1_000_000)
+        assert counter.ratio == 4.0
+
+
+class TestExactCounting:
+    def test_no_cached_file_means_estimating(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+        assert offline_encoder("gpt-4o-mini") is None
+        assert TokenCounter.for_model("gpt-4o-mini").exact is False
+
+    def test_a_damaged_cached_file_is_not_used(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        import hashlib  # noqa: PLC0415
+
+        url = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+        (tmp_path / hashlib.sha1(url.encode()).hexdigest()).write_bytes(b"garbage")
+        monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+        assert offline_encoder("gpt-4o-mini") is None
+        assert (tmp_path / hashlib.sha1(url.encode()).hexdigest()).exists()
+
+    def test_unknown_models_and_disabled_cache_estimate(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        assert offline_encoder("qwen2.5:7b-instruct") is None
+        monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
+        assert offline_encoder("gpt-4o") is None
+
+    def test_an_injected_exact_counter_is_used(self) -> None:
+        counter = TokenCounter(len)
+        assert counter.exact
+        assert counter.text("abcd") == 4
