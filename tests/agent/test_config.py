@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from pydantic import SecretStr
 
 from bot.agent import DEFAULT_SYSTEM_PROMPT, AgentConfig, PromptError, build_client
