@@ -67,7 +67,7 @@ class FakeTelegramSession(BaseSession):
     """Records calls, answers from per-method FIFO queues, serves registered file bytes."""
 
     calls: list[TelegramMethod[Any]] = field(default_factory=list)
-    files: dict[str, bytes] = field(default_factory=dict)
+    files: dict[str, bytes | OSError] = field(default_factory=dict)
     hooks: dict[str, Callable[[TelegramMethod[Any]], Awaitable[None]]] = field(
         default_factory=dict
     )
@@ -100,6 +100,10 @@ class FakeTelegramSession(BaseSession):
     def add_file(self, file_path: str, data: bytes) -> None:
         """Serve `data` when the bot downloads `file_path` (see `getFile`)."""
         self.files[file_path] = data
+
+    def add_file_error(self, file_path: str, error: OSError) -> None:
+        """Fail the download of `file_path` with `error` after the first chunk arrived."""
+        self.files[file_path] = error
 
     # --- inspection ------------------------------------------------------------------------
     def called(self, method: str) -> list[Any]:
@@ -163,6 +167,9 @@ class FakeTelegramSession(BaseSession):
     ) -> AsyncGenerator[bytes, None]:
         path = url.split("/file/bot", 1)[1].split("/", 1)[1]
         data = self.files[path]
+        if isinstance(data, OSError):
+            yield b"partial data"
+            raise data
         for start in range(0, len(data), chunk_size):
             yield data[start : start + chunk_size]
 
@@ -341,6 +348,7 @@ class Harness:
     llm: FakeLLM
     settings: Settings
     updates: Updates
+    startup_calls: list[TelegramMethod[Any]] = field(default_factory=list)
 
     async def feed(self, update: Update) -> None:
         """Deliver one update through the whole middleware and handler stack."""
@@ -393,8 +401,10 @@ def make_dispatcher(  # noqa: PLR0917 - fixtures are requested by parameter
             tuning=tuning or Tuning(edit_interval_s=0.0, retry_wait_cap_s=5.0),
         )
         await dp.emit_startup(bot=bot, **dp.workflow_data)
+        startup_calls = list(bot_session.calls)
+        bot_session.calls.clear()
         try:
-            yield Harness(dp, bot, bot_session, fake_llm, settings, updates)
+            yield Harness(dp, bot, bot_session, fake_llm, settings, updates, startup_calls)
         finally:
             await dp.emit_shutdown(bot=bot, **dp.workflow_data)
             await close_services(services)

@@ -1,0 +1,135 @@
+"""Admins add documents and rebuild the index; everyone else is refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.support.fake_telegram import ADMIN_ID, USER_ID, FakeTelegramSession, Harness
+
+NOTE = "Памятка по командировкам\n\nСуточные составляют 700 рублей в день.\n".encode()
+
+
+def _last_text(harness: Harness) -> str:
+    return str(harness.session.called("sendMessage")[-1].text)
+
+
+def _leftovers(root: Path) -> list[Path]:
+    return [p for p in root.rglob(".upload-*") if p.name != ".upload-1a2b.part"]
+
+
+async def _search(harness: Harness, query: str) -> dict[str, Any]:
+    toolbox = harness.dp.workflow_data["toolbox"]
+    return dict(json.loads(await toolbox.execute("search_files", {"query": query})))
+
+
+class TestUploads:
+    async def test_admin_upload_is_saved_indexed_and_searchable(self, harness: Harness) -> None:
+        harness.session.add_file("documents/note1", NOTE)
+        await harness.feed(
+            harness.updates.document(
+                "командировки.txt", file_id="note1", file_size=len(NOTE), user_id=ADMIN_ID
+            )
+        )
+        saved = harness.settings.sandbox_dir / "командировки.txt"
+        assert saved.read_bytes() == NOTE
+        text = _last_text(harness)
+        assert "Сохранено: <code>командировки.txt</code>" in text
+        assert "Текст извлечён" in text
+        found = await _search(harness, "суточные")
+        assert [r["path"] for r in found["results"]] == ["командировки.txt"]
+        assert not _leftovers(harness.settings.sandbox_dir)
+
+    async def test_caption_picks_the_folder_and_names_never_clash(self, harness: Harness) -> None:
+        for _ in range(2):
+            harness.session.add_file("documents/note1", NOTE)
+            await harness.feed(
+                harness.updates.document(
+                    "../../etc/Памятка.txt", file_id="note1", caption="hr/new", user_id=ADMIN_ID
+                )
+            )
+        folder = harness.settings.sandbox_dir / "hr" / "new"
+        assert sorted(p.name for p in folder.iterdir()) == ["Памятка (2).txt", "Памятка.txt"]
+        assert "<code>hr/new/Памятка (2).txt</code>" in _last_text(harness)
+
+    async def test_caption_outside_the_sandbox_is_refused(self, harness: Harness) -> None:
+        harness.session.add_file("documents/note1", NOTE)
+        await harness.feed(
+            harness.updates.document("a.txt", file_id="note1", caption="../out", user_id=ADMIN_ID)
+        )
+        assert "Не могу использовать эту папку" in _last_text(harness)
+        assert not (harness.settings.sandbox_dir.parent / "out").exists()
+        assert not harness.session.called("getFile")
+
+    async def test_oversized_upload_is_refused_before_download(self, make_dispatcher: Any) -> None:
+        async with make_dispatcher(max_upload_mb=1) as harness:
+            await harness.feed(
+                harness.updates.document("big.pdf", file_size=3 * 1024 * 1024, user_id=ADMIN_ID)
+            )
+            assert "слишком большой: 3.0 МБ" in _last_text(harness)
+            assert not harness.session.called("getFile")
+
+    async def test_file_bigger_than_announced_is_not_kept(self, make_dispatcher: Any) -> None:
+        async with make_dispatcher(max_upload_mb=0.001) as harness:
+            harness.session.add_file("documents/note1", b"x" * 5000)
+            await harness.feed(
+                harness.updates.document(
+                    "x.txt", file_id="note1", file_size=None, user_id=ADMIN_ID
+                )
+            )
+            assert "слишком большой" in _last_text(harness)
+            assert not (harness.settings.sandbox_dir / "x.txt").exists()
+            assert not _leftovers(harness.settings.sandbox_dir)
+
+    async def test_disk_failure_leaves_no_partial_file(
+        self, harness: Harness, bot_session: FakeTelegramSession
+    ) -> None:
+        bot_session.add_file_error("documents/note1", OSError(28, "No space left on device"))
+        await harness.feed(harness.updates.document("a.txt", file_id="note1", user_id=ADMIN_ID))
+        assert "закончилось место" in _last_text(harness)
+        assert not (harness.settings.sandbox_dir / "a.txt").exists()
+        assert not _leftovers(harness.settings.sandbox_dir)
+
+    async def test_telegram_refusing_a_big_file_is_explained(self, harness: Harness) -> None:
+        harness.session.add_error("getFile", 400, "Bad Request: file is too big")
+        await harness.feed(harness.updates.document("big.pdf", user_id=ADMIN_ID))
+        assert "больше 20 МБ" in _last_text(harness)
+
+    async def test_unreadable_document_is_saved_and_says_so(self, harness: Harness) -> None:
+        harness.session.add_file("documents/bin", bytes(range(256)) * 8)
+        await harness.feed(harness.updates.document("data.bin", file_id="bin", user_id=ADMIN_ID))
+        assert (harness.settings.sandbox_dir / "data.bin").exists()
+        assert "текст извлечь не удалось" in _last_text(harness)
+
+
+class TestNonAdmins:
+    async def test_upload_without_caption_is_refused(self, harness: Harness) -> None:
+        await harness.feed(harness.updates.document("a.txt", user_id=USER_ID))
+        assert "только администраторы" in _last_text(harness)
+        assert not harness.session.called("getFile")
+        assert not harness.llm.requests
+        assert not (harness.settings.sandbox_dir / "a.txt").exists()
+
+    async def test_caption_becomes_a_question(self, harness: Harness) -> None:
+        harness.llm.reply_text("28 дней.")
+        await harness.feed(
+            harness.updates.document("a.txt", caption="сколько дней отпуска?", user_id=USER_ID)
+        )
+        assert harness.llm.requests[0]["messages"][-1]["content"] == "сколько дней отпуска?"
+        sent = [str(m.text) for m in harness.session.called("sendMessage")]
+        assert "подпись к файлу я считаю вопросом" in sent[0]
+        assert harness.session.called("editMessageText")[-1].text == "28 дней."
+        assert not harness.session.called("getFile")
+
+    async def test_reindex_is_for_admins(self, harness: Harness) -> None:
+        await harness.feed(harness.updates.command("/reindex", user_id=USER_ID))
+        assert "только для администраторов" in _last_text(harness)
+
+
+class TestReindex:
+    async def test_admin_reindex_reports_counts(self, harness: Harness) -> None:
+        await harness.feed(harness.updates.command("/reindex", user_id=ADMIN_ID))
+        texts = [str(m.text) for m in harness.session.called("sendMessage")]
+        assert texts[0] == "🔄 Перестраиваю индекс…"
+        assert "проиндексировано 8" in texts[1]

@@ -1,0 +1,118 @@
+"""Delivery against Telegram's refusals: flood control, stale status messages, blocked users."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from aiogram import Bot
+
+from bot.delivery import Chunk, Delivery
+from bot.progress import ChatPlace, EditPacer
+from tests.support.fake_telegram import USER_ID, FakeTelegramSession, Harness
+
+FLOOD = "Too Many Requests: retry after 1"
+
+
+def _texts(session: FakeTelegramSession, method: str) -> list[str]:
+    return [str(c.text) for c in session.called(method)]
+
+
+class TestThroughTheDispatcher:
+    async def test_429_on_send_is_waited_out(self, make_dispatcher: Any) -> None:
+        async with make_dispatcher(show_progress=False) as harness:
+            harness.llm.reply_text("Ответ.")
+            harness.session.add_error("sendMessage", 429, FLOOD, retry_after=1)
+            await harness.feed(harness.updates.message("вопрос"))
+            assert _texts(harness.session, "sendMessage") == ["Ответ.", "Ответ."]
+
+    async def test_429_on_edit_is_waited_out(self, harness: Harness) -> None:
+        harness.llm.reply_text("Ответ.")
+        harness.session.add_error("editMessageText", 429, FLOOD, retry_after=1)
+        await harness.feed(harness.updates.message("вопрос"))
+        edits = harness.session.called("editMessageText")
+        assert [e.text for e in edits[-2:]] == ["Ответ.", "Ответ."]
+        assert len(harness.session.called("sendMessage")) == 1
+
+    async def test_403_is_dropped_quietly_and_logged(
+        self, make_dispatcher: Any, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        async with make_dispatcher(show_progress=False) as harness:
+            harness.llm.reply_text("Ответ.")
+            harness.session.add_error("sendMessage", 403, "Forbidden: bot was blocked by the user")
+            with caplog.at_level(logging.INFO):
+                await harness.feed(harness.updates.message("вопрос"))
+            assert len(harness.session.called("sendMessage")) == 1
+            assert any("blocked the bot" in r.getMessage() for r in caplog.records)
+            assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+    async def test_status_message_gone_falls_back_to_sending(self, harness: Harness) -> None:
+        harness.llm.reply_text("Ответ.")
+        harness.session.add_error("editMessageText", 400, "Bad Request: message to edit not found")
+        await harness.feed(harness.updates.message("вопрос"))
+        assert _texts(harness.session, "sendMessage")[-1] == "Ответ."
+
+
+@pytest.fixture
+def place() -> ChatPlace:
+    return ChatPlace(chat_id=USER_ID)
+
+
+class TestDelivery:
+    async def test_not_modified_sends_a_new_message_and_removes_the_stale_one(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        bot_session.add_error("editMessageText", 400, "Bad Request: message is not modified")
+        result = await Delivery(bot, place).send(
+            [Chunk("<b>один</b>", "один"), Chunk("два", "два")], status_message_id=55
+        )
+        assert result.complete
+        assert _texts(bot_session, "sendMessage") == ["<b>один</b>", "два"]
+        assert [c.message_id for c in bot_session.called("deleteMessage")] == [55]
+
+    async def test_flood_wait_beyond_the_budget_gives_up_and_logs(
+        self,
+        bot: Bot,
+        bot_session: FakeTelegramSession,
+        place: ChatPlace,
+        caplog: pytest.LogCaptureFixture,
+    ) -> None:
+        bot_session.add_error("sendMessage", 429, "Too Many Requests", retry_after=3600)
+        result = await Delivery(bot, place, retry_wait_cap_s=5).send([Chunk("a", "a")])
+        assert not result.complete
+        assert result.message_ids == ()
+        assert any("not delivered" in r.getMessage() for r in caplog.records)
+
+    async def test_parts_after_a_plain_fallback_keep_their_markup(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        bot_session.add_error("sendMessage", 400, "Bad Request: can't parse entities")
+        await Delivery(bot, place).send([Chunk("<b>a</b>", "a"), Chunk("<i>b</i>", "b")])
+        sent = bot_session.called("sendMessage")
+        assert [(m.text, m.parse_mode) for m in sent] == [
+            ("<b>a</b>", "HTML"),
+            ("a", None),
+            ("<i>b</i>", "HTML"),
+        ]
+
+    async def test_server_errors_are_retried(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        bot_session.add_error("sendMessage", 502, "Bad Gateway")
+        result = await Delivery(bot, place).send([Chunk("a", "a")])
+        assert result.complete
+        assert len(bot_session.called("sendMessage")) == 2
+
+
+class TestEditPacer:
+    def test_paces_and_backs_off(self) -> None:
+        now = [100.0]
+        pacer = EditPacer(1.0, clock=lambda: now[0])
+        assert pacer.delay(1) == 0
+        pacer.used(1)
+        assert pacer.delay(1) == 1.0
+        assert pacer.delay(2) == 0
+        pacer.back_off(1, 7)
+        now[0] += 2
+        assert pacer.delay(1) == 5.0
