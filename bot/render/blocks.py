@@ -19,6 +19,7 @@ from bot.render.tables import render_table
 HORIZONTAL_RULE = "──────────"
 BULLETS = ("•", "◦", "▪")
 MAX_GRID_WIDTH = 38
+_TASK_BOXES = {"[ ] ": "☐", "[x] ": "☑", "[X] ": "☑"}
 _SAFE_LANGUAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#.-]{0,31}")
 
 
@@ -94,7 +95,8 @@ class _BlockRenderer:
         self._list_depth += 1
         self._item_depth += 1
         for item in node.children:
-            self.out.push_prefix(f"{number}. " if ordered else f"{bullet} ")
+            box = None if ordered else _take_task_box(item)
+            self.out.push_prefix(f"{number}. " if ordered else f"{box or bullet} ")
             self.blocks(item.children)
             self.out.pop_prefix()
             self.out.request_break(1)
@@ -118,6 +120,19 @@ class _BlockRenderer:
 
 def _inline_child(node: SyntaxTreeNode) -> SyntaxTreeNode | None:
     return next((child for child in node.children if child.type == "inline"), None)
+
+
+def _take_task_box(item: SyntaxTreeNode) -> str | None:
+    """A GitHub-style task item (`- [ ] x`, `- [x] x`): remove the box text, return its symbol."""
+    first = item.children[0] if item.children else None
+    inline = _inline_child(first) if first is not None and first.type == "paragraph" else None
+    text = inline.children[0] if inline is not None and inline.children else None
+    if text is None or text.type != "text" or text.token is None:
+        return None
+    box = _TASK_BOXES.get(text.token.content[:4])
+    if box is not None:
+        text.token.content = text.token.content[4:]
+    return box
 
 
 def _start_number(node: SyntaxTreeNode) -> int:

@@ -137,6 +137,11 @@ class TestLists:
     def test_bullets(self) -> None:
         assert single("- one\n- *two*").html == "• one\n• <i>two</i>"
 
+    def test_task_items_get_boxes(self) -> None:
+        assert single("- [ ] buy\n- [x] **cook**\n- [y] other").html == (
+            "☐ buy\n☑ <b>cook</b>\n• [y] other"
+        )
+
     def test_numbered_list_keeps_its_start(self) -> None:
         assert single("3. c\n4. d").plain == "3. c\n4. d"
 
