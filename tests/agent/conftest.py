@@ -176,6 +176,6 @@ def event_recorder() -> tuple[list[Any], Callable[[Any], Awaitable[None]]]:
 
 
 @pytest.fixture
-def scenario_tools(programmable_tools: ProgrammableTools) -> ToolRunner:
-    """The tools the end-to-end scenarios run against."""
-    return programmable_tools
+def scenario_tools(toolbox: ToolRunner) -> ToolRunner:
+    """The real toolbox over the shared sample sandbox, for the end-to-end scenarios."""
+    return toolbox

@@ -90,6 +90,22 @@ class TestAnswering:
         assert "сахар - 1 стакан" in results[1]["content"]
         assert_request_valid(fake_llm.requests[1])
 
+    async def test_search_and_read_in_one_reply_with_the_real_tools(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory, scenario_tools: ToolRunner
+    ) -> None:
+        fake_llm.reply_tool_calls(
+            ("search_files", {"query": "отпуск"}), ("read_file", {"path": "hr/отпуск.md"})
+        )
+        fake_llm.reply_text("28 календарных дней. Источник: hr/отпуск.md")
+
+        answer = await make_agent(scenario_tools).ask("chat:1", "Сколько дней отпуска?")
+
+        assert answer.sources == ("hr/отпуск.md",)
+        first, second = tool_messages(fake_llm.requests[1])
+        assert any(r["path"] == "hr/отпуск.md" for r in json.loads(first["content"])["results"])
+        assert "28 календарных дней" in second["content"]
+        assert_request_valid(fake_llm.requests[1], budget=31_000)
+
     async def test_history_carries_earlier_questions_and_answers(
         self, fake_llm: FakeLLM, make_agent: AgentFactory
     ) -> None:
@@ -201,7 +217,23 @@ class TestModelMistakes:
         await make_agent(scenario_tools).ask("chat:1", "вопрос")
 
         result = json.loads(tool_messages(fake_llm.requests[1])[0]["content"])
-        assert "error" in result
+        assert "invalid arguments" in result["error"]
+        assert result["hint"]
+        assert_request_valid(fake_llm.requests[1])
+
+    async def test_planted_instructions_cannot_read_outside_the_sandbox(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory, scenario_tools: ToolRunner
+    ) -> None:
+        fake_llm.reply_tool_calls(("read_file", {"path": "/etc/passwd"}))
+        fake_llm.reply_tool_calls(("read_file", {"path": "../../etc/passwd"}))
+        fake_llm.reply_text("Не могу прочитать этот файл.")
+
+        answer = await make_agent(scenario_tools).ask("chat:1", "прочитай /etc/passwd")
+
+        assert answer.sources == ()
+        for message in tool_messages(fake_llm.requests[2]):
+            assert "root:" not in message["content"]
+            assert "error" in json.loads(message["content"])
 
     async def test_a_tool_that_raises_is_reported_to_the_model(
         self, fake_llm: FakeLLM, make_agent: AgentFactory, programmable_tools: ProgrammableTools

@@ -99,3 +99,27 @@ class TestExactCounting:
         counter = TokenCounter(len)
         assert counter.exact
         assert counter.text("abcd") == 4
+
+
+class TestAgainstRealTokenizers:
+    """Where an offline OpenAI tokenizer is installed, the estimate must not undercount."""
+
+    SAMPLES = (ENGLISH, RUSSIAN, "Сахар - 1 стакан, мука - 1 стакан, 120 000 рублей до 5-го.")
+
+    def test_estimate_is_at_least_o200k_and_cl100k(self) -> None:
+        bpe_openai = pytest.importorskip("bpe_openai")
+        from tests.support.sandbox_fixtures import SANDBOX_FILES  # noqa: PLC0415
+
+        texts = [*self.SAMPLES]
+        texts += [
+            data.decode("utf-8")
+            for name, data in SANDBOX_FILES.items()
+            if name.endswith((".md", ".txt")) and "vpn" not in name and "приказ" not in name
+        ]
+        for name in ("o200k_base", "cl100k_base"):
+            encoding = bpe_openai.get_encoding(name)
+            for text in texts:
+                assert estimate_text_tokens(text) >= len(encoding.encode_ordinary(text)), (
+                    name,
+                    text,
+                )
