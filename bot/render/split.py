@@ -46,6 +46,11 @@ class _Document:
             index += 1
         return out
 
+    def span_end(self, position: int) -> int:
+        """Where the span containing `position` ends."""
+        index = bisect_right(self.starts, position) - 1
+        return self.starts[index] + len(self.spans[index].text)
+
     def fits(self, start: int, end: int, limit: int) -> bool:
         spans = self.slice(start, end)
         return (
@@ -65,7 +70,7 @@ def split_spans(spans: Sequence[Span], limit: int) -> list[tuple[str, str]]:
         longest = min(len(text), start + limit)
         end = _longest_fit(start, longest, partial(document.fits, start, limit=limit))
         if end == start:
-            end, part = _bare_part(text, start, limit)
+            end, part = _bare_part(text, start, min(document.span_end(start), longest), limit)
             parts.append(part)
             start = end
             continue
@@ -124,11 +129,11 @@ def _skip(text: str, at: int, char: str) -> int:
     return at
 
 
-def _bare_part(text: str, start: int, limit: int) -> tuple[int, tuple[str, str]]:
-    """A part without markup, for the pathological case where markup alone exceeds the limit."""
+def _bare_part(text: str, start: int, stop: int, limit: int) -> tuple[int, tuple[str, str]]:
+    """Text up to `stop` without markup: for a span whose tags alone exceed the limit."""
 
-    def fits(stop: int) -> bool:
-        return utf16_len(escape(text[start:stop])) <= limit
+    def fits(end: int) -> bool:
+        return utf16_len(escape(text[start:end])) <= limit
 
-    end = max(_longest_fit(start, min(len(text), start + limit), fits), start + 1)
+    end = max(_longest_fit(start, stop, fits), start + 1)
     return end, (escape(text[start:end]), text[start:end])

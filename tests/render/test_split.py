@@ -148,3 +148,12 @@ class TestPlainFallback:
         parts = checked(f"[doc]({url})")
         assert not any("<a " in p.html for p in parts)
         assert squash("".join(p.plain for p in parts)) == squash(f"doc ({url})")
+
+
+class TestTinyLimits:
+    def test_markup_heavier_than_the_limit_falls_back_to_text_for_that_span(self) -> None:
+        parts = checked("> ***~~[xy](https://e.co/a) more~~***", limit=64)
+        assert [part.html for part in parts] == [
+            "xy",
+            "<blockquote><i><b><s> more</s></b></i></blockquote>",
+        ]
