@@ -49,15 +49,19 @@ def looks_binary(data: bytes) -> bool:
 
 
 def _utf16_without_bom(head: bytes) -> str | None:
-    """UTF-16 written without a BOM shows NUL in every other byte for ASCII and Cyrillic."""
+    """UTF-16 written without a BOM: every other byte is a high byte from a tiny set
+    (0x00 for ASCII, 0x04 for Cyrillic), and the text decodes to printable characters."""
+    head = head[: len(head) // 2 * 2]
     if len(head) < 4:
         return None
-    even = head[0::2].count(0) / (len(head) / 2)
-    odd = head[1::2].count(0) / (len(head) / 2)
-    if odd > 0.3 and even < 0.05:
-        return "utf-16-le"
-    if even > 0.3 and odd < 0.05:
-        return "utf-16-be"
+    for name, high in (("utf-16-le", head[1::2]), ("utf-16-be", head[0::2])):
+        common = sum(1 for b in high if b in (0x00, 0x04))
+        if common / len(high) < 0.9 or high.count(0) == len(high):
+            continue
+        text = head.decode(name, errors="replace")
+        printable = sum(1 for ch in text if ch.isprintable() or ch in "\n\r\t")
+        if printable / len(text) > 0.95:
+            return name
     return None
 
 

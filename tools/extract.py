@@ -6,6 +6,7 @@ Every path out of here is bounded: file size, characters kept and line length.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -146,9 +147,15 @@ class Extractor:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self._isolated = IsolatedExtractor(limits.timeout)
+        self._count = itertools.count()
+        self.count = 0
+
+    def _counted(self) -> None:
+        self.count = next(self._count) + 1
 
     def extract(self, path: Path) -> str:
         """Text of the document at a real path already checked by the jail (blocking)."""
+        self._counted()
         kind = kind_of(path)
         if kind == "unsupported":
             raise ExtractionError(

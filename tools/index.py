@@ -15,14 +15,14 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
     "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, chars INTEGER NOT NULL, error TEXT)",
     "CREATE TABLE IF NOT EXISTS texts(id INTEGER PRIMARY KEY, body BLOB NOT NULL)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(name, body, "
-    "tokenize='unicode61 remove_diacritics 0', detail='column')",
+    "tokenize='unicode61 remove_diacritics 0')",
     "CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(terms, 'row')",
 )
 

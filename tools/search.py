@@ -111,8 +111,9 @@ class Searcher:
                 if any(w & stems for w in wanted) and self._glob_match(path, globs):
                     ranked.append((path, None))
                     total += 1
+        pattern = snippet_pattern(groups) if groups else None
         results = [
-            self._describe(conn, path, rowid, groups, visible)
+            self._describe(conn, path, rowid, groups=groups, visible=visible, pattern=pattern)
             for path, rowid in ranked[:limit]
             if path in visible
         ]
@@ -154,8 +155,11 @@ class Searcher:
 
     @staticmethod
     def _doc_count(conn: sqlite3.Connection, term: str) -> int:
-        row = conn.execute("SELECT doc FROM vocab WHERE term = ?", (term,)).fetchone()
-        return int(row[0]) if row else 0
+        """1 when some document holds the term, else 0 (cheaper than counting them all)."""
+        row = conn.execute(
+            "SELECT 1 FROM terms WHERE terms MATCH ? LIMIT 1", (f'"{term}"',)
+        ).fetchone()
+        return 1 if row else 0
 
     def _close_terms(self, conn: sqlite3.Connection, stem: str) -> list[str]:
         """Index terms one edit away (two for long words): the typo the user likely made."""
@@ -201,8 +205,10 @@ class Searcher:
         conn: sqlite3.Connection | None,
         path: str,
         rowid: int | None,
+        *,
         groups: list[_Group],
         visible: dict[str, tuple[int, int]],
+        pattern: re.Pattern[str] | None,
     ) -> dict[str, Any]:
         size, mtime_ns = visible[path]
         names = set(self.stemmer.name_terms(path))
@@ -210,8 +216,8 @@ class Searcher:
         if any(names & ({g.stem} | set(g.terms)) for g in groups) or not groups:
             match.append("name")
         snippets: list[dict[str, Any]] = []
-        if rowid is not None and conn is not None and groups:
-            snippets = find_snippets(load_text(conn, rowid), groups)
+        if rowid is not None and conn is not None and pattern is not None:
+            snippets = find_snippets(load_text(conn, rowid), pattern, len(groups))
             if snippets:
                 match.append("content")
         item: dict[str, Any] = {
@@ -225,23 +231,36 @@ class Searcher:
         return item
 
 
-def find_snippets(text: str, groups: list[_Group]) -> list[dict[str, Any]]:
-    """Up to two lines where the query words occur, preferring lines with more of them."""
+def snippet_pattern(groups: list[_Group]) -> re.Pattern[str]:
+    """One regex for all query words; the named group tells which word matched."""
+    alts = [f"(?P<g{i}>{g.pattern()})" for i, g in enumerate(groups)]
+    return re.compile(r"(?<![^\W_])(?:" + "|".join(alts) + ")")
+
+
+def find_snippets(
+    text: str, pattern: re.Pattern[str], wanted: int, max_hits: int = 60
+) -> list[dict[str, Any]]:
+    """Up to two lines where the query words occur, preferring lines with more of them.
+
+    Stops early once two lines hold every word, so long documents cost little.
+    """
     if not text:
         return []
     folded = fold(text[:3_000_000])
-    patterns = [re.compile(r"(?<![^\W_])(?:" + g.pattern() + ")") for g in groups]
-    hits: dict[int, tuple[set[int], int]] = {}
-    for index, pattern in enumerate(patterns):
-        line, last = 1, 0
-        for count, m in enumerate(pattern.finditer(folded)):
-            if count >= 200:
+    hits: dict[int, tuple[set[str], int]] = {}
+    line, last, full = 1, 0, 0
+    for count, m in enumerate(pattern.finditer(folded)):
+        if count >= max_hits:
+            break
+        line += folded.count("\n", last, m.start())
+        last = m.start()
+        found, col = hits.setdefault(line, (set(), m.start() - folded.rfind("\n", 0, last) - 1))
+        before = len(found)
+        found.add(m.lastgroup or "")
+        if len(found) == wanted and before < wanted:
+            full += 1
+            if full >= SNIPPETS:
                 break
-            line += folded.count("\n", last, m.start())
-            last = m.start()
-            found, col = hits.get(line, (set(), m.start() - (folded.rfind("\n", 0, last) + 1)))
-            found.add(index)
-            hits[line] = (found, col)
     if not hits:
         return []
     best = sorted(hits.items(), key=lambda item: (-len(item[1][0]), item[0]))[:SNIPPETS]

@@ -133,6 +133,11 @@ class Toolbox:
         """Index one file now, e.g. right after an upload."""
         return await self.indexer.refresh(rel_path)
 
+    @property
+    def extraction_count(self) -> int:
+        """Documents parsed since start (the extraction cache keeps this low)."""
+        return self._extractor.count
+
     def status(self) -> IndexStatus:
         return self.indexer.status()
 
