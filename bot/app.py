@@ -2,6 +2,8 @@
 
 `build_dispatcher` wires a Dispatcher from parts handed in (settings, agent, toolbox), so tests
 pass a fake Bot session and a fake model server while `python -m bot` passes the real ones.
+aiogram is imported inside the Telegram builders only: importing it costs seconds, and
+`python -m bot chat` never talks to Telegram.
 """
 
 from __future__ import annotations
@@ -10,32 +12,24 @@ import asyncio
 import logging
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from aiogram import Bot, Dispatcher
-from aiogram.client.session.aiohttp import AiohttpSession
-from aiogram.client.telegram import TelegramAPIServer
-from aiogram.exceptions import TelegramAPIError, TelegramNetworkError, TelegramUnauthorizedError
-from aiogram.types import BotCommand, BotCommandScopeDefault
 from openai import AsyncOpenAI
 
 from bot.agent import Agent, AgentConfig, HistoryStore, PromptError, build_client
 from bot.config import Settings
-from bot.handlers import make_routers
-from bot.handlers.deps import Tuning
 from bot.logs import setup_logging
-from bot.middlewares import (
-    AccessMiddleware,
-    ConversationOrderMiddleware,
-    InFlight,
-    RateLimitMiddleware,
-)
-from bot.progress import EditPacer
 from bot.texts import ENGLISH, RUSSIAN
 from tools import Toolbox, build_toolbox
 
+if TYPE_CHECKING:
+    from aiogram import Bot, Dispatcher
+
+    from bot.handlers.deps import Tuning
+    from bot.middlewares import InFlight
+
 __all__ = [
     "Services",
-    "Tuning",
     "build_bot",
     "build_dispatcher",
     "close_services",
@@ -84,6 +78,10 @@ async def close_services(services: Services) -> None:
 
 def build_bot(settings: Settings) -> Bot:
     """A Bot for Telegram's servers or TELEGRAM_API_BASE; parse mode is chosen per call."""
+    from aiogram import Bot  # noqa: PLC0415 - see the module docstring
+    from aiogram.client.session.aiohttp import AiohttpSession  # noqa: PLC0415
+    from aiogram.client.telegram import TelegramAPIServer  # noqa: PLC0415
+
     assert settings.bot_token is not None
     token = settings.bot_token.get_secret_value().strip()
     if settings.telegram_api_base:
@@ -96,6 +94,18 @@ def build_dispatcher(
     settings: Settings, *, agent: Agent, toolbox: Toolbox, tuning: Tuning | None = None
 ) -> Dispatcher:
     """A Dispatcher with every middleware and router, its dependencies as workflow data."""
+    from aiogram import Dispatcher  # noqa: PLC0415 - see the module docstring
+
+    from bot.handlers import make_routers  # noqa: PLC0415
+    from bot.handlers.deps import Tuning  # noqa: PLC0415
+    from bot.middlewares import (  # noqa: PLC0415
+        AccessMiddleware,
+        ConversationOrderMiddleware,
+        InFlight,
+        RateLimitMiddleware,
+    )
+    from bot.progress import EditPacer  # noqa: PLC0415
+
     tuning = tuning or Tuning()
     in_flight = InFlight()
     dp = Dispatcher(
@@ -138,6 +148,9 @@ async def _on_shutdown(in_flight: InFlight, tuning: Tuning) -> None:
 
 async def _register_commands(bot: Bot) -> None:
     """The command menu in Russian for Russian-language clients, English for everyone else."""
+    from aiogram.exceptions import TelegramAPIError  # noqa: PLC0415 - see the module docstring
+    from aiogram.types import BotCommand, BotCommandScopeDefault  # noqa: PLC0415
+
     for texts, language in ((ENGLISH, None), (RUSSIAN, "ru")):
         commands = [BotCommand(command=c, description=d) for c, d in texts.command_descriptions]
         try:
@@ -150,7 +163,12 @@ async def _register_commands(bot: Bot) -> None:
 
 async def run_bot(settings: Settings) -> int:
     """Run the Telegram bot until SIGTERM or Ctrl-C; returns the exit code."""
-    from bot.webhook import run_webhook  # noqa: PLC0415 - the aiohttp server only in that mode
+    from aiogram.exceptions import (  # noqa: PLC0415 - see the module docstring
+        TelegramNetworkError,
+        TelegramUnauthorizedError,
+    )
+
+    from bot.webhook import run_webhook  # noqa: PLC0415
 
     services = await open_services(settings)
     bot = build_bot(settings)

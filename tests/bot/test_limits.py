@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bot.app import Tuning
+from bot.handlers.deps import Tuning
 from bot.middlewares import InFlight, SlidingWindow
 from bot.middlewares.order import KeyedLocks
 from tests.support.fake_llm import Reply

@@ -28,8 +28,8 @@ from aiogram.types import Update
 if TYPE_CHECKING:
     from aiogram import Dispatcher
 
-    from bot.app import Tuning
     from bot.config import Settings
+    from bot.handlers.deps import Tuning
     from tests.support.fake_llm import FakeLLM
 
 BOT_ID = 42
@@ -375,7 +375,8 @@ def make_dispatcher(  # noqa: PLR0917 - fixtures are requested by parameter
 
     @asynccontextmanager
     async def start(tuning: Tuning | None = None, **overrides: Any) -> AsyncIterator[Harness]:
-        from bot.app import Tuning, build_dispatcher, close_services, open_services  # noqa: PLC0415
+        from bot.app import build_dispatcher, close_services, open_services  # noqa: PLC0415
+        from bot.handlers.deps import Tuning  # noqa: PLC0415
         from bot.settings_loader import load_settings  # noqa: PLC0415
         from tests.support.fake_llm import make_client  # noqa: PLC0415
 

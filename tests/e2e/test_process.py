@@ -1,0 +1,148 @@
+"""`python -m bot` as a real process against a fake Bot API and a fake model server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.fake_bot_api import ApiCall, FakeBotApi
+from tests.support.fake_llm import FakeLLM
+from tests.support.fake_telegram import BOT_TOKEN, USER_ID
+
+REPO = Path(__file__).resolve().parents[2]
+API_KEY = "sk-e2e-secret-key-98765"
+ANSWER = "Для шарлотки нужен 1 стакан сахара."
+
+
+@pytest.fixture
+async def bot_api() -> AsyncIterator[FakeBotApi]:
+    api = FakeBotApi(token=BOT_TOKEN)
+    await api.start()
+    try:
+        yield api
+    finally:
+        await api.close()
+
+
+def _env(
+    tmp_path: Path, sandbox_dir: Path, fake_llm: FakeLLM, api: FakeBotApi | None
+) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "BOT_"))}
+    env.update(
+        PYTHONPATH=str(REPO),
+        PYTHONUNBUFFERED="1",
+        BOT_TOKEN=BOT_TOKEN,
+        OPENAI_BASE_URL=fake_llm.base_url,
+        OPENAI_API_KEY=API_KEY,
+        SANDBOX_DIR=str(sandbox_dir),
+        DATA_DIR=str(tmp_path / "data"),
+        ALLOWED_USER_IDS=str(USER_ID),
+        MODEL_MAX_RETRIES="0",
+        REQUEST_TIMEOUT="10",
+        LOG_LEVEL="DEBUG",
+    )
+    if api is not None:
+        env["TELEGRAM_API_BASE"] = api.base_url
+    return env
+
+
+def _answered(calls: list[ApiCall]) -> bool:
+    return any(
+        c.method in {"sendMessage", "editMessageText"} and ANSWER in str(c.params.get("text"))
+        for c in calls
+    )
+
+
+class TestBotProcess:
+    async def test_answers_through_the_bot_api_and_stops_cleanly_on_sigterm(
+        self, tmp_path: Path, sandbox_dir: Path, fake_llm: FakeLLM, bot_api: FakeBotApi
+    ) -> None:
+        fake_llm.reply_tool_calls(("search_files", {"query": "шарлотка"}))
+        fake_llm.reply_text(ANSWER)
+        log_path = tmp_path / "bot.log"
+        with log_path.open("wb") as log_file:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "bot",
+                cwd=tmp_path,
+                env=_env(tmp_path, sandbox_dir, fake_llm, bot_api),
+                stdout=log_file,
+                stderr=log_file,
+            )
+            try:
+                await bot_api.wait_for(
+                    lambda calls: any(c.method == "getUpdates" for c in calls), 30
+                )
+                await bot_api.push_update(
+                    "message",
+                    {
+                        "message_id": 1,
+                        "date": int(time.time()),
+                        "chat": {"id": USER_ID, "type": "private", "first_name": "U"},
+                        "from": {
+                            "id": USER_ID,
+                            "is_bot": False,
+                            "first_name": "U",
+                            "language_code": "ru",
+                        },
+                        "text": "Сколько сахара в шарлотке?",
+                    },
+                )
+                await bot_api.wait_for(_answered, 30)
+                process.send_signal(signal.SIGTERM)
+                code = await asyncio.wait_for(process.wait(), 30)
+            finally:
+                if process.returncode is None:
+                    process.kill()
+                    await process.wait()
+
+        output = log_path.read_text(errors="replace")
+        assert code == 0, output
+        (started,) = [line for line in output.splitlines() if "bot @docs_test_bot started" in line]
+        assert "model gpt-4.1-mini" in started
+        assert f"{sandbox_dir.name}, " in started
+        assert "documents" in started
+        assert "stopped" in output
+        assert BOT_TOKEN not in output
+        assert BOT_TOKEN.split(":", 1)[1] not in output
+        assert API_KEY not in output
+        assert "Traceback" not in output
+        methods = [c.method for c in bot_api.calls]
+        assert "setMyCommands" in methods
+        assert "deleteWebhook" in methods
+        assert fake_llm.requests[0]["messages"][-1]["content"] == "Сколько сахара в шарлотке?"
+
+
+class TestTerminalChat:
+    async def test_chat_reads_questions_from_stdin(
+        self, tmp_path: Path, sandbox_dir: Path, fake_llm: FakeLLM
+    ) -> None:
+        fake_llm.reply_text(ANSWER)
+        questions = tmp_path / "questions.txt"
+        questions.write_text("Сколько сахара?\n/exit\n", encoding="utf-8")
+        env = _env(tmp_path, sandbox_dir, fake_llm, None)
+        env.pop("BOT_TOKEN")
+        with questions.open("rb") as stdin:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "bot",
+                "chat",
+                cwd=tmp_path,
+                env=env,
+                stdin=stdin,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+            out, err = await asyncio.wait_for(process.communicate(), 60)
+        assert process.returncode == 0, err.decode()
+        assert ANSWER in out.decode()
+        assert API_KEY not in out.decode() + err.decode()
