@@ -71,7 +71,8 @@ def split_spans(spans: Sequence[Span], limit: int) -> list[tuple[str, str]]:
         end = _longest_fit(start, longest, partial(document.fits, start, limit=limit))
         if end == start:
             end, part = _bare_part(text, start, min(document.span_end(start), longest), limit)
-            parts.append(part)
+            if part[1].strip():
+                parts.append(part)
             start = end
             continue
         cut, resume = (end, end) if end == len(text) else _cut_point(text, start, end)
@@ -110,11 +111,28 @@ def _cut_point(text: str, start: int, end: int) -> tuple[int, int]:
         at, separator = max(found)
         return _trim(text, start, at), _skip(text, at, separator[0])
     cut = end
-    while cut > start + 1 and (joins_previous(text[cut]) or text[cut - 1] == _ZWJ):
+    while cut > start + 1 and _inside_symbol(text, start, cut):
         cut -= 1
     if cut == start + 1 and end > cut:
         cut = end
     return cut, cut
+
+
+def _inside_symbol(text: str, start: int, cut: int) -> bool:
+    """Whether cutting before text[cut] would break one visible symbol (emoji, flag, accent)."""
+    if joins_previous(text[cut]) or text[cut - 1] == _ZWJ:
+        return True
+    if not _is_regional(text[cut]):
+        return False
+    run = 0
+    while cut - run - 1 >= start and _is_regional(text[cut - run - 1]):
+        run += 1
+    return run % 2 == 1
+
+
+def _is_regional(char: str) -> bool:
+    """Regional indicator letters: two of them make one flag."""
+    return "\U0001f1e6" <= char <= "\U0001f1ff"
 
 
 def _trim(text: str, start: int, cut: int) -> int:

@@ -127,6 +127,11 @@ class TestUtf16:
         for part in parts:
             assert part.plain.startswith("👨") and part.plain.endswith("👧")
 
+    def test_flags_are_not_cut_in_half(self) -> None:
+        parts = checked("x" + "🇷🇺" * 1500)
+        assert all(utf16_len(part.plain.removeprefix("x")) % 4 == 0 for part in parts)
+        assert "".join(part.plain for part in parts) == "x" + "🇷🇺" * 1500
+
     def test_escaping_counts_against_the_html_limit(self) -> None:
         text = "a&b<c " * 1000
         parts = checked(text)
