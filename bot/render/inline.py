@@ -50,9 +50,6 @@ class InlineRenderer:
             self._walk(node.children, tags, out)
         return out
 
-    def plain(self, node: SyntaxTreeNode | None) -> str:
-        return "".join(span.text for span in self.render(node))
-
     def _walk(
         self, nodes: Sequence[SyntaxTreeNode], tags: tuple[Tag, ...], out: list[Span]
     ) -> None:
