@@ -58,7 +58,6 @@ class Texts:
     upload_failed: str
     upload_saved_text: str
     upload_saved_no_text: str
-    upload_receiving: str
     reindex_started: str
     reindex_done: str
     reindex_failed: str
@@ -74,6 +73,7 @@ class Texts:
     error_bad_reply: str
     error_too_long: str
     error_generic: str
+    error_interrupted: str
     note_cut_short: str
     note_truncated: str
     sources_label: str
@@ -229,7 +229,6 @@ RUSSIAN = Texts(
     upload_failed="⚠️ Не удалось сохранить файл: {error}. Ничего не записано.",
     upload_saved_text="✅ Сохранено: {path}\nТекст извлечён ({chars} символов), файл уже ищется.",
     upload_saved_no_text="⚠️ Сохранено: {path}\nНо текст извлечь не удалось: {error}",
-    upload_receiving="📥 Принимаю файл…",
     reindex_started="🔄 Перестраиваю индекс…",
     reindex_done="✅ Индекс перестроен за {seconds} с: проиндексировано {indexed}, "
     "пропущено {skipped}, ошибок {errors}.",
@@ -248,6 +247,8 @@ RUSSIAN = Texts(
     error_too_long="⚠️ Вопрос или разговор слишком длинный для модели. Начните заново "
     "командой /reset или сократите вопрос.",
     error_generic="⚠️ Что-то пошло не так. Попробуйте ещё раз чуть позже.",
+    error_interrupted="⚠️ Бот перезапускается и не успел ответить. Задайте вопрос ещё раз "
+    "через минуту.",
     note_cut_short="_Поиск пришлось прервать: ответ собран из того, что удалось найти._",
     note_truncated="_Ответ обрезан: модель упёрлась в лимит длины. Спросите «продолжи»._",
     sources_label="📄 Источники:",
@@ -303,7 +304,6 @@ ENGLISH = Texts(
     upload_saved_text="✅ Saved: {path}\nText extracted ({chars} characters); it is searchable "
     "now.",
     upload_saved_no_text="⚠️ Saved: {path}\nBut no text could be extracted: {error}",
-    upload_receiving="📥 Receiving the file…",
     reindex_started="🔄 Rebuilding the index…",
     reindex_done="✅ Index rebuilt in {seconds} s: {indexed} indexed, {skipped} skipped, "
     "{errors} errors.",
@@ -321,6 +321,8 @@ ENGLISH = Texts(
     error_too_long="⚠️ The question or the conversation is too long for the model. Start over "
     "with /reset or shorten the question.",
     error_generic="⚠️ Something went wrong. Please try again a bit later.",
+    error_interrupted="⚠️ The bot is restarting and could not finish. Please ask again in a "
+    "minute.",
     note_cut_short="_The search was cut short: this answer uses what was found so far._",
     note_truncated="_The answer was cut at the model's length limit. Ask me to continue._",
     sources_label="📄 Sources:",

@@ -7,6 +7,7 @@ in the log.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from html import escape
 
@@ -99,9 +100,13 @@ async def answer(
         show_status=settings.show_progress,
         typing_interval_s=tuning.typing_interval_s,
     )
-    async with progress:
-        parts = await _ask(agent, conversation, question, texts, progress)
     delivery = Delivery(bot, place, pacer=pacer, retry_wait_cap_s=tuning.retry_wait_cap_s)
+    try:
+        async with progress:
+            parts = await _ask(agent, conversation, question, texts, progress)
+    except asyncio.CancelledError:
+        await _tell_interrupted(delivery, texts, progress.status_message_id)
+        raise
     delivered = await delivery.send(parts, status_message_id=progress.status_message_id)
     log.info(
         "conversation %s: delivered %d of %d part(s)",
@@ -111,29 +116,26 @@ async def answer(
     )
 
 
+async def _tell_interrupted(delivery: Delivery, texts: Texts, status_id: int | None) -> None:
+    """The bot is stopping mid-question: say so instead of leaving "Thinking…" forever."""
+    notice = [Chunk.from_html(escape(texts.error_interrupted))]
+    try:
+        await asyncio.wait_for(delivery.send(notice, status_message_id=status_id), 3)
+    except Exception as exc:  # noqa: BLE001 - best effort while shutting down
+        log.debug("could not send the interruption notice: %s", exc)
+
+
 async def _ask(
     agent: Agent, conversation: str, question: str, texts: Texts, progress: Progress
 ) -> list[Renderable]:
     try:
         result = await agent.ask(conversation, question, on_event=progress.on_event)
     except AgentError as exc:
-        log.warning("question in %s failed (%s): %s", conversation, exc.kind, exc)
+        log.debug("question in %s ended with %s", conversation, exc.kind)
         return [Chunk.from_html(escape(texts.agent_error(exc.kind)))]
     except Exception:  # an unexpected failure still owes the user a reply; the trace is logged
         log.exception("question in %s failed unexpectedly", conversation)
         return [Chunk.from_html(escape(texts.error_generic))]
-    usage = result.usage
-    log.info(
-        "conversation %s: answered in %d round(s), %d model call(s), %d+%d tokens, %.1f s%s%s",
-        conversation,
-        usage.rounds,
-        usage.model_calls,
-        usage.prompt_tokens,
-        usage.completion_tokens,
-        usage.elapsed_s,
-        ", cut short" if result.cut_short else "",
-        ", truncated" if result.truncated else "",
-    )
     parts: list[Renderable] = list(render_answer(answer_markdown(result, texts)))
     return parts or [Chunk.from_html(escape(texts.error_bad_reply))]
 

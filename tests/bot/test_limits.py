@@ -174,3 +174,14 @@ class TestShutdown:
             await asyncio.wait_for(stopping, 10)
             assert harness.session.called("editMessageText")[-1].text == "Успел."
             await feeding
+
+    async def test_question_cut_by_shutdown_tells_the_user(self, make_dispatcher: Any) -> None:
+        tuning = Tuning(edit_interval_s=0.0, shutdown_grace_s=0.2)
+        async with make_dispatcher(tuning=tuning) as harness:
+            harness.llm.reply_hang()
+            feeding = asyncio.create_task(harness.feed(harness.updates.message("вопрос")))
+            await harness.llm.wait_for_requests(1)
+            await harness.session.wait_for(lambda s: bool(s.called("sendMessage")))
+            await harness.dp.emit_shutdown(bot=harness.bot, **harness.dp.workflow_data)
+            assert feeding.cancelled()
+            assert "перезапускается" in str(harness.session.called("editMessageText")[-1].text)

@@ -1,0 +1,60 @@
+"""Webhook mode: updates arrive over HTTP and must carry the secret token."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.settings_loader import load_settings
+from bot.webhook import build_webhook_app, webhook_secret
+from tests.support.fake_telegram import BOT_TOKEN, USER_ID
+
+SECRET = "s3cret_token-value"
+HEADER = "X-Telegram-Bot-Api-Secret-Token"
+
+
+def _update(text: str) -> dict[str, Any]:
+    user = {"id": USER_ID, "is_bot": False, "first_name": "U", "language_code": "en"}
+    return {
+        "update_id": 1,
+        "message": {
+            "message_id": 1,
+            "date": 1,
+            "chat": {"id": USER_ID, "type": "private", "first_name": "U"},
+            "from": user,
+            "text": text,
+        },
+    }
+
+
+class TestWebhook:
+    async def test_secret_token_is_checked(self, make_dispatcher: Any) -> None:
+        async with make_dispatcher() as harness:
+            app = build_webhook_app(harness.dp, harness.bot, "/telegram", SECRET)
+            async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+                body = json.dumps(_update("/help"))
+                refused = await client.post("/telegram", data=body, headers={HEADER: "wrong"})
+                assert refused.status == 401
+                missing = await client.post("/telegram", data=body)
+                assert missing.status == 401
+                assert not harness.session.called("sendMessage")
+
+                accepted = await client.post("/telegram", data=body, headers={HEADER: SECRET})
+                assert accepted.status == 200
+                await harness.session.wait_for(lambda s: bool(s.called("sendMessage")))
+                assert "/reset or /new" in str(harness.session.called("sendMessage")[-1].text)
+
+    def test_a_secret_is_made_when_none_is_set(self) -> None:
+        settings = load_settings(bot_token=BOT_TOKEN, webhook_url="https://bot.example.com/tg")
+        first, second = webhook_secret(settings), webhook_secret(settings)
+        assert first != second
+        assert len(first) >= 32
+        assert set(first) <= set(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+        )
+
+    def test_the_configured_secret_is_used(self) -> None:
+        settings = load_settings(bot_token=BOT_TOKEN, webhook_secret=SECRET)
+        assert webhook_secret(settings) == SECRET
