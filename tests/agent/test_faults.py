@@ -211,14 +211,23 @@ class TestContextLengthErrors:
         fake_llm.reply_error(400, CONTEXT_ERROR)
         fake_llm.reply_text("Поместилось")
 
-        answer = await make_agent().ask("chat:1", "последний вопрос")
+        agent = make_agent()
+
+        answer = await agent.ask("chat:1", "последний вопрос")
 
         assert answer.text == "Поместилось"
         first, retry = fake_llm.requests
         counter = TokenCounter()
-        assert counter.messages(retry["messages"]) < counter.messages(first["messages"])
+        refused = counter.messages(first["messages"]) + counter.tools(first["tools"])
+        retried = counter.messages(retry["messages"]) + counter.tools(retry["tools"])
+        assert retried <= refused * 0.6
         assert retry["messages"][-1]["content"] == "последний вопрос"
         assert_request_valid(retry)
+
+        fake_llm.reply_text("И дальше помещается")
+        await agent.ask("chat:1", "следующий вопрос")
+        later = fake_llm.requests[-1]
+        assert counter.messages(later["messages"]) + counter.tools(later["tools"]) < refused
 
     async def test_second_context_error_is_context_overflow(
         self, fake_llm: FakeLLM, make_agent: AgentFactory, history: HistoryStore

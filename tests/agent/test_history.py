@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from bot.agent import HistoryStore, Usage
+from bot.agent.events import KeyedLocks
 
 
 def call_message(call_id: str) -> dict[str, object]:
@@ -137,3 +138,27 @@ class TestHistoryStore:
         aside = moved_aside(tmp_path)
         assert len(aside) == 1
         assert aside[0].read_bytes().startswith(b"this is not a database")
+
+
+class TestKeyedLocks:
+    async def test_one_holder_per_key_and_forgotten_once_released(self) -> None:
+        locks = KeyedLocks()
+        release = asyncio.Event()
+        entered: list[str] = []
+
+        async def hold(key: str, tag: str, wait: bool) -> None:
+            async with locks.hold(key):
+                entered.append(tag)
+                if wait:
+                    await release.wait()
+
+        first = asyncio.create_task(hold("a", "first", True))
+        second = asyncio.create_task(hold("a", "second", False))
+        await hold("b", "other key", False)
+        assert entered == ["first", "other key"]
+        assert len(locks) == 1
+        release.set()
+        await asyncio.gather(first, second)
+
+        assert entered == ["first", "other key", "second"]
+        assert len(locks) == 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import re
 from typing import Any
 
 import pytest
@@ -248,6 +250,28 @@ class TestModelMistakes:
         result = json.loads(tool_messages(fake_llm.requests[1])[0]["content"])
         assert "failed unexpectedly" in result["error"]
         assert "disk on fire" not in result["error"]
+
+    async def test_every_call_is_logged_with_its_measurements(
+        self,
+        fake_llm: FakeLLM,
+        make_agent: AgentFactory,
+        caplog: pytest.LogCaptureFixture,
+    ) -> None:
+        fake_llm.reply_tool_calls(
+            ("read_file", {"path": CHARLOTTE}), ("read_file", {"path": "нет.txt"})
+        )
+        fake_llm.reply_text("ok")
+
+        with caplog.at_level(logging.INFO, logger="bot.agent"):
+            await make_agent().ask("chat:1", "q")
+
+        lines = [r.getMessage() for r in caplog.records if r.name == "bot.agent.calls"]
+        assert len(lines) == 2
+        assert CHARLOTTE in lines[0]
+        assert re.search(r"read_file\(.*\) took \d+\.\d{3}s, \d+ chars$", lines[0])
+        assert "error: no file нет.txt" in lines[1]
+        summary = [r.getMessage() for r in caplog.records if r.name == "bot.agent.loop"]
+        assert any("2 round(s), 2 call(s)" in line for line in summary)
 
     async def test_a_failing_event_handler_does_not_break_the_question(
         self, fake_llm: FakeLLM, make_agent: AgentFactory
