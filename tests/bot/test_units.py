@@ -1,0 +1,104 @@
+"""Small pure pieces: addressing, question text, file names, texts, answer composition."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from aiogram.types import Message, User
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.agent import Answer
+from bot.handlers.addressing import conversation_key, has_words, question_text
+from bot.handlers.questions import answer_markdown
+from bot.texts import ENGLISH, RUSSIAN, Texts, language_of, texts_for
+from bot.uploads import safe_file_name
+from tests.support.fake_telegram import bot_user_json, mention_entity
+
+ME = User.model_validate(bot_user_json())
+
+
+def _message(text: str, chat_type: str = "private", **extra: Any) -> Message:
+    chat_id = 7 if chat_type == "private" else -100_7
+    data = {
+        "message_id": 1,
+        "date": 1,
+        "chat": {"id": chat_id, "type": chat_type},
+        "from": {"id": 7, "is_bot": False, "first_name": "U"},
+        "text": text,
+        **extra,
+    }
+    return Message.model_validate(data)
+
+
+class TestQuestionText:
+    def test_mention_in_the_middle_is_removed(self) -> None:
+        text = "скажи, @docs_test_bot, где 🍎 рецепт?"
+        message = _message(text, "group", entities=[mention_entity(text, "@docs_test_bot")])
+        assert question_text(message, ME) == "скажи, , где 🍎 рецепт?"
+
+    def test_other_mentions_stay(self) -> None:
+        text = "@docs_test_bot спроси у @boss"
+        entities = [mention_entity(text, "@docs_test_bot"), mention_entity(text, "@boss")]
+        assert question_text(_message(text, "group", entities=entities), ME) == "спроси у @boss"
+
+    def test_newlines_survive(self) -> None:
+        assert question_text(_message("строка 1\nстрока 2"), ME) == "строка 1\nстрока 2"
+
+    @given(st.text(alphabet=st.characters(categories=["So", "Sk", "P", "Zs"]), max_size=30))
+    @settings(max_examples=60)
+    def test_emoji_and_punctuation_are_not_words(self, text: str) -> None:
+        assert not has_words(text)
+
+    def test_keys(self) -> None:
+        assert conversation_key(_message("x")) == "chat:7"
+        assert conversation_key(_message("x", "supergroup")) == "chat:-1007:user:7"
+
+
+class TestFileNames:
+    @given(st.text(max_size=400), st.sampled_from([None, "application/pdf", "text/plain"]))
+    @settings(max_examples=200)
+    def test_always_safe(self, name: str, mime: str | None) -> None:
+        safe = safe_file_name(name, mime)
+        assert safe
+        assert not safe.startswith(".")
+        assert "/" not in safe
+        assert "\\" not in safe
+        assert "\x00" not in safe
+        assert len(safe.encode()) <= 220
+        assert safe == safe.strip()
+
+    def test_examples(self) -> None:
+        assert safe_file_name("../../etc/passwd") == "passwd"
+        assert safe_file_name(".env") == "env"
+        assert safe_file_name("отчёт: итог?.PDF") == "отчёт_ итог_.PDF"
+        assert safe_file_name(None, "application/pdf") == "document.pdf"
+        assert safe_file_name("a" * 300 + ".docx").endswith(".docx")
+
+
+class TestTexts:
+    def test_language_choice(self) -> None:
+        assert [language_of(c) for c in ("ru", "uk", "be", "kk", "ru-RU")] == ["ru"] * 5
+        assert [language_of(c) for c in (None, "", "en", "de", "pl")] == ["en"] * 5
+        assert texts_for("kk") is RUSSIAN
+        assert texts_for("fr") is ENGLISH
+
+    def test_stranger_id_is_escaped_code(self) -> None:
+        assert "<code>123</code>" in RUSSIAN.stranger_reply(123)
+
+    def test_every_field_is_translated(self) -> None:
+        for field in fields(Texts):
+            assert getattr(RUSSIAN, field.name) != getattr(ENGLISH, field.name), field.name
+
+
+class TestAnswerMarkdown:
+    def test_sources_line_last_and_open_fence_closed(self) -> None:
+        answer = Answer(text="```python\nprint(1)", sources=("a.txt", "b/c.md"), truncated=True)
+        text = answer_markdown(answer, ENGLISH)
+        assert text.splitlines()[-1] == "📄 Sources: `a.txt`, `b/c.md`"
+        assert "print(1)\n```\n\n_The answer was cut" in text
+
+    def test_many_sources_are_shortened(self) -> None:
+        answer = Answer(text="ok", sources=tuple(f"f{i}.txt" for i in range(8)))
+        assert answer_markdown(answer, RUSSIAN).endswith("`f4.txt` +3")
