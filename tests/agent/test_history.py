@@ -154,7 +154,7 @@ class TestKeyedLocks:
 
         first = asyncio.create_task(hold("a", "first", True))
         second = asyncio.create_task(hold("a", "second", False))
-        await hold("b", "other key", False)
+        await asyncio.create_task(hold("b", "other key", False))  # starts after both above
         assert entered == ["first", "other key"]
         assert len(locks) == 1
         release.set()
