@@ -39,7 +39,7 @@ _CONTEXT_TOO_LONG = re.compile(
     r"context[_ ]length|maximum context|context window|too many tokens|prompt is too long"
     r"|input is too long|reduce the length|exceeds? the (?:model'?s? )?(?:maximum|max|limit)"
     r"|token limit|tokens? exceed|longer than the model|request too large|too long for"
-    r"|tokens\W*\+.*must be <=",
+    r"|tokens\W*\+.*must be <=|context size|exceed_context",
     re.IGNORECASE,
 )
 _MAX_DETAIL = 300
@@ -118,11 +118,11 @@ class ModelClient:
         self._max_output_tokens = max_output_tokens
         self._limit_param = "max_tokens"
 
-    @property
-    def timeout_s(self) -> float | None:
-        """The client's request timeout, for error messages."""
+    def _timeout_text(self) -> str:
         timeout = self._client.timeout
-        return float(timeout) if isinstance(timeout, int | float) else None
+        if isinstance(timeout, int | float):
+            return f"the model server did not answer within {timeout:g}s"
+        return "the model server did not answer in time"
 
     async def complete(
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None
@@ -194,7 +194,7 @@ class ModelClient:
     def _translate(self, exc: openai.OpenAIError) -> AgentError:
         detail = self._scrub(_detail(exc))
         if isinstance(exc, openai.APITimeoutError):
-            return ModelUnavailable(f"the model server did not answer within {self.timeout_s}s")
+            return ModelUnavailable(self._timeout_text())
         if isinstance(exc, openai.APIConnectionError):
             return ModelUnavailable(f"cannot reach the model server: {detail}")
         if isinstance(exc, openai.APIStatusError):
@@ -224,7 +224,9 @@ def _error_in_body(error: object, scrub: Any) -> AgentError:
         code = error.get("code")
     else:
         message, code = str(error), None
-    status = code if isinstance(code, int) else 502
+    if isinstance(code, str) and code.isdigit():
+        code = int(code)
+    status = code if isinstance(code, int) and 400 <= code < 600 else 502
     if isinstance(code, str) and "context_length" in code:
         status = 400
     return _status_error(status, scrub(message), f"{message} {code}")

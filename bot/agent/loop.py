@@ -143,7 +143,11 @@ class Agent:
         except BaseException as exc:
             # The turn is closed as failed even when the task is being cancelled; a failed
             # turn is never sent again, so a call left without its result cannot leak.
-            await asyncio.shield(self._history.finish_turn(turn, done=False))
+            try:
+                await asyncio.shield(self._history.finish_turn(turn, done=False))
+            except Exception:  # the store is gone (shutdown): the turn stays open and is
+                # marked interrupted on the next start, so it is never sent either way
+                logger.exception("could not mark the failed turn in %s", conversation)
             logger.warning(
                 "question in %s failed after %d model call(s): %s: %s",
                 conversation,

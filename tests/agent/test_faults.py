@@ -110,6 +110,13 @@ class TestServerFaults:
         with pytest.raises(ModelUnavailable, match="cannot reach"):
             await agent.ask("chat:1", "вопрос")
 
+    async def test_a_timeout_names_the_limit(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory
+    ) -> None:
+        fake_llm.reply_hang()
+        with pytest.raises(ModelUnavailable, match=r"within 0\.2s"):
+            await make_agent(timeout=0.2).ask("chat:1", "вопрос")
+
     async def test_429_with_retry_after_is_retried_by_the_client(
         self, fake_llm: FakeLLM, make_agent: AgentFactory
     ) -> None:
@@ -188,6 +195,8 @@ class TestContextLengthErrors:
             "the input is too long for the requested model",
             "trying to keep the first 5000 tokens when context the overflows. However, "
             "the model is loaded with context length of only 4096 tokens",
+            "the request exceeds the available context size, try increasing it",
+            "The input token count (1048577) exceeds the maximum number of tokens allowed",
         ],
     )
     def test_provider_texts_are_recognised(self, text: str) -> None:
