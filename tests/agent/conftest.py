@@ -112,8 +112,10 @@ def programmable_tools() -> ProgrammableTools:
 
 @pytest.fixture
 def make_agent(
-    fake_llm: FakeLLM, history: HistoryStore, programmable_tools: ProgrammableTools
+    fake_llm: FakeLLM, history: HistoryStore, scenario_tools: ToolRunner
 ) -> AgentFactory:
+    """Agents over the fake server and the shared history; the real toolbox unless given."""
+
     def factory(
         tools: ToolRunner | None = None,
         *,
@@ -135,7 +137,7 @@ def make_agent(
         client = make_client(fake_llm, timeout=timeout, max_retries=max_retries)
         if base_url is not None:
             client = client.with_options(base_url=base_url)
-        return Agent(config, client, tools or programmable_tools, history)
+        return Agent(config, client, tools or scenario_tools, history)
 
     return factory
 

@@ -82,7 +82,7 @@ class TestAnswering:
         )
         fake_llm.reply_text("Сахар: 1 стакан.")
 
-        answer = await make_agent().ask("chat:1", "рецепт шарлотки?")
+        answer = await make_agent(programmable_tools).ask("chat:1", "рецепт шарлотки?")
 
         assert answer.text == "Сахар: 1 стакан."
         assert programmable_tools.max_running == 2
@@ -100,7 +100,7 @@ class TestAnswering:
         )
         fake_llm.reply_text("28 календарных дней. Источник: hr/отпуск.md")
 
-        answer = await make_agent(scenario_tools).ask("chat:1", "Сколько дней отпуска?")
+        answer = await make_agent().ask("chat:1", "Сколько дней отпуска?")
 
         assert answer.sources == ("hr/отпуск.md",)
         first, second = tool_messages(fake_llm.requests[1])
@@ -169,7 +169,7 @@ class TestRoundLimit:
             fake_llm.reply_tool_calls(("search_files", {"query": "шарлотка"}))
         fake_llm.reply_text("Готово")
 
-        await make_agent(max_rounds=5).ask("chat:1", "шарлотка?")
+        await make_agent(programmable_tools, max_rounds=5).ask("chat:1", "шарлотка?")
 
         assert len(programmable_tools.calls) == 2
         third = tool_messages(fake_llm.requests[3])[-1]["content"]
@@ -198,7 +198,7 @@ class TestModelMistakes:
         fake_llm.reply_text("Исправился")
         events, on_event = event_recorder()
 
-        answer = await make_agent().ask("chat:1", "вопрос", on_event)
+        answer = await make_agent(programmable_tools).ask("chat:1", "вопрос", on_event)
 
         assert answer.text == "Исправился"
         assert programmable_tools.calls == []
@@ -216,7 +216,7 @@ class TestModelMistakes:
         fake_llm.reply_tool_calls(("search_files", {"q": 5}))
         fake_llm.reply_text("Исправился")
 
-        await make_agent(scenario_tools).ask("chat:1", "вопрос")
+        await make_agent().ask("chat:1", "вопрос")
 
         result = json.loads(tool_messages(fake_llm.requests[1])[0]["content"])
         assert "invalid arguments" in result["error"]
@@ -230,7 +230,7 @@ class TestModelMistakes:
         fake_llm.reply_tool_calls(("read_file", {"path": "../../etc/passwd"}))
         fake_llm.reply_text("Не могу прочитать этот файл.")
 
-        answer = await make_agent(scenario_tools).ask("chat:1", "прочитай /etc/passwd")
+        answer = await make_agent().ask("chat:1", "прочитай /etc/passwd")
 
         assert answer.sources == ()
         for message in tool_messages(fake_llm.requests[2]):
@@ -244,7 +244,7 @@ class TestModelMistakes:
         fake_llm.reply_tool_calls(("list_files", {}))
         fake_llm.reply_text("Не вышло")
 
-        answer = await make_agent().ask("chat:1", "что есть?")
+        answer = await make_agent(programmable_tools).ask("chat:1", "что есть?")
 
         assert answer.text == "Не вышло"
         result = json.loads(tool_messages(fake_llm.requests[1])[0]["content"])
@@ -269,7 +269,7 @@ class TestModelMistakes:
         assert len(lines) == 2
         assert CHARLOTTE in lines[0]
         assert re.search(r"read_file\(.*\) took \d+\.\d{3}s, \d+ chars$", lines[0])
-        assert "error: no file нет.txt" in lines[1]
+        assert re.search(r"took .*, error: .*нет.txt", lines[1])
         summary = [r.getMessage() for r in caplog.records if r.name == "bot.agent.loop"]
         assert any("2 round(s), 2 call(s)" in line for line in summary)
 
@@ -296,8 +296,8 @@ class TestProviderQuirks:
 
         answer = await make_agent().ask("chat:1", "сахар?")
 
-        assert programmable_tools.calls == [("read_file", {"path": CHARLOTTE})]
         assert answer.sources == (CHARLOTTE,)
+        assert "сахар - 1 стакан" in tool_messages(fake_llm.requests[1])[0]["content"]
 
     async def test_arguments_sent_as_an_object_are_accepted_and_echoed_as_text(
         self, fake_llm: FakeLLM, make_agent: AgentFactory, programmable_tools: ProgrammableTools
@@ -307,7 +307,7 @@ class TestProviderQuirks:
 
         await make_agent().ask("chat:1", "сахар?")
 
-        assert programmable_tools.calls == [("read_file", {"path": CHARLOTTE})]
+        assert "сахар - 1 стакан" in tool_messages(fake_llm.requests[1])[0]["content"]
         echoed = fake_llm.requests[1]["messages"][2]["tool_calls"][0]["function"]["arguments"]
         assert json.loads(echoed) == {"path": CHARLOTTE}
         assert_request_valid(fake_llm.requests[1])
