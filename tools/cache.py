@@ -10,13 +10,19 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
+
+from tools.errors import ContentError
+from tools.extract import Extractor
 
 
 @dataclass(frozen=True)
 class Document:
-    """A document's text split into lines, as read_file numbers them."""
+    """A document's text split into lines, as read_file numbers them, or why it has none."""
 
     lines: tuple[str, ...]
+    error: str | None = None
+    hint: str | None = None
 
     @classmethod
     def from_text(cls, text: str) -> Document:
@@ -68,3 +74,23 @@ class DocumentCache:
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+def cached_extract(
+    extractor: Extractor, cache: DocumentCache, real: Path, key: CacheKey
+) -> Document:
+    """The document from the cache, or extracted now and cached (failures of content too).
+
+    Raises:
+        ExtractionError: the file cannot be read; `ContentError` verdicts are cached.
+    """
+    doc = cache.get(key)
+    if doc is None:
+        try:
+            doc = Document.from_text(extractor.extract(real))
+        except ContentError as exc:
+            doc = Document((), exc.message, exc.hint)
+        cache.put(key, doc)
+    if doc.error is not None:
+        raise ContentError(doc.error, doc.hint)
+    return doc

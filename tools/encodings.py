@@ -14,7 +14,7 @@ import re
 
 from charset_normalizer import from_bytes
 
-from tools.errors import ExtractionError
+from tools.errors import ContentError
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -129,7 +129,7 @@ def _utf8_verdict(data: bytes) -> bool:
 
 
 def detect_encoding(data: bytes) -> str:
-    """The encoding `data` is most plausibly written in; raises ExtractionError for binary."""
+    """The encoding `data` is most plausibly written in; raises ContentError for binary."""
     for bom, name in _BOMS:
         if data.startswith(bom):
             return name + ("-sig" if name == "utf-8" else "")
@@ -137,7 +137,7 @@ def detect_encoding(data: bytes) -> str:
     if wide:
         return wide
     if looks_binary(data):
-        raise ExtractionError("this is a binary file, not text")
+        raise ContentError("this is a binary file, not text")
     utf8 = _utf8_verdict(data)
     if utf8:
         return "utf-8"
@@ -147,7 +147,7 @@ def detect_encoding(data: bytes) -> str:
     guess = from_bytes(data[:_SAMPLE_BYTES]).best()
     if guess is not None and guess.encoding:
         return str(guess.encoding)
-    raise ExtractionError("the text encoding could not be recognised")
+    raise ContentError("the text encoding could not be recognised")
 
 
 def decode_bytes(data: bytes) -> str:
@@ -157,5 +157,5 @@ def decode_bytes(data: bytes) -> str:
     if encoding.startswith("utf-16") or encoding.startswith("utf-32"):
         text = text.removeprefix("\ufeff")
         if _CONTROL.search(text[:4096]) and looks_binary(text[:4096].encode("utf-8", "replace")):
-            raise ExtractionError("this is a binary file, not text")
+            raise ContentError("this is a binary file, not text")
     return text

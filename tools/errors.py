@@ -50,6 +50,13 @@ class ExtractionError(ToolError):
     default_hint = "Try another file; search_files finds documents with readable text."
 
 
+class ContentError(ExtractionError):
+    """The file's content itself is unreadable (binary, too big, broken, too slow to parse).
+
+    Such a verdict holds until the file changes, so it is cached like extracted text.
+    """
+
+
 class IndexUnavailableError(ToolError):
     """The search index cannot answer right now (for example it is being rebuilt)."""
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from selectolax.lexbor import LexborHTMLParser
 
 from tools.encodings import decode_bytes
-from tools.errors import ExtractionError
+from tools.errors import ContentError, ExtractionError
 from tools.isolated import IsolatedExtractor
 
 MAX_TEXT_CHARS = 10_000_000
@@ -59,12 +59,13 @@ def kind_of(path: Path) -> str:
 def _wrap(line: str) -> list[str]:
     """Split an over-long line near a space so a page never has to cut a line."""
     pieces: list[str] = []
-    while len(line) > WRAP_AT:
-        cut = line.rfind(" ", WRAP_AT // 2, WRAP_AT)
-        cut = WRAP_AT if cut <= 0 else cut + 1
-        pieces.append(line[:cut])
-        line = line[cut:]
-    pieces.append(line)
+    start, end = 0, len(line)
+    while end - start > WRAP_AT:
+        cut = line.rfind(" ", start + WRAP_AT // 2, start + WRAP_AT)
+        cut = start + WRAP_AT if cut < 0 else cut + 1
+        pieces.append(line[start:cut])
+        start = cut
+    pieces.append(line[start:])
     return pieces
 
 
@@ -132,9 +133,9 @@ def read_bytes(path: Path, limits: Limits) -> bytes:
     return data
 
 
-def too_large(size: int, limits: Limits) -> ExtractionError:
+def too_large(size: int, limits: Limits) -> ContentError:
     """The error for a file over MAX_FILE_MB."""
-    return ExtractionError(
+    return ContentError(
         f"the file is {size / 1048576:.1f} MB, over the {limits.max_file_bytes / 1048576:g} MB"
         " limit for reading",
         "Ask an admin to split it or to raise MAX_FILE_MB.",
@@ -158,7 +159,7 @@ class Extractor:
         self._counted()
         kind = kind_of(path)
         if kind == "unsupported":
-            raise ExtractionError(
+            raise ContentError(
                 f"'{path.suffix.lower()}' files are not supported",
                 "Supported: txt, md, csv, json, html, pdf, docx and other plain text.",
             )

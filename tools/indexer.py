@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.cache import Document, DocumentCache
+from tools.cache import DocumentCache, cached_extract
 from tools.errors import ExtractionError, SandboxError
 from tools.extract import Extractor
 from tools.index import IndexWriter, ReaderPool, remove_files
@@ -249,13 +249,8 @@ class Indexer:
         text, error = "", None
         try:
             real = self.sandbox.resolve(rel)
-            key = (rel, *sig)
-            doc = self.cache.get(key)
-            if doc is None:
-                text = self.extractor.extract(real)
-                self.cache.put(key, Document.from_text(text))
-            else:
-                text = "\n".join(doc.lines)
+            doc = cached_extract(self.extractor, self.cache, real, (rel, *sig))
+            text = "\n".join(doc.lines)
         except (ExtractionError, SandboxError) as exc:
             error = exc.message
         name_terms = self.stemmer.name_terms(rel)

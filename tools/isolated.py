@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from tools.errors import ExtractionError
+from tools.errors import ContentError, ExtractionError
 
 log = logging.getLogger(__name__)
 _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
@@ -80,14 +80,14 @@ class IsolatedExtractor:
                 )
                 self._kill()
                 msg = f"reading this {kind} file took too long (over {self.timeout:.0f} s)"
-                raise ExtractionError(msg) from None
+                raise ContentError(msg) from None
             except (OSError, EOFError, ValueError):
                 log.warning("the extraction worker died on a %s file; restarting it", kind)
                 self._kill()
                 msg = f"this {kind} file is too large or complex to read"
-                raise ExtractionError(msg) from None
+                raise ContentError(msg) from None
         if "error" in reply:
-            raise ExtractionError(str(reply["error"]))
+            raise ContentError(str(reply["error"]))
         return str(reply["ok"])
 
     @staticmethod

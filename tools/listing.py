@@ -39,7 +39,12 @@ def list_folder(
 
     def visit(folder: str, level: int) -> None:
         nonlocal total
-        found = sandbox.scan(folder)
+        try:
+            found = sandbox.scan(folder, strict=level == 1)
+        except PermissionError:
+            raise ExtractionError(f"permission to open '{rel}' is denied") from None
+        except OSError:
+            raise ExtractionError(f"'{rel}' cannot be opened") from None
         found.sort(key=lambda e: (not e.is_dir, e.rel.casefold()))
         for e in found:
             total += 1

@@ -14,7 +14,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from tools.cache import Document, DocumentCache
+from tools.cache import Document, DocumentCache, cached_extract
 from tools.errors import ExtractionError, PathNotFoundError
 from tools.extract import Extractor
 from tools.sandbox import Sandbox
@@ -87,11 +87,9 @@ class Reader:
             raise ExtractionError(f"'{rel}' cannot be read") from None
         if stat.S_ISDIR(info.st_mode):
             raise ExtractionError(f"'{rel}' is a folder", "Use list_files to see what is in it.")
-        key = (rel, info.st_size, info.st_mtime_ns)
-        doc = self.cache.get(key)
-        if doc is None:
-            doc = Document.from_text(self.extractor.extract(real))
-            self.cache.put(key, doc)
+        doc = cached_extract(
+            self.extractor, self.cache, real, (rel, info.st_size, info.st_mtime_ns)
+        )
         return rel, doc
 
     def read(self, path: str, offset: int, limit: int, max_chars: int) -> dict[str, Any]:

@@ -73,6 +73,14 @@ class Sandbox:
         Raises:
             SandboxError: with `reason` saying why; `PathNotFoundError` when nothing is there.
         """
+        try:
+            return self._resolve(rel, must_exist=must_exist)
+        except PathNotFoundError:
+            if rel == rel.strip():
+                raise
+        return self._resolve(rel.strip(), must_exist=must_exist)  # stray spaces from the model
+
+    def _resolve(self, rel: str, *, must_exist: bool) -> Path:
         clean = self._lexical(rel)
         real = Path(os.path.realpath(self.root / clean)) if clean else self.root
         real_rel = self._inside_rel(real)
@@ -89,7 +97,7 @@ class Sandbox:
         """Check the text of a path and normalise it to `a/b/c` without touching the disk."""
         if not isinstance(rel, str):
             raise SandboxError("the path must be a string", "invalid")
-        text = rel.strip()
+        text = rel
         if "\x00" in text:
             raise SandboxError("the path contains a NUL character", "invalid")
         if len(text) > MAX_PATH_CHARS:
@@ -99,7 +107,8 @@ class Sandbox:
         except UnicodeEncodeError:
             raise SandboxError("the path contains invalid characters", "invalid") from None
         text = text.replace("\\", "/")
-        if text.startswith("/") or _DRIVE.match(text) or text.startswith("~"):
+        head = text.lstrip()
+        if head.startswith(("/", "~")) or _DRIVE.match(head):
             raise SandboxError(
                 "absolute paths are not allowed",
                 "absolute",
@@ -158,13 +167,18 @@ class Sandbox:
             return Entry(rel, False, st.st_size, st.st_mtime_ns)
         return None
 
-    def scan(self, rel_dir: str = "") -> list[Entry]:
-        """Visible entries of one folder (not recursive), unsorted; [] when it vanished."""
+    def scan(self, rel_dir: str = "", *, strict: bool = False) -> list[Entry]:
+        """Visible entries of one folder (not recursive), unsorted.
+
+        A folder that vanished or cannot be opened gives [] (or OSError when `strict`).
+        """
         base = self.root / rel_dir if rel_dir else self.root
         try:
             with os.scandir(base) as it:
                 found = [self.entry(rel_dir, de) for de in it]
         except OSError:
+            if strict:
+                raise
             return []
         return [e for e in found if e is not None]
 
