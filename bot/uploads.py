@@ -7,6 +7,7 @@ point leaves no partial file behind.
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import logging
 import mimetypes
@@ -141,21 +142,52 @@ async def save_upload(
         raise
     if file.file_path is None:
         raise UploadError("failed", "Telegram gave no file path")
-    temp = folder / f".upload-{secrets.token_hex(8)}.part"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        await bot.download_file(file.file_path, destination=temp, timeout=_DOWNLOAD_TIMEOUT_S)
-        size = temp.stat().st_size
-        if size > limit:
-            raise UploadError("too_big", f"{size} bytes after download", size=size)
-        final = _place_without_overwrite(temp, folder, name)
-    except OSError as exc:
-        kind = "disk_full" if exc.errno in {errno.ENOSPC, errno.EDQUOT} else "failed"
-        raise UploadError(kind, exc.strerror or str(exc)) from exc
-    finally:
-        with suppress(OSError):
-            temp.unlink(missing_ok=True)
+    final = await _download(bot, file.file_path, folder, name, limit)
     rel = toolbox.sandbox.relative(final)
     log.info("saved upload %s (%d bytes)", rel, final.stat().st_size)
-    report = await toolbox.refresh(rel)
+    try:
+        report = await toolbox.refresh(rel)
+    except Exception as exc:  # the file is saved; the watcher indexes it on its next pass
+        log.exception("indexing the upload %s failed", rel)
+        return SavedUpload(path=rel, chars=0, error=type(exc).__name__)
     return SavedUpload(path=rel, chars=report.chars, error=report.error)
+
+
+async def _download(bot: Bot, file_path: str, folder: Path, name: str, limit: int) -> Path:
+    """Fetch into a hidden temp file, then give it its final name; nothing is left on failure."""
+    temp = folder / f".upload-{secrets.token_hex(8)}.part"
+    created: list[Path] = []
+    final: Path | None = None
+    try:
+        created = await asyncio.to_thread(_make_folder, folder)
+        await bot.download_file(file_path, destination=temp, timeout=_DOWNLOAD_TIMEOUT_S)
+        final = await asyncio.to_thread(_finish, temp, folder, name, limit)
+    except OSError as exc:
+        kind = "disk_full" if exc.errno in {errno.ENOSPC, errno.EDQUOT} else "failed"
+        raise UploadError(kind, exc.strerror or "could not write the file") from exc
+    finally:
+        await asyncio.to_thread(_clean_up, temp, created if final is None else [])
+    return final
+
+
+def _make_folder(folder: Path) -> list[Path]:
+    """Create the target folder; returns the folders that did not exist before, deepest first."""
+    created = [p for p in (folder, *folder.parents) if not p.exists()]
+    folder.mkdir(parents=True, exist_ok=True)
+    return created
+
+
+def _finish(temp: Path, folder: Path, name: str, limit: int) -> Path:
+    size = temp.stat().st_size
+    if size > limit:
+        raise UploadError("too_big", f"{size} bytes after download", size=size)
+    return _place_without_overwrite(temp, folder, name)
+
+
+def _clean_up(temp: Path, folders: list[Path]) -> None:
+    """Remove the temp file, and the folders made for a failed upload (only when empty)."""
+    with suppress(OSError):
+        temp.unlink(missing_ok=True)
+    for path in folders:
+        with suppress(OSError):
+            path.rmdir()

@@ -44,8 +44,9 @@ async def on_document(
         await say(bot, message, _upload_problem(texts, exc, settings), tuning)
         return
     except TelegramAPIError as exc:
+        # The error text may quote a download URL, which carries the token: log it only.
         log.warning("upload of %r failed: %s", message.document.file_name, exc)
-        await say(bot, message, texts.upload_failed.format(error=escape(str(exc))), tuning)
+        await say(bot, message, texts.upload_failed.format(error="Telegram"), tuning)
         return
     await say(bot, message, texts.upload_saved(saved.path, saved.chars, saved.error), tuning)
 

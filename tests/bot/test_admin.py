@@ -86,9 +86,13 @@ class TestUploads:
         self, harness: Harness, bot_session: FakeTelegramSession
     ) -> None:
         bot_session.add_file_error("documents/note1", OSError(28, "No space left on device"))
-        await harness.feed(harness.updates.document("a.txt", file_id="note1", user_id=ADMIN_ID))
+        await harness.feed(
+            harness.updates.document(
+                "a.txt", file_id="note1", caption="новая/папка", user_id=ADMIN_ID
+            )
+        )
         assert "закончилось место" in _last_text(harness)
-        assert not (harness.settings.sandbox_dir / "a.txt").exists()
+        assert not (harness.settings.sandbox_dir / "новая").exists()
         assert not _leftovers(harness.settings.sandbox_dir)
 
     async def test_telegram_refusing_a_big_file_is_explained(self, harness: Harness) -> None:
