@@ -1,0 +1,199 @@
+"""startup: from `python -m bot` to the first getUpdates, and the import time of the bot.
+
+The bot runs as a real process against a fake Bot API on 127.0.0.1 (TELEGRAM_API_BASE). The
+reference is the smallest aiogram polling bot against the same server: what any aiogram bot
+pays to start. Import time is measured the same way for `bot.app` and for aiogram + openai.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from bench import corpus
+from bench.context import Context
+from bench.fake_botapi import FakeBotAPI
+from bench.results import Aim, BenchResult, Metric
+from bench.stats import median
+
+TITLE = "start-up: python -m bot to first getUpdates, and import time"
+TOKEN = "42:BENCH_token_for_benchmarks_abcdefgh"
+MINIMAL_BOT = """
+import asyncio, os
+from aiogram import Bot, Dispatcher
+from aiogram.client.session.aiohttp import AiohttpSession
+from aiogram.client.telegram import TelegramAPIServer
+
+async def main():
+    api = TelegramAPIServer.from_base(os.environ["TELEGRAM_API_BASE"])
+    bot = Bot(os.environ["BOT_TOKEN"], session=AiohttpSession(api=api))
+    await Dispatcher().start_polling(bot, handle_signals=True)
+
+asyncio.run(main())
+"""
+
+
+def variants(quick: bool) -> list[str]:
+    """One variant."""
+    del quick
+    return ["startup"]
+
+
+async def _time_start(
+    api: FakeBotAPI, command: list[str], env: dict[str, str], cwd: Path
+) -> tuple[float, float]:
+    """Seconds to the first getUpdates, and from SIGTERM to exit."""
+    api.reset()
+    started = time.perf_counter()
+    process = await asyncio.create_subprocess_exec(
+        *command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    waiter = asyncio.ensure_future(process.wait())
+    polled = asyncio.ensure_future(api.first_poll.wait())
+    await asyncio.wait({waiter, polled}, timeout=60, return_when=asyncio.FIRST_COMPLETED)
+    if not polled.done():
+        polled.cancel()
+        if process.returncode is None:
+            process.kill()
+        await waiter
+        stderr = b""
+        if process.stderr is not None:
+            stderr = await process.stderr.read()
+        tail = stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
+        msg = f"{command[-1]} never polled: {' | '.join(tail) or 'no output'}"
+        raise RuntimeError(msg)
+    to_poll = api.first_poll_at - started
+    stopping = time.perf_counter()
+    process.send_signal(signal.SIGTERM)
+    try:
+        await asyncio.wait_for(waiter, 30)
+    except TimeoutError:
+        process.kill()
+        await waiter
+    return to_poll, time.perf_counter() - stopping
+
+
+def _import_seconds(ctx: Context, statement: str) -> tuple[float, list[tuple[int, str]]]:
+    """Wall time of a fresh interpreter running `statement`, and -X importtime's heaviest."""
+    started = time.perf_counter()
+    subprocess.run([ctx.python, "-c", statement], env=ctx.child_env(), check=True)
+    wall = time.perf_counter() - started
+    done = subprocess.run(
+        [ctx.python, "-X", "importtime", "-c", statement],
+        env=ctx.child_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    heaviest: list[tuple[int, str]] = []
+    for line in done.stderr.splitlines():
+        match = re.match(r"import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)", line)
+        if match and len(match.group(2)) == 3:  # what the statement's module imports directly
+            heaviest.append((int(match.group(1)), match.group(3)))
+    heaviest.sort(reverse=True)
+    return wall, heaviest[:5]
+
+
+def _bot_env(ctx: Context, api: FakeBotAPI, sandbox: Path, data: Path) -> dict[str, str]:
+    return ctx.child_env(
+        BOT_TOKEN=TOKEN,
+        TELEGRAM_API_BASE=api.base_url,
+        OPENAI_API_KEY="bench-key",
+        OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+        SANDBOX_DIR=str(sandbox),
+        DATA_DIR=str(data),
+        ALLOW_ALL="true",
+        LOG_LEVEL="WARNING",
+    )
+
+
+async def run(ctx: Context, variant: str) -> BenchResult:
+    """Cold starts (empty data folder), warm restarts, the minimal bot, and import times."""
+    del variant
+    result = BenchResult("startup", TITLE)
+    sandbox = corpus.ensure(ctx.workdir, 100, ctx.python, ctx.child_env())
+    runs = 3 if ctx.quick else 7
+    api = FakeBotAPI()
+    await api.start()
+    cold: list[float] = []
+    warm: list[float] = []
+    minimal: list[float] = []
+    stops: list[float] = []
+    try:
+        for attempt in range(runs):
+            cwd = ctx.scratch(f"startup-cwd-{attempt}")
+            data = ctx.scratch(f"startup-data-{attempt}")
+            env = _bot_env(ctx, api, sandbox, data)
+            bot = [ctx.python, "-m", "bot"]
+            to_poll, _ = await _time_start(api, bot, env, cwd)
+            cold.append(to_poll)
+            to_poll, to_stop = await _time_start(api, bot, env, cwd)
+            warm.append(to_poll)
+            stops.append(to_stop)
+            small = [ctx.python, "-c", MINIMAL_BOT]
+            minimal.append((await _time_start(api, small, env, cwd))[0])
+    finally:
+        await api.close()
+    result.metrics.append(
+        Metric(
+            "python -m bot → first getUpdates, empty DATA_DIR",
+            "s",
+            cold,
+            minimal,
+            "minimal aiogram bot",
+            ratio_ours_over_ref=True,
+        )
+    )
+    result.metrics.append(
+        Metric(
+            "python -m bot → first getUpdates, restart",
+            "s",
+            warm,
+            minimal,
+            "minimal aiogram bot",
+            ratio_ours_over_ref=True,
+        )
+    )
+    result.metrics.append(Metric("SIGTERM → exit (idle bot)", "s", stops))
+    ours_import: list[float] = []
+    ref_import: list[float] = []
+    heaviest: list[tuple[int, str]] = []
+    for _ in range(runs):
+        wall, heaviest = _import_seconds(ctx, "import bot.app")
+        ours_import.append(wall)
+        ref_import.append(_import_seconds(ctx, "import aiogram, openai")[0])
+    bare = [_import_seconds(ctx, "pass")[0] for _ in range(runs)]
+    result.metrics.append(
+        Metric(
+            "python -c 'import bot.app' (wall, interpreter included)",
+            "s",
+            ours_import,
+            ref_import,
+            "import aiogram, openai",
+            ratio_ours_over_ref=True,
+        )
+    )
+    result.metrics.append(Metric("python -c pass (the interpreter alone)", "s", bare))
+    worst = max(cold)
+    result.aims.append(
+        Aim(
+            "start-up < 1.5 s (python -m bot to polling)",
+            worst < 1.5,
+            f"median {median(cold):.2f} s cold, {median(warm):.2f} s restart, worst {worst:.2f} s",
+        )
+    )
+    heavy = ", ".join(f"{name} {micros / 1000:.0f} ms" for micros, name in heaviest)
+    result.notes.append(
+        f"Heaviest direct imports of bot.app (-X importtime, cumulative): {heavy}."
+    )
+    result.notes.append(
+        f"The bot starts with a 100-document sandbox; `empty DATA_DIR` is a first start (the "
+        f"index build begins in the background), `restart` reuses the data folder. "
+        f"{os.cpu_count()} cores; each start is a fresh interpreter, page cache warm."
+    )
+    return result
