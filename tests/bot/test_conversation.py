@@ -9,6 +9,7 @@ from typing import Any
 
 from aiogram.methods import EditMessageText, SendMessage
 
+from bot.handlers.deps import Tuning
 from bot.render import utf16_len
 from tests.support.fake_llm import Reply
 from tests.support.fake_telegram import FakeTelegramSession, Harness
@@ -80,6 +81,26 @@ class TestCharlotteChain:
         session = harness.session
         assert _sends(session)[0].text == "🤔 Thinking…"
         assert f"📄 Sources: <code>{CHARLOTTE_PATH}</code>" in _edits(session)[-1].text
+
+
+class TestTyping:
+    async def test_typing_is_renewed_while_working_and_stopped_after(
+        self, make_dispatcher: Any
+    ) -> None:
+        tuning = Tuning(edit_interval_s=0.0, typing_interval_s=0.01)
+        async with make_dispatcher(tuning=tuning) as harness:
+            session = harness.session
+
+            async def responder(_: dict[str, Any]) -> Reply | None:
+                await session.wait_for(lambda s: len(s.called("sendChatAction")) >= 3)
+                return None
+
+            harness.llm.responder = responder
+            harness.llm.reply_text("Ответ.")
+            await harness.feed(harness.updates.message("вопрос"))
+            running = {t.get_coro().__qualname__ for t in asyncio.all_tasks()}  # type: ignore[union-attr]
+            assert not any(name.startswith("Progress.") for name in running)
+            assert _edits(session)[-1].text == "Ответ."
 
 
 class TestLongAnswers:
