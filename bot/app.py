@@ -130,7 +130,7 @@ def build_dispatcher(
 
 async def _on_startup(bot: Bot, settings: Settings, toolbox: Toolbox) -> None:
     me = await bot.me()
-    await _register_commands(bot)
+    await _register_commands(bot, settings.admin_ids)
     index = toolbox.status()
     log.info(
         "bot @%s started: model %s, sandbox %s, %d documents%s",
@@ -146,10 +146,18 @@ async def _on_shutdown(in_flight: InFlight, tuning: Tuning) -> None:
     await in_flight.drain(tuning.shutdown_grace_s)
 
 
-async def _register_commands(bot: Bot) -> None:
-    """The command menu in Russian for Russian-language clients, English for everyone else."""
+async def _register_commands(bot: Bot, admin_ids: frozenset[int]) -> None:
+    """The command menu in Russian for Russian-language clients, English for everyone else.
+
+    Admins' private chats get a menu that also lists /reindex; a chat the admin has not opened
+    yet cannot take one, which is only worth a debug line.
+    """
     from aiogram.exceptions import TelegramAPIError  # noqa: PLC0415 - see the module docstring
-    from aiogram.types import BotCommand, BotCommandScopeDefault  # noqa: PLC0415
+    from aiogram.types import (  # noqa: PLC0415
+        BotCommand,
+        BotCommandScopeChat,
+        BotCommandScopeDefault,
+    )
 
     for texts, language in ((ENGLISH, None), (RUSSIAN, "ru")):
         commands = [BotCommand(command=c, description=d) for c, d in texts.command_descriptions]
@@ -159,6 +167,15 @@ async def _register_commands(bot: Bot) -> None:
             )
         except TelegramAPIError as exc:
             log.warning("could not register the command menu (%s): %s", language or "en", exc)
+            continue
+        admin_menu = [*commands, BotCommand(command="reindex", description=texts.reindex_command)]
+        for admin in sorted(admin_ids):
+            try:
+                await bot.set_my_commands(
+                    admin_menu, scope=BotCommandScopeChat(chat_id=admin), language_code=language
+                )
+            except TelegramAPIError as exc:
+                log.debug("no admin menu for %d yet: %s", admin, exc)
 
 
 async def run_bot(settings: Settings) -> int:

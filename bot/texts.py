@@ -83,6 +83,7 @@ class Texts:
     progress_listing: str
     progress_writing: str
     command_descriptions: tuple[tuple[str, str], ...]
+    reindex_command: str
 
     def start(self, documents: int, *, ready: bool, admin: bool) -> str:
         """Greeting: what the bot does and how much it can see."""
@@ -265,6 +266,7 @@ RUSSIAN = Texts(
         ("files", "Что лежит в папке с документами"),
         ("status", "Модель, контекст и индекс"),
     ),
+    reindex_command="Перестроить индекс (для администраторов)",
 )
 
 ENGLISH = Texts(
@@ -339,6 +341,7 @@ ENGLISH = Texts(
         ("files", "What is in the documents folder"),
         ("status", "Model, context and index"),
     ),
+    reindex_command="Rebuild the index (admins)",
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from aiogram.methods import SetMyCommands
+from aiogram.types import BotCommandScopeChat
 
 from tests.support.fake_telegram import ADMIN_ID, Harness
 
@@ -42,7 +43,11 @@ class TestStartAndHelp:
         assert "/files" in _last_text(harness)
 
     async def test_command_menu_is_registered_in_both_languages(self, harness: Harness) -> None:
-        menus = [c for c in harness.startup_calls if isinstance(c, SetMyCommands)]
+        menus = [
+            c
+            for c in harness.startup_calls
+            if isinstance(c, SetMyCommands) and not isinstance(c.scope, BotCommandScopeChat)
+        ]
         by_language = {
             m.language_code: {c.command: c.description for c in m.commands} for m in menus
         }
@@ -50,6 +55,15 @@ class TestStartAndHelp:
         assert by_language["ru"]["reset"] == "Начать разговор заново"
         assert by_language[None]["reset"] == "Start a new conversation"
         assert set(by_language["ru"]) == {"start", "help", "reset", "new", "files", "status"}
+
+    async def test_admins_get_reindex_in_their_menu(self, harness: Harness) -> None:
+        menus = [c for c in harness.startup_calls if isinstance(c, SetMyCommands)]
+        scoped = [m for m in menus if isinstance(m.scope, BotCommandScopeChat)]
+        assert {(m.scope.chat_id, m.language_code) for m in scoped} == {
+            (ADMIN_ID, None),
+            (ADMIN_ID, "ru"),
+        }
+        assert all("reindex" in {c.command for c in m.commands} for m in scoped)
 
 
 class TestReset:
