@@ -181,6 +181,7 @@ async def _register_commands(bot: Bot, admin_ids: frozenset[int]) -> None:
 async def run_bot(settings: Settings) -> int:
     """Run the Telegram bot until SIGTERM or Ctrl-C; returns the exit code."""
     from aiogram.exceptions import (  # noqa: PLC0415 - see the module docstring
+        TelegramAPIError,
         TelegramNetworkError,
         TelegramUnauthorizedError,
     )
@@ -203,6 +204,9 @@ async def run_bot(settings: Settings) -> int:
         return 1
     except TelegramNetworkError as exc:
         log.error("cannot reach the Telegram Bot API: %s", exc)
+        return 1
+    except TelegramAPIError as exc:  # e.g. setWebhook refusing WEBHOOK_URL
+        log.error("Telegram refused to start the bot: %s", exc)
         return 1
     finally:
         await bot.session.close()
