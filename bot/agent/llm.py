@@ -270,6 +270,7 @@ def _tool_calls(message: Mapping[str, Any]) -> tuple[ToolCall, ...]:
     if not isinstance(raw_calls, list):
         return ()
     calls = []
+    seen: set[str] = set()
     for raw in raw_calls:
         if not isinstance(raw, dict):
             continue
@@ -277,11 +278,12 @@ def _tool_calls(message: Mapping[str, Any]) -> tuple[ToolCall, ...]:
             raw["function"] if isinstance(raw.get("function"), dict) else raw
         )
         name = function.get("name")
-        if not isinstance(name, str) or not name:
-            name = "(missing name)"
+        name = name.strip() if isinstance(name, str) and name.strip() else "(missing name)"
         call_id = raw.get("id")
-        if not isinstance(call_id, str) or not call_id.strip():
+        if not isinstance(call_id, str) or not call_id.strip() or call_id in seen:
+            # Missing, empty or repeated within the reply: results could not be matched.
             call_id = f"call_{uuid.uuid4().hex[:24]}"
+        seen.add(call_id)
         calls.append(ToolCall(id=call_id, name=name, arguments=_arguments_text(function)))
     return tuple(calls)
 

@@ -316,7 +316,13 @@ class TestProviderQuirks:
         self, fake_llm: FakeLLM, make_agent: AgentFactory
     ) -> None:
         fake_llm.reply_tool_calls(
-            ("search_files", {"query": "a"}), ("list_files", {}), ids=[None, None]
+            ("search_files", {"query": "a"}),
+            ("list_files", {}),
+            ("list_files", {"path": "hr"}),
+            ids=[None, "", "call_0"],
+        )
+        fake_llm.reply_tool_calls(
+            ("list_files", {}), ("read_file", {"path": "a"}), ids=["same", "same"]
         )
         fake_llm.reply_text("ok")
 
@@ -325,8 +331,13 @@ class TestProviderQuirks:
         calls = fake_llm.requests[1]["messages"][2]["tool_calls"]
         ids = [c["id"] for c in calls]
         assert all(ids)
-        assert len(set(ids)) == 2
+        assert ids[2] == "call_0"
+        assert len(set(ids)) == 3
         assert [m["tool_call_id"] for m in tool_messages(fake_llm.requests[1])] == ids
+        second = fake_llm.requests[2]["messages"][-3]["tool_calls"]
+        assert second[0]["id"] == "same"
+        assert second[1]["id"] != "same"
+        assert_request_valid(fake_llm.requests[2])
 
     async def test_reasoning_is_stripped_from_the_answer_and_the_history(
         self, fake_llm: FakeLLM, make_agent: AgentFactory
