@@ -177,8 +177,11 @@ class ModelClient:
             msg = "the model server sent a choice with no message"
             raise ModelBadReply(msg)
         usage: dict[str, Any] = body["usage"] if isinstance(body.get("usage"), dict) else {}
+        text = strip_reasoning(_content_text(message.get("content")))
+        if not text and isinstance(message.get("refusal"), str):
+            text = message["refusal"].strip()
         return ModelReply(
-            text=strip_reasoning(_content_text(message.get("content"))),
+            text=text,
             tool_calls=_tool_calls(message),
             finish_reason=_optional_str(choice.get("finish_reason")),
             prompt_tokens=_optional_int(usage.get("prompt_tokens")),

@@ -38,7 +38,7 @@ _PER_REQUEST = 4
 _MAX_RATIO = 4.0
 _MIN_OBSERVED = 64
 _MEMO_MIN_CHARS = 256
-_MEMO_MAX_ENTRIES = 50_000
+_MEMO_MAX_ENTRIES = 8_192
 _ENCODING_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
 # SHA-256 of tiktoken's published files. A cached file is used only when it matches, because
 # tiktoken itself would delete a mismatching file and download it again.

@@ -25,7 +25,7 @@ from tests.agent.conftest import (
     assert_request_valid,
     event_recorder,
 )
-from tests.support.fake_llm import FakeLLM, Reply, text_reply
+from tests.support.fake_llm import FakeLLM, Reply, completion_body, text_reply
 
 CHARLOTTE = "документы/рецепт_шарлотки.txt"
 
@@ -390,6 +390,18 @@ class TestProviderQuirks:
         assert (await agent.ask("chat:1", "ещё раз")).text == "Теперь ответ"
         sent = fake_llm.requests[-1]["messages"]
         assert [m["role"] for m in sent] == ["system", "user"]
+
+    async def test_a_refusal_is_shown_as_the_answer(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory
+    ) -> None:
+        body = completion_body(
+            {"role": "assistant", "content": None, "refusal": "I can't help with that."}
+        )
+        fake_llm.reply_raw(json.dumps(body).encode())
+
+        answer = await make_agent().ask("chat:1", "q")
+
+        assert answer.text == "I can't help with that."
 
     async def test_usage_is_summed_over_the_question(
         self, fake_llm: FakeLLM, make_agent: AgentFactory
