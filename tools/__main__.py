@@ -56,7 +56,8 @@ def _call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
 async def run(args: argparse.Namespace, settings: ToolSettings) -> tuple[str, bool]:
     """The JSON text to print and whether it is an error."""
     box = Toolbox(settings)
-    await box.start()
+    if args.command == "search":
+        await box.start()  # read and list need no index; reindex builds its own
     try:
         if args.command == "reindex":
             report = await box.reindex()

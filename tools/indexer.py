@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import sqlite3
+import stat
 import threading
 import time
 from dataclasses import dataclass, field
@@ -106,6 +107,10 @@ class Indexer:
         self._loop = asyncio.get_running_loop()
         await self._run(self._open)
         self._task = asyncio.create_task(self._watch(), name="tools-index-watcher")
+
+    def stop(self) -> None:
+        """Ask a running pass to stop after the current file."""
+        self._stopping.set()
 
     async def close(self) -> None:
         self._stopping.set()
@@ -287,10 +292,15 @@ class Indexer:
             writer.delete(rel)
             writer.commit()
             self.state.known.pop(rel, None)
+            self.state.visible = {p: s for p, s in self.state.visible.items() if p != rel}
             return FileReport(rel, 0, message)
+        if not stat.S_ISREG(info.st_mode):
+            return FileReport(self.sandbox.relative(real), 0, "not a regular file")
         rel = self.sandbox.relative(real)
-        report = self._index(writer, rel, (info.st_size, info.st_mtime_ns))
+        sig = (info.st_size, info.st_mtime_ns)
+        report = self._index(writer, rel, sig)
         writer.commit()
+        self.state.visible = {**self.state.visible, rel: sig}  # replaced, never mutated
         return report
 
     def _rebuild(self) -> ReindexReport:

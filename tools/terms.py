@@ -66,5 +66,11 @@ class Stemmer:
         return [memo.get(w) or self.stem(w) for w in words(text)]
 
     def name_terms(self, rel_path: str) -> list[str]:
-        """Stems of every part of a relative path, with its extension as a term too."""
-        return [self.stem(w) for w in name_words(rel_path)]
+        """Stems of every part of a relative path, with its extension as a term too.
+
+        Joined forms ("q3", "policy2024") and split ones ("q", "3") are both kept, so a
+        query matches however the name was typed.
+        """
+        found = dict.fromkeys(self.stem(w) for w in words(rel_path))
+        found.update(dict.fromkeys(self.stem(w) for w in name_words(rel_path)))
+        return list(found)

@@ -122,8 +122,11 @@ class Toolbox:
         await self.indexer.start()
 
     async def close(self) -> None:
-        await self.indexer.close()
+        """Stop the watcher, the extraction worker and the index (in that order, so a
+        document stuck in the parser does not hold up shutdown)."""
+        self.indexer.stop()
         await asyncio.to_thread(self._extractor.close)
+        await self.indexer.close()
 
     async def reindex(self) -> ReindexReport:
         """Rebuild the whole index from the documents."""

@@ -1,0 +1,117 @@
+"""The index follows the folder: new, changed and removed files, uploads, rebuilds, warm-up."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.support.sandbox_fixtures import SANDBOX_FILES
+from tests.tools.docgen import slow_pdf
+from tools import Toolbox
+from tools.config import ToolSettings
+
+
+async def search(box: Toolbox, query: str, limit: int = 10) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(
+        await box.execute("search_files", {"query": query, "limit": limit})
+    )
+    return result
+
+
+def paths(result: dict[str, Any]) -> list[str]:
+    return [r["path"] for r in result["results"]]
+
+
+class TestFreshness:
+    async def test_new_file_found_without_reindex(self, toolbox: Toolbox) -> None:
+        (toolbox.sandbox.root / "новости").mkdir()
+        (toolbox.sandbox.root / "новости" / "объявление.txt").write_text(
+            "Корпоратив переносится на пятницу.", encoding="utf-8"
+        )
+        await asyncio.wait_for(toolbox.wait_synced(), 10)
+        assert paths(await search(toolbox, "корпоратива")) == ["новости/объявление.txt"]
+
+    async def test_changed_and_removed_files(self, toolbox: Toolbox) -> None:
+        root = toolbox.sandbox.root
+        (root / "hr" / "отпуск.md").write_text("Теперь здесь про больничные листы.", "utf-8")
+        (root / "документы" / "договор_аренды.md").unlink()
+        await asyncio.wait_for(toolbox.wait_synced(), 10)
+        assert "hr/отпуск.md" in paths(await search(toolbox, "больничный лист"))
+        assert "hr/отпуск.md" not in paths(await search(toolbox, "календарных дней"))
+        assert "документы/договор_аренды.md" not in paths(await search(toolbox, "аренда офиса"))
+        assert toolbox.status().documents == 7
+
+    async def test_hidden_and_partial_uploads_stay_invisible(self, toolbox: Toolbox) -> None:
+        root = toolbox.sandbox.root
+        (root / ".upload-77.part").write_text("секретный черновик", encoding="utf-8")
+        (root / ".cache").mkdir()
+        (root / ".cache" / "x.txt").write_text("секретный кэш", encoding="utf-8")
+        await asyncio.wait_for(toolbox.wait_synced(), 10)
+        for query in ("секретный", "*.part", "hunter2", "пароль"):
+            assert paths(await search(toolbox, query)) == [], query
+
+
+class TestRefreshAndReindex:
+    async def test_refresh_makes_upload_searchable_at_once(self, toolbox: Toolbox) -> None:
+        target = toolbox.sandbox.root / "загрузки" / "счёт.txt"
+        target.parent.mkdir()
+        target.write_text("Счёт на оплату интернета за март.", encoding="utf-8")
+        report = await toolbox.refresh("загрузки/счёт.txt")
+        assert report.path == "загрузки/счёт.txt"
+        assert report.chars > 20
+        assert report.error is None
+        assert paths(await search(toolbox, "интернет")) == ["загрузки/счёт.txt"]
+
+    async def test_refresh_of_bad_paths_reports_errors(self, toolbox: Toolbox) -> None:
+        assert (await toolbox.refresh("нет/такого.txt")).error
+        assert (await toolbox.refresh(".secret.txt")).error
+        assert (await toolbox.refresh("../outside.txt")).error
+
+    async def test_reindex_rebuilds_everything(self, toolbox: Toolbox) -> None:
+        (toolbox.sandbox.root / "бинарный.txt").write_bytes(bytes(range(256)) * 10)
+        report = await toolbox.reindex()
+        visible = [p for p in SANDBOX_FILES if not any(s[0] == "." for s in p.split("/"))]
+        assert report.indexed == len(visible)
+        assert report.skipped == 1
+        assert report.errors[0].startswith("бинарный.txt: ")
+        assert report.seconds >= 0
+        assert toolbox.status().ready
+        assert paths(await search(toolbox, "сахар")) == ["документы/рецепт_шарлотки.txt"]
+
+
+class TestWarmUp:
+    async def test_search_answers_by_name_while_the_first_build_runs(
+        self, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        (sandbox_dir / "000_медленный.pdf").write_bytes(slow_pdf(6_000_000))
+        settings = ToolSettings(sandbox_dir=sandbox_dir, data_dir=tmp_path / "data")
+        box = Toolbox(settings, extract_timeout=30)
+        await box.start()
+        try:
+            async with asyncio.timeout(20):
+                while not box.indexer.state.visible:  # the first scan lists every name
+                    await asyncio.sleep(0.01)
+            assert not box.status().ready
+            found = await search(box, "шарлотка")
+            assert found["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
+            assert "still being built" in found["note"]
+        finally:
+            await box.close()
+
+    async def test_restart_reuses_the_index(self, sandbox_dir: Path, tmp_path: Path) -> None:
+        settings = ToolSettings(sandbox_dir=sandbox_dir, data_dir=tmp_path / "data")
+        first = Toolbox(settings)
+        await first.start()
+        await asyncio.wait_for(first.wait_ready(), 30)
+        await first.close()
+        second = Toolbox(settings)
+        await second.start()
+        try:
+            assert second.status().documents == first.status().documents
+            await asyncio.wait_for(second.wait_ready(), 30)
+            assert second.extraction_count == 0
+            assert paths(await search(second, "сахар")) == ["документы/рецепт_шарлотки.txt"]
+        finally:
+            await second.close()

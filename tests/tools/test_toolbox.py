@@ -1,0 +1,119 @@
+"""The toolbox contract: specs, argument handling and errors as results, never exceptions."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tools import Toolbox, build_toolbox
+from tools.config import ToolSettings
+
+SPEC_TOKEN_BUDGET = 350
+
+
+class TestSpecs:
+    def test_three_tools_with_generated_schemas(self, toolbox: Toolbox) -> None:
+        specs = {s["function"]["name"]: s["function"] for s in toolbox.specs}
+        assert set(specs) == {"search_files", "read_file", "list_files"}
+        for spec in specs.values():
+            params = spec["parameters"]
+            assert params["type"] == "object"
+            assert params["additionalProperties"] is False
+            assert "title" not in json.dumps(params)
+            assert spec["description"].count(".") <= 1  # one sentence
+        assert specs["search_files"]["parameters"]["required"] == ["query"]
+        assert specs["read_file"]["parameters"]["required"] == ["path"]
+        assert "required" not in specs["list_files"]["parameters"]
+
+    def test_specs_fit_the_token_budget(self, toolbox: Toolbox) -> None:
+        text = json.dumps(toolbox.specs, ensure_ascii=False, separators=(",", ":"))
+        assert len(text) / 3.2 < SPEC_TOKEN_BUDGET
+
+    def test_specs_are_a_copy(self, toolbox: Toolbox) -> None:
+        toolbox.specs[0]["function"]["name"] = "changed"
+        assert toolbox.specs[0]["function"]["name"] == "search_files"
+
+    def test_build_toolbox_is_not_started(self, tmp_path: Any) -> None:
+        box = build_toolbox(ToolSettings(sandbox_dir=tmp_path, data_dir=tmp_path / "d"))
+        assert box.status().ready is False
+        assert box.sandbox.root == tmp_path.resolve()
+
+
+async def result_of(box: Toolbox, name: str, arguments: Any) -> dict[str, Any]:
+    payload: dict[str, Any] = json.loads(await box.execute(name, arguments))
+    return payload
+
+
+class TestArguments:
+    @pytest.mark.parametrize(
+        ("name", "arguments", "needle"),
+        [
+            ("search_files", "{not json", "not valid JSON"),
+            ("search_files", "[1, 2]", "JSON object"),
+            ("search_files", "{}", "query"),
+            ("search_files", {"query": ""}, "query"),
+            ("search_files", {"query": "x", "limit": 0}, "limit"),
+            ("search_files", {"query": "x", "limit": "many"}, "limit"),
+            ("search_files", {"query": "x", "extra": 1}, "extra"),
+            ("read_file", {"path": "a.txt", "offset": 0}, "offset"),
+            ("read_file", {"file": "a.txt"}, "path"),
+            ("list_files", {"depth": 99}, "depth"),
+            ("list_files", '"just a string"', "JSON object"),
+            ("delete_files", {"path": "x"}, "no tool"),
+            ("", {}, "no tool"),
+        ],
+    )
+    async def test_problems_become_error_results(
+        self, toolbox: Toolbox, name: str, arguments: Any, needle: str
+    ) -> None:
+        result = await result_of(toolbox, name, arguments)
+        assert set(result) == {"error", "hint"}
+        assert needle in result["error"]
+        assert result["hint"]
+
+    async def test_json_string_and_mapping_agree(self, toolbox: Toolbox) -> None:
+        as_text = await toolbox.execute("search_files", '{"query": "сахар"}')
+        as_map = await toolbox.execute("search_files", {"query": "сахар"})
+        assert as_text == as_map
+
+    async def test_empty_arguments_mean_defaults(self, toolbox: Toolbox) -> None:
+        listing = await result_of(toolbox, "list_files", "")
+        assert listing["path"] == ""
+        assert listing["total"] > 0
+
+    async def test_search_result_shape(self, toolbox: Toolbox) -> None:
+        found = await result_of(toolbox, "search_files", {"query": "отпуск", "limit": 1})
+        assert found["total"] >= 1
+        assert found["truncated"] is (found["total"] > 1)
+        item = found["results"][0]
+        assert set(item) <= {"path", "size", "modified", "match", "snippets"}
+        assert item["modified"].endswith("Z")
+        assert isinstance(item["size"], int)
+
+
+class TestListing:
+    async def test_depth_and_counts(self, toolbox: Toolbox) -> None:
+        listing = await result_of(toolbox, "list_files", {"path": "", "depth": 2})
+        by_path = {e["path"]: e for e in listing["entries"]}
+        assert by_path["документы"]["files"] == 2
+        assert by_path["документы"]["type"] == "dir"
+        assert by_path["документы/рецепт_шарлотки.txt"]["type"] == "file"
+        assert "документы/.upload-1a2b.part" not in by_path
+        assert listing["truncated"] is False
+
+    async def test_listing_is_capped(self, toolbox: Toolbox) -> None:
+        many = toolbox.sandbox.root / "много"
+        many.mkdir()
+        for i in range(250):
+            (many / f"файл_{i:03}.txt").write_text("x", encoding="utf-8")
+        listing = await result_of(toolbox, "list_files", {"path": "много"})
+        assert len(listing["entries"]) == 200
+        assert listing["total"] == 250
+        assert listing["truncated"] is True
+        assert "search_files" in listing["hint"]
+
+    async def test_file_instead_of_folder(self, toolbox: Toolbox) -> None:
+        result = await result_of(toolbox, "list_files", {"path": "README.md"})
+        assert "read_file" in result["hint"]
