@@ -90,6 +90,7 @@ class Indexer:
         self.state = _State()
         self.changed = asyncio.Event()
         self.ready = asyncio.Event()
+        self.scanned = asyncio.Event()
         self._executor = concurrent.futures.ThreadPoolExecutor(1, "tools-index")
         self._writer: IndexWriter | None = None
         self._urgent: collections.deque[tuple[str, concurrent.futures.Future[FileReport]]] = (
@@ -228,6 +229,8 @@ class Indexer:
         writer = self._writer_or_reset()
         visible = self._scan()
         self.state.visible = visible
+        if self._loop is not None and not self.scanned.is_set():
+            self._loop.call_soon_threadsafe(self.scanned.set)  # names are searchable now
         known = self.state.known
         stale = [p for p in known if p not in visible]
         todo = [p for p, sig in visible.items() if known.get(p) != sig]

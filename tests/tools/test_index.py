@@ -90,9 +90,7 @@ class TestWarmUp:
         box = Toolbox(settings, extract_timeout=30)
         await box.start()
         try:
-            async with asyncio.timeout(20):
-                while not box.indexer.state.visible:  # the first scan lists every name
-                    await asyncio.sleep(0.01)
+            await asyncio.wait_for(box.indexer.scanned.wait(), 20)
             assert not box.status().ready
             found = await search(box, "шарлотка")
             assert found["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
