@@ -77,9 +77,12 @@ class DocumentCache:
 
 
 def cached_extract(
-    extractor: Extractor, cache: DocumentCache, real: Path, key: CacheKey
+    extractor: Extractor, cache: DocumentCache, real: Path, key: CacheKey, *, keep: bool = True
 ) -> Document:
     """The document from the cache, or extracted now and cached (failures of content too).
+
+    `keep=False` leaves a successfully extracted text out of the cache (the indexer reads every
+    file once; caching cheap ones would only push out what people are reading).
 
     Raises:
         ExtractionError: the file cannot be read; `ContentError` verdicts are cached.
@@ -90,7 +93,9 @@ def cached_extract(
             doc = Document.from_text(extractor.extract(real))
         except ContentError as exc:
             doc = Document((), exc.message, exc.hint)
-        cache.put(key, doc)
+            keep = True
+        if keep:
+            cache.put(key, doc)
     if doc.error is not None:
         raise ContentError(doc.error, doc.hint)
     return doc

@@ -35,6 +35,10 @@ _LETTER_SCORE = {ch: math.log(f / 1000) for ch, f in _RU_FREQ.items()}
 _WORD = re.compile(r"[^\W\d_]+")
 _SAMPLE_BYTES = 64 * 1024
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+# CJK and other rare planes: what a short single-byte Cyrillic text turns into when it happens
+# to be valid UTF-8 (emoji excluded: they are common in real UTF-8 text).
+_RARE = re.compile("[\u3000-\U0001efff\U0001fb00-\U0002ffff]")
+_NOT_CONTROL = bytes(b for b in range(256) if b >= 32 or b in (9, 10, 12, 13, 27))
 
 
 def looks_binary(data: bytes) -> bool:
@@ -44,7 +48,7 @@ def looks_binary(data: bytes) -> bool:
         return False
     if b"\x00" in head:
         return True
-    controls = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 27))
+    controls = len(head.translate(None, _NOT_CONTROL))
     return controls / len(head) > 0.02
 
 
@@ -55,7 +59,7 @@ def _utf16_without_bom(head: bytes) -> str | None:
     if len(head) < 4:
         return None
     for name, high in (("utf-16-le", head[1::2]), ("utf-16-be", head[0::2])):
-        common = sum(1 for b in high if b in (0x00, 0x04))
+        common = high.count(0) + high.count(4)
         if common / len(high) < 0.9 or high.count(0) == len(high):
             continue
         text = head.decode(name, errors="replace")
@@ -122,7 +126,7 @@ def _utf8_verdict(data: bytes) -> bool:
         return good >= 10 and broken * 10 <= good
     if text.isascii():
         return True
-    if any(0x3000 <= ord(ch) <= 0x2FFFF and not 0x1F000 <= ord(ch) <= 0x1FAFF for ch in text):
+    if _RARE.search(text):
         _, score = _best_cyrillic(data)
         return score <= -4.0 or russian_score(text) > score
     return True

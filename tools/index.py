@@ -8,7 +8,6 @@ compressed so snippets can be cut without parsing a document again.
 from __future__ import annotations
 
 import contextlib
-import queue
 import sqlite3
 import threading
 import zlib
@@ -101,7 +100,7 @@ class IndexWriter:
             (rowid, " ".join(name_terms), " ".join(body_terms)),
         )
         if text:
-            blob = zlib.compress(text.encode("utf-8", "replace"), 3)
+            blob = zlib.compress(text.encode("utf-8", "replace"), 1)
             self.conn.execute("INSERT INTO texts(id, body) VALUES (?, ?)", (rowid, blob))
 
     def delete(self, path: str) -> None:
@@ -121,34 +120,42 @@ class IndexWriter:
 
 
 class ReaderPool:
-    """Read-only connections handed to one search at a time, in whatever thread it runs."""
+    """Read-only connections handed to one search at a time, in whatever thread it runs.
 
-    def __init__(self, path: Path, size: int = 4) -> None:
+    `close()` retires every connection: idle ones at once, busy ones when handed back, so a
+    rebuilt index file is never read through a connection to the old one.
+    """
+
+    def __init__(self, path: Path) -> None:
         self.path = path
-        self._free: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
-        self._all: list[sqlite3.Connection] = []
+        self._free: list[sqlite3.Connection] = []
+        self._generation = 0
         self._lock = threading.Lock()
-        self._size = size
 
     @contextlib.contextmanager
     def connection(self) -> Iterator[sqlite3.Connection]:
-        try:
-            conn = self._free.get_nowait()
-        except queue.Empty:
+        with self._lock:
+            generation = self._generation
+            conn = self._free.pop() if self._free else None
+        if conn is None:
             conn = connect(self.path, readonly=True)
-            with self._lock:
-                self._all.append(conn)
         try:
             yield conn
         finally:
-            self._free.put(conn)
+            with self._lock:
+                keep = generation == self._generation
+                if keep:
+                    self._free.append(conn)
+            if not keep:
+                conn.close()
 
     def close(self) -> None:
         with self._lock:
-            for conn in self._all:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.close()
-            self._all.clear()
+            idle, self._free = self._free, []
+            self._generation += 1
+        for conn in idle:
+            with contextlib.suppress(sqlite3.Error):
+                conn.close()
 
 
 def load_text(conn: sqlite3.Connection, rowid: int) -> str:

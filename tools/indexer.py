@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tools.cache import DocumentCache, cached_extract
 from tools.errors import ExtractionError, SandboxError
-from tools.extract import Extractor
+from tools.extract import Extractor, kind_of
 from tools.index import IndexWriter, ReaderPool, remove_files
 from tools.sandbox import Sandbox
 from tools.terms import Stemmer
@@ -131,16 +131,19 @@ class Indexer:
     async def _watch(self) -> None:
         """Sync now, then every `interval` seconds, until closed."""
         while not self._stopping.is_set():
+            started = time.monotonic()
             try:
                 await self._run(self._sync)
             except Exception:  # a failed pass is retried on the next tick; the bot lives on
                 log.exception("index update failed; will retry")
+            spent = time.monotonic() - started
             self.passes += 1
             if self.state.ready:
                 self.ready.set()
             self.changed.set()
             self.changed = asyncio.Event()
-            await asyncio.sleep(self.interval)
+            # A huge folder makes each scan costly: then scan less often than every second.
+            await asyncio.sleep(max(self.interval, 3 * spent if self.state.ready else 0))
 
     async def wait_synced(self) -> None:
         """Wait until a pass that started after this call has finished."""
@@ -257,7 +260,8 @@ class Indexer:
         text, error = "", None
         try:
             real = self.sandbox.resolve(rel)
-            doc = cached_extract(self.extractor, self.cache, real, (rel, *sig))
+            costly = kind_of(real) in ("pdf", "docx")
+            doc = cached_extract(self.extractor, self.cache, real, (rel, *sig), keep=costly)
             text = "\n".join(doc.lines)
         except (ExtractionError, SandboxError) as exc:
             error = exc.message
