@@ -100,6 +100,7 @@ class Indexer:
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.passes = 0
+        self.scan_seconds = 0.0
         self.broken = False
 
     # -- lifecycle (event loop side) -------------------------------------------------------
@@ -131,19 +132,17 @@ class Indexer:
     async def _watch(self) -> None:
         """Sync now, then every `interval` seconds, until closed."""
         while not self._stopping.is_set():
-            started = time.monotonic()
             try:
                 await self._run(self._sync)
             except Exception:  # a failed pass is retried on the next tick; the bot lives on
                 log.exception("index update failed; will retry")
-            spent = time.monotonic() - started
             self.passes += 1
             if self.state.ready:
                 self.ready.set()
             self.changed.set()
             self.changed = asyncio.Event()
             # A huge folder makes each scan costly: then scan less often than every second.
-            await asyncio.sleep(max(self.interval, 3 * spent if self.state.ready else 0))
+            await asyncio.sleep(max(self.interval, 3 * self.scan_seconds))
 
     async def wait_synced(self) -> None:
         """Wait until a pass that started after this call has finished."""
@@ -226,7 +225,10 @@ class Indexer:
             self._sync_pass()
 
     def _scan(self) -> dict[str, tuple[int, int]]:
-        return {e.rel: (e.size, e.mtime_ns) for e in self.sandbox.walk() if not e.is_dir}
+        started = time.monotonic()
+        found = {e.rel: (e.size, e.mtime_ns) for e in self.sandbox.walk() if not e.is_dir}
+        self.scan_seconds = time.monotonic() - started
+        return found
 
     def _sync_pass(self) -> None:
         writer = self._writer_or_reset()
