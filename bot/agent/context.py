@@ -7,7 +7,7 @@ as question and answer only. A tool call and its results form one unit: both sta
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,7 +139,7 @@ def _fit_current(
     messages = list(current)
     if sum(counter.message(m) for m in messages) <= room:
         return messages, 0
-    tool_indexes = [i for i, m in enumerate(messages) if m.get("role") == "tool"]
+    tool_indexes = {i for i, m in enumerate(messages) if m.get("role") == "tool"}
     if not tool_indexes:
         raise ContextOverflow(_overflow_text(room))
     longest = max(len(str(messages[i].get("content") or "")) for i in tool_indexes)
@@ -158,10 +158,10 @@ def _fit_current(
     return best, cut
 
 
-def _cut_result(message: Mapping[str, Any], cap: int) -> Message:
+def _cut_result(message: Message, cap: int) -> Message:
     content = str(message.get("content") or "")
     if len(content) <= cap:
-        return dict(message) if not isinstance(message, dict) else message
+        return message
     marker = _CUT_MARKER.format(shown=cap, total=len(content))
     return {**message, "content": content[:cap] + marker}
 
