@@ -82,7 +82,7 @@ class TestServerFaults:
         self, fake_llm: FakeLLM, make_agent: AgentFactory, history: HistoryStore, fault: str
     ) -> None:
         inject, expected = FAULTS[fault]
-        agent = make_agent(timeout=0.3)
+        agent = make_agent(timeout=1.0 if fault == "timeout" else 5.0)
         fake_llm.reply_text("Раньше")
         await agent.ask("chat:1", "Первый вопрос")
         fake_llm.reply_tool_calls(("search_files", {"query": "шарлотка"}))
