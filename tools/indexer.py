@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.cache import DocumentCache, cached_extract
-from tools.errors import ExtractionError, SandboxError
+from tools.errors import ContentError, ExtractionError, SandboxError
 from tools.extract import Extractor, kind_of
 from tools.index import IndexWriter, ReaderPool, remove_files
 from tools.sandbox import Sandbox
@@ -29,6 +29,7 @@ from tools.terms import Stemmer
 
 log = logging.getLogger(__name__)
 COMMIT_EVERY = 0.5
+RETRY_AFTER = 30.0
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,7 @@ class Indexer:
         self.passes = 0
         self.scan_seconds = 0.0
         self.broken = False
+        self._retry_at: dict[str, float] = {}
 
     # -- lifecycle (event loop side) -------------------------------------------------------
 
@@ -230,7 +232,8 @@ class Indexer:
         self.scan_seconds = time.monotonic() - started
         return found
 
-    def _sync_pass(self) -> None:
+    def _sync_pass(self) -> list[FileReport]:
+        """Index what changed since the last pass; returns a report per file indexed."""
         writer = self._writer_or_reset()
         visible = self._scan()
         self.state.visible = visible
@@ -238,45 +241,58 @@ class Indexer:
             self._loop.call_soon_threadsafe(self.scanned.set)  # names are searchable now
         known = self.state.known
         stale = [p for p in known if p not in visible]
-        todo = [p for p, sig in visible.items() if known.get(p) != sig]
-        if stale:
-            for path in stale:
-                writer.delete(path)
-                known.pop(path, None)
-            writer.commit()
+        now = time.monotonic()
+        todo = [
+            p
+            for p, sig in visible.items()
+            if known.get(p) != sig and self._retry_at.get(p, 0.0) <= now
+        ]
+        for path in stale:
+            writer.delete(path)
+            known.pop(path, None)
+        writer.commit()
+        reports: list[FileReport] = []
         last_commit = time.monotonic()
         for path in sorted(todo, key=lambda p: (p.count("/"), p)):
             if self._stopping.is_set():
                 break
             self._drain_urgent()
-            self._index(writer, path, visible[path])
+            reports.append(self._index(writer, path, visible[path]))
             if time.monotonic() - last_commit > COMMIT_EVERY:
                 writer.commit()
                 last_commit = time.monotonic()
         writer.commit()
         if not self._stopping.is_set():
             self.state.ready = True
+        return reports
 
     def _index(self, writer: IndexWriter, rel: str, sig: tuple[int, int]) -> FileReport:
-        """Extract and store one file; an unreadable file is stored by name with its error."""
+        """Extract and store one file; an unreadable file is stored by name with its error.
+
+        A passing failure (permission, a file vanishing mid-read, shutdown) is stored with an
+        impossible size, so the file is tried again later (and after a restart).
+        """
         text, error = "", None
         try:
             real = self.sandbox.resolve(rel)
             costly = kind_of(real) in ("pdf", "docx")
             doc = cached_extract(self.extractor, self.cache, real, (rel, *sig), keep=costly)
             text = "\n".join(doc.lines)
+            self._retry_at.pop(rel, None)
+        except ContentError as exc:
+            error = exc.message
         except (ExtractionError, SandboxError) as exc:
             error = exc.message
-        name_terms = self.stemmer.name_terms(rel)
-        body_terms = self.stemmer.terms(text) if text else []
+            sig = (-1, sig[1])
+            self._retry_at[rel] = time.monotonic() + RETRY_AFTER
         writer.upsert(
             rel,
             size=sig[0],
             mtime_ns=sig[1],
             text=text,
             error=error,
-            name_terms=name_terms,
-            body_terms=body_terms,
+            name_terms=self.stemmer.name_terms(rel),
+            body_terms=self.stemmer.terms(text) if text else [],
         )
         self.state.known[rel] = sig
         return FileReport(rel, len(text), error)
@@ -315,18 +331,8 @@ class Indexer:
     def _rebuild(self) -> ReindexReport:
         started = time.monotonic()
         self._reset()
-        writer = self._writer_or_reset()
-        visible = self._scan()
-        self.state.visible = visible
-        errors: list[str] = []
-        indexed = 0
-        for path in sorted(visible):
-            self._drain_urgent()
-            report = self._index(writer, path, visible[path])
-            if report.error:
-                errors.append(f"{path}: {report.error}")
-            else:
-                indexed += 1
-        writer.commit()
-        self.state.ready = True
+        self._retry_at.clear()
+        reports = self._sync_pass()
+        errors = [f"{r.path}: {r.error}" for r in reports if r.error]
+        indexed = len(reports) - len(errors)
         return ReindexReport(indexed, len(errors), errors, time.monotonic() - started)
