@@ -77,7 +77,13 @@ class DocumentCache:
 
 
 def cached_extract(
-    extractor: Extractor, cache: DocumentCache, real: Path, key: CacheKey, *, keep: bool = True
+    extractor: Extractor,
+    cache: DocumentCache,
+    real: Path,
+    key: CacheKey,
+    *,
+    keep: bool = True,
+    background: bool = False,
 ) -> Document:
     """The document from the cache, or extracted now and cached (failures of content too).
 
@@ -90,7 +96,7 @@ def cached_extract(
     doc = cache.get(key)
     if doc is None:
         try:
-            doc = Document.from_text(extractor.extract(real))
+            doc = Document.from_text(extractor.extract(real, background=background))
         except ContentError as exc:
             doc = Document((), exc.message, exc.hint)
             keep = True

@@ -147,15 +147,20 @@ class Extractor:
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
+        # Two workers: a document being indexed in the background never makes a reader wait.
         self._isolated = IsolatedExtractor(limits.timeout)
+        self._background = IsolatedExtractor(limits.timeout)
         self._count = itertools.count()
         self.count = 0
 
     def _counted(self) -> None:
         self.count = next(self._count) + 1
 
-    def extract(self, path: Path) -> str:
-        """Text of the document at a real path already checked by the jail (blocking)."""
+    def extract(self, path: Path, *, background: bool = False) -> str:
+        """Text of the document at a real path already checked by the jail (blocking).
+
+        `background` marks work for the index, done by its own worker process.
+        """
         self._counted()
         kind = kind_of(path)
         if kind == "unsupported":
@@ -172,7 +177,8 @@ class Extractor:
                 raise ExtractionError("this is not a regular file")
             if info.st_size > self.limits.max_file_bytes:
                 raise too_large(info.st_size, self.limits)
-            text = self._isolated.extract(kind, path, self.limits.max_chars)
+            worker = self._background if background else self._isolated
+            text = worker.extract(kind, path, self.limits.max_chars)
         else:
             raw = decode_bytes(read_bytes(path, self.limits))
             if kind == "html":
@@ -184,5 +190,6 @@ class Extractor:
         return normalise(text, self.limits.max_chars)
 
     def close(self) -> None:
-        """Stop the worker process."""
+        """Stop the worker processes."""
         self._isolated.close()
+        self._background.close()

@@ -158,7 +158,14 @@ class ReaderPool:
                 conn.close()
 
 
-def load_text(conn: sqlite3.Connection, rowid: int) -> str:
-    """The stored text of one document ("" when it had none)."""
+def load_text(conn: sqlite3.Connection, rowid: int, max_bytes: int = 4 * 1024 * 1024) -> str:
+    """The start of one document's stored text ("" when it had none).
+
+    Only the first `max_bytes` are inflated: snippets come from the start of a long document,
+    and a search must not inflate tens of megabytes per result.
+    """
     row = conn.execute("SELECT body FROM texts WHERE id = ?", (rowid,)).fetchone()
-    return zlib.decompress(row[0]).decode("utf-8", "replace") if row else ""
+    if not row:
+        return ""
+    data = zlib.decompressobj().decompress(row[0], max_bytes)
+    return data.decode("utf-8", "ignore" if len(data) == max_bytes else "replace")

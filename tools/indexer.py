@@ -276,7 +276,9 @@ class Indexer:
         try:
             real = self.sandbox.resolve(rel)
             costly = kind_of(real) in ("pdf", "docx")
-            doc = cached_extract(self.extractor, self.cache, real, (rel, *sig), keep=costly)
+            doc = cached_extract(
+                self.extractor, self.cache, real, (rel, *sig), keep=costly, background=True
+            )
             text = "\n".join(doc.lines)
             self._retry_at.pop(rel, None)
         except ContentError as exc:

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rapidfuzz import process
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 
 from tools.errors import ToolError
 from tools.index import load_text
@@ -162,14 +162,17 @@ class Searcher:
         return 1 if row else 0
 
     def _close_terms(self, conn: sqlite3.Connection, stem: str) -> list[str]:
-        """Index terms one edit away (two for long words): the typo the user likely made."""
+        """Index terms one edit away (two for long words): the typo the user likely made.
+
+        Swapped neighbours count as one edit ("отупск" for "отпуск").
+        """
         now = time.monotonic()
         if now - self._vocab_at > VOCAB_TTL:
             self._vocab = [row[0] for row in conn.execute("SELECT term FROM vocab")]
             self._vocab_at = now
         max_edits = 1 if len(stem) < 8 else 2
         close = process.extract(
-            stem, self._vocab, scorer=Levenshtein.distance, score_cutoff=max_edits, limit=3
+            stem, self._vocab, scorer=OSA.distance, score_cutoff=max_edits, limit=3
         )
         return [term for term, _, _ in close if term != stem and not term.isdigit()]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.sandbox_fixtures import SANDBOX_FILES
-from tests.tools.docgen import slow_pdf
+from tests.tools.docgen import slow_pdf, text_pdf
 from tools import Toolbox
 from tools.config import ToolSettings
 
@@ -95,6 +95,22 @@ class TestWarmUp:
             found = await search(box, "шарлотка")
             assert found["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
             assert "still being built" in found["note"]
+        finally:
+            await box.close()
+
+    async def test_reads_are_not_held_up_by_a_slow_document_in_the_build(
+        self, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        (sandbox_dir / "000_медленный.pdf").write_bytes(slow_pdf(6_000_000))
+        (sandbox_dir / "справка.pdf").write_bytes(text_pdf([["Справка о работе"]]))
+        settings = ToolSettings(sandbox_dir=sandbox_dir, data_dir=tmp_path / "data")
+        box = Toolbox(settings, extract_timeout=30)
+        await box.start()
+        try:
+            await asyncio.wait_for(box.indexer.scanned.wait(), 20)
+            page = json.loads(await box.execute("read_file", {"path": "справка.pdf"}))
+            assert "Справка о работе" in page["document"]
+            assert not box.status().ready  # the build is still stuck on the slow file
         finally:
             await box.close()
 
