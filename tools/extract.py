@@ -83,16 +83,30 @@ def normalise(text: str, max_chars: int = MAX_TEXT_CHARS) -> str:
     return text
 
 
+_HTML_BLOCKS = (
+    "p, div, br, li, tr, h1, h2, h3, h4, h5, h6, table, section, article, header, footer, "
+    "pre, blockquote, dt, dd, caption, hr"
+)
+_SPACES = re.compile(r"[ \t\u00a0]+")
+
+
 def html_text(raw: str) -> str:
-    """Visible text of an HTML page, one block per line."""
+    """Visible text of an HTML page: one line per block, table cells joined with ` | `."""
     tree = LexborHTMLParser(raw)
+    title = tree.css_first("title")
+    heading = title.text(strip=True) if title is not None else ""
     for node in tree.css("script, style, noscript, template, head"):
         node.decompose()
+    for node in tree.css(_HTML_BLOCKS):
+        node.insert_after("\n")
+    for node in tree.css("td, th"):
+        node.insert_after(" | ")
     body = tree.body or tree.root
-    if body is None:
-        return ""
-    text = body.text(separator="\n", strip=True)
-    return "\n".join(line.strip() for line in text.split("\n") if line.strip())
+    text = body.text(separator="", strip=False) if body is not None else ""
+    lines = [_SPACES.sub(" ", line).strip().removesuffix("|").strip() for line in text.split("\n")]
+    if heading:
+        lines.insert(0, heading)
+    return "\n".join(line for line in lines if line)
 
 
 def json_text(raw: str) -> str:

@@ -34,6 +34,16 @@ def is_hidden_name(name: str) -> bool:
     return name.startswith(".")
 
 
+def _utf8(name: str) -> bool:
+    """Names that are not valid UTF-8 on disk (e.g. cp1251 bytes from an old archive) cannot
+    be named back by the model; they are left out rather than shown garbled."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class Entry:
     """One visible file or folder found by `Sandbox.walk`."""
@@ -151,7 +161,7 @@ class Sandbox:
         Symlinks count only when their real target is inside the root and not private.
         """
         rel = f"{dirpath}/{de.name}" if dirpath else de.name
-        if is_hidden_name(de.name) or self._is_private(rel):
+        if is_hidden_name(de.name) or self._is_private(rel) or not _utf8(de.name):
             return None
         try:
             if de.is_symlink():

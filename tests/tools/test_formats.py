@@ -98,7 +98,9 @@ async def formats_box(tmp_path: Path) -> AsyncIterator[Toolbox]:
         "web/страница.html": (
             "<html><head><title>t</title><style>p{color:red}</style>"
             "<script>var secret = 'скрипт';</script></head>"
-            "<body><h1>Контакты</h1><p>Телефон приёмной: 123-45-67</p></body></html>"
+            "<body><h1>Контакты</h1><p>Телефон <b>приёмной</b>: 123-45-67</p>"
+            "<table><tr><th>Отдел</th><th>Этаж</th></tr><tr><td>Бухгалтерия</td><td>3</td></tr>"
+            "</table></body></html>"
         ).encode(),
         "data/config.json": '{"город": "Казань", "офисы": [1, 2]}'.encode(),
         "data/таблица.csv": "имя;телефон\nИван;111\n".encode("cp1251"),
@@ -150,6 +152,7 @@ class TestFormats:
     async def test_html_visible_text_only(self, formats_box: Toolbox) -> None:
         doc = (await read(formats_box, "web/страница.html"))["document"]
         assert "Телефон приёмной: 123-45-67" in doc
+        assert "Бухгалтерия | 3" in doc
         assert "скрипт" not in doc
         assert "color" not in doc
 

@@ -149,6 +149,25 @@ class TestHostileDocuments:
         finally:
             await box.close()
 
+    async def test_name_that_is_not_utf8(self, tmp_path: Path) -> None:
+        root = tmp_path / "docs"
+        root.mkdir()
+        (root / "обычный.txt").write_text("обычный приказ", encoding="utf-8")
+        cp1251_name = os.fsdecode("Приказ.txt".encode("cp1251"))  # not valid UTF-8 on disk
+        (root / cp1251_name).write_bytes("старый приказ".encode("cp1251"))
+        box = await started(root, tmp_path / "data")
+        try:
+            for name, args in (
+                ("list_files", {}),
+                ("search_files", {"query": "приказ"}),
+                ("search_files", {"query": "*.txt"}),
+            ):
+                raw = await box.execute(name, args)
+                raw.encode("utf-8")  # no lone surrogates reach the model
+                assert "обычный.txt" in raw
+        finally:
+            await box.close()
+
 
 class TestPlantedInstructions:
     async def test_document_cannot_fake_the_end_marker(self, tmp_path: Path) -> None:
