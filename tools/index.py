@@ -27,12 +27,26 @@ _SCHEMA = (
 
 
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
-    """A connection with the settings every user of the index needs."""
-    conn = sqlite3.connect(path, timeout=10.0, check_same_thread=False, isolation_level=None)
+    """A connection with the settings every user of the index needs.
+
+    Readers open the file read-only, so a reader never creates an empty index by accident.
+    """
+    target = f"{path.absolute().as_uri()}?mode=ro" if readonly else str(path)
+    conn = sqlite3.connect(
+        target, timeout=10.0, check_same_thread=False, isolation_level=None, uri=readonly
+    )
     conn.execute("PRAGMA busy_timeout = 10000")
     if readonly:
         conn.execute("PRAGMA query_only = 1")
     return conn
+
+
+def is_damaged(exc: sqlite3.Error) -> bool:
+    """Whether an error means the file itself is broken (as opposed to busy or closed)."""
+    return getattr(exc, "sqlite_errorcode", None) in (
+        sqlite3.SQLITE_CORRUPT,
+        sqlite3.SQLITE_NOTADB,
+    )
 
 
 def remove_files(path: Path) -> None:

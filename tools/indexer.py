@@ -23,7 +23,7 @@ from pathlib import Path
 from tools.cache import DocumentCache, cached_extract
 from tools.errors import ContentError, ExtractionError, SandboxError
 from tools.extract import Extractor, kind_of
-from tools.index import IndexWriter, ReaderPool, remove_files
+from tools.index import IndexWriter, ReaderPool, is_damaged, remove_files
 from tools.sandbox import Sandbox
 from tools.terms import Stemmer
 
@@ -222,7 +222,9 @@ class Indexer:
         try:
             self._sync_pass()
         except sqlite3.DatabaseError as exc:
-            log.warning("the search index failed (%s); rebuilding it", exc)
+            if not is_damaged(exc):
+                raise  # busy or full disk: the next pass tries again
+            log.warning("the search index is damaged (%s); rebuilding it", exc)
             self._reset()
             self._sync_pass()
 

@@ -19,7 +19,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from tools.errors import ToolError
-from tools.index import load_text
+from tools.index import is_damaged, load_text
 from tools.indexer import Indexer
 from tools.terms import Stemmer, fold, words
 
@@ -81,9 +81,10 @@ class Searcher:
         try:
             with self.indexer.readers.connection() as conn:
                 found = self._run(conn, meaningful, globs, limit)
-        except sqlite3.Error:
-            self.indexer.mark_broken()
-            found = self._run(None, meaningful, globs, limit)
+        except sqlite3.Error as exc:
+            if is_damaged(exc):
+                self.indexer.mark_broken()
+            found = self._run(None, meaningful, globs, limit)  # names still answer
         return found
 
     def _run(
@@ -112,10 +113,10 @@ class Searcher:
                     ranked.append((path, None))
                     total += 1
         pattern = snippet_pattern(groups) if groups else None
+        shown = [(path, rowid) for path, rowid in ranked if path in visible][:limit]
         results = [
             self._describe(conn, path, rowid, groups=groups, visible=visible, pattern=pattern)
-            for path, rowid in ranked[:limit]
-            if path in visible
+            for path, rowid in shown
         ]
         out: dict[str, Any] = {
             "results": results,
