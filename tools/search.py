@@ -8,6 +8,7 @@ words from the index vocabulary (a typo) and to words it begins (a cut-off word)
 from __future__ import annotations
 
 import fnmatch
+import math
 import re
 import sqlite3
 import time
@@ -27,6 +28,7 @@ NAME_WEIGHT = 8.0
 SNIPPETS = 2
 SNIPPET_CHARS = 200
 VOCAB_TTL = 20.0
+MIN_ROOT = 5
 _GLOB = re.compile(r"[*?\[]")
 _STOP = (
     "и в во на с со к ко о об от по для из за у а но или ли не что как где когда кто это "
@@ -145,22 +147,33 @@ class Searcher:
         )
 
     def _group(self, conn: sqlite3.Connection | None, word: str) -> _Group:
+        """The index terms accepted for one query word.
+
+        A word the index lacks is widened step by step: close spellings (a typo), words it
+        begins (a cut-off word), then words sharing a shorter root, which links derived
+        forms such as "командировочные" and "командировка".
+        """
         stem = self.stemmer.stem(word)
         group = _Group(word, stem, [stem])
-        if conn is None or self._doc_count(conn, stem):
+        if conn is None or self._matches(conn, f'"{stem}"'):
             return group
         if len(word) >= 5:
             group.terms += self._close_terms(conn, stem)
         group.prefix = len(stem) >= 3
+        if self._matches(conn, group.fts()):
+            return group
+        shortest = max(MIN_ROOT, math.ceil(len(word) * 0.6))
+        for end in range(len(stem) - 1, shortest - 1, -1):
+            if self._matches(conn, f'"{stem[:end]}"*'):
+                group.stem = stem[:end]
+                break
         return group
 
     @staticmethod
-    def _doc_count(conn: sqlite3.Connection, term: str) -> int:
-        """1 when some document holds the term, else 0 (cheaper than counting them all)."""
-        row = conn.execute(
-            "SELECT 1 FROM terms WHERE terms MATCH ? LIMIT 1", (f'"{term}"',)
-        ).fetchone()
-        return 1 if row else 0
+    def _matches(conn: sqlite3.Connection, match: str) -> bool:
+        """Whether any document matches (cheaper than counting them all)."""
+        row = conn.execute("SELECT 1 FROM terms WHERE terms MATCH ? LIMIT 1", (match,))
+        return row.fetchone() is not None
 
     def _close_terms(self, conn: sqlite3.Connection, stem: str) -> list[str]:
         """Index terms one edit away (two for long words): the typo the user likely made.

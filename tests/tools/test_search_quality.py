@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tools.search_corpus import DOCUMENTS, ENCODINGS, QUERIES
+from tests.tools.search_corpus import DOCUMENTS, ENCODINGS, PHRASED, QUERIES
 from tools import Toolbox
 from tools.config import ToolSettings
 
@@ -32,13 +32,16 @@ async def corpus_box(tmp_path: Path) -> AsyncIterator[Toolbox]:
 class TestSearchQuality:
     def test_set_is_large_enough(self) -> None:
         assert len(DOCUMENTS) >= 30
-        assert len(QUERIES) >= 40
+        assert len(QUERIES) + len(PHRASED) >= 90
 
-    async def test_recall_at_5(self, corpus_box: Toolbox) -> None:
+    @pytest.mark.parametrize("queries", [QUERIES, PHRASED], ids=["keywords", "phrased"])
+    async def test_recall_at_5(
+        self, corpus_box: Toolbox, queries: list[tuple[str, set[str]]]
+    ) -> None:
         hits = 0
         wanted = 0
         misses: list[str] = []
-        for query, expected in QUERIES:
+        for query, expected in queries:
             raw = await corpus_box.execute("search_files", {"query": query, "limit": 5})
             top = {r["path"] for r in json.loads(raw)["results"]}
             found = expected & top
