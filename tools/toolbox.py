@@ -214,9 +214,7 @@ class Toolbox:
         except PathNotFoundError as exc:
             close = await asyncio.to_thread(self._suggest, args.path)
             if close:
-                raise PathNotFoundError(
-                    exc.rel, "Did you mean: " + ", ".join(f"'{c}'" for c in close) + "?"
-                ) from None
+                raise PathNotFoundError(exc.rel, _did_you_mean(close)) from None
             raise
 
     def _suggest(self, missing: str) -> list[str]:
@@ -227,7 +225,20 @@ class Toolbox:
 
     async def _list(self, args: ListArgs) -> dict[str, Any]:
         snapshot = self.indexer.state.visible if self.indexer.passes else None
-        return await asyncio.to_thread(list_folder, self.sandbox, args.path, args.depth, snapshot)
+        try:
+            return await asyncio.to_thread(
+                list_folder, self.sandbox, args.path, args.depth, snapshot
+            )
+        except PathNotFoundError as exc:
+            folders = sorted({p.rsplit("/", 1)[0] for p in self.indexer.state.visible if "/" in p})
+            close = self._reader.suggest(args.path, folders)
+            if close:
+                raise PathNotFoundError(exc.rel, _did_you_mean(close)) from None
+            raise
+
+
+def _did_you_mean(paths: list[str]) -> str:
+    return "Did you mean: " + ", ".join(f"'{p}'" for p in paths) + "?"
 
 
 def _example(name: str) -> str:

@@ -114,6 +114,10 @@ class TestListing:
         assert listing["truncated"] is True
         assert "search_files" in listing["hint"]
 
+    async def test_missing_folder_suggests_close_ones(self, toolbox: Toolbox) -> None:
+        result = await result_of(toolbox, "list_files", {"path": "документ"})
+        assert "'документы'" in result["hint"]
+
     async def test_file_instead_of_folder(self, toolbox: Toolbox) -> None:
         result = await result_of(toolbox, "list_files", {"path": "README.md"})
         assert "read_file" in result["hint"]
