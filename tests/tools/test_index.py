@@ -129,3 +129,30 @@ class TestWarmUp:
             assert paths(await search(second, "сахар")) == ["документы/рецепт_шарлотки.txt"]
         finally:
             await second.close()
+
+
+class TestConcurrency:
+    async def test_many_calls_while_files_arrive(self, toolbox: Toolbox) -> None:
+        root = toolbox.sandbox.root / "поток"
+        root.mkdir()
+
+        async def drop(i: int) -> None:
+            await asyncio.to_thread(
+                (root / f"заметка_{i}.txt").write_text, f"заметка номер {i} про склад", "utf-8"
+            )
+            report = await toolbox.refresh(f"поток/заметка_{i}.txt")
+            assert report.error is None
+
+        calls = [drop(i) for i in range(20)]
+        calls += [search(toolbox, "склад") for _ in range(20)]
+        calls += [
+            toolbox.execute("read_file", {"path": "документы/рецепт_шарлотки.txt"})
+            for _ in range(20)
+        ]
+        calls += [toolbox.execute("list_files", {"depth": 3}) for _ in range(10)]
+        results = await asyncio.gather(*calls)
+        for result in results[20:]:
+            payload = result if isinstance(result, dict) else json.loads(result)
+            assert "error" not in payload
+        found = await search(toolbox, "заметка склад", limit=50)
+        assert len([p for p in paths(found) if p.startswith("поток/")]) == 20
