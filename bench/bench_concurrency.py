@@ -123,18 +123,22 @@ async def run(ctx: Context, variant: str) -> BenchResult:
         ]
         await dp.emit_startup(bot=bot, **dp.workflow_data)
         rss_before = current_rss_mb()
+        cpu_started = time.process_time()
         started = time.perf_counter()
         try:
             outcomes = await asyncio.gather(
                 *(dp.feed_update(bot, update) for update in updates), return_exceptions=True
             )
             elapsed = time.perf_counter() - started
+            cpu = time.process_time() - cpu_started
         finally:
             await dp.emit_shutdown(bot=bot, **dp.workflow_data)
             specs = services.toolbox.specs
             await close_services(services)
         peak = peak_rss_mb()
+        bare_cpu_started = time.process_time()
         bare = await _bare(settings, specs, chats, aiohttp)
+        bare_cpu = time.process_time() - bare_cpu_started
     finally:
         server.stop()
     failures = [o for o in outcomes if isinstance(o, BaseException)]
@@ -153,6 +157,17 @@ async def run(ctx: Context, variant: str) -> BenchResult:
             reference_label=f"bare AsyncOpenAI, same {3 * chats:,} calls",
             ratio_ours_over_ref=True,
             note=f"ideal {IDEAL_S:.1f} s, {elapsed / IDEAL_S:.2f}× the ideal",
+        )
+    )
+    result.metrics.append(
+        Metric(
+            f"{label}: CPU time of the bot process during the burst",
+            "s",
+            [cpu],
+            reference=[bare_cpu],
+            reference_label="bare AsyncOpenAI",
+            ratio_ours_over_ref=True,
+            note=f"{cpu / chats * 1000:.1f} ms a question",
         )
     )
     result.metrics.append(Metric(f"{label}: answers delivered", "chats", [float(delivered)]))

@@ -57,7 +57,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     root = corpus.ensure_read_set(ctx.workdir, ctx.python, ctx.child_env())
     rel = corpus.BIG_PDF if variant == "pdf" else corpus.BIG_TEXT
     label = "300-page PDF" if variant == "pdf" else "50 MB text"
-    runs = 2 if ctx.quick else 5
+    runs = 1 if ctx.quick else 5
     first: list[float] = []
     following: list[float] = []
     reference: list[float] = []

@@ -136,7 +136,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
         status = toolbox.status()
         index_mb = folder_mb(ctx.scratch(f"search-{docs}-{build_runs - 1}"))
         mix = query_mix()
-        passes = 3 if ctx.quick else 5
+        passes = 2 if ctx.quick else 5
         ours, our_totals = await _ours(toolbox, mix, passes)
         rss_after_queries = peak_rss_mb()
         ref: Timings = {}
@@ -188,6 +188,11 @@ async def run(ctx: Context, variant: str) -> BenchResult:
         f"ripgrep {ref_hits}/{len(mix)} (ours understands word forms, ё/е, pdf/docx/cp1251; "
         "rg matches the literal form in UTF-8 text only)"
     )
+    only_rg = [q for q, n in ref_totals.items() if n and not our_totals.get(q)]
+    if only_rg:
+        result.notes.append(
+            f"{docs:,} docs: ripgrep found files for {', '.join(only_rg)} where ours found none"
+        )
     result.notes.append(f"{rg.how}" + (f" ({ripgrep.version(rg.path)})" if rg.path else ""))
     result.notes.extend(_standing_notes())
     return result

@@ -78,11 +78,15 @@ async def _time_start(
     return to_poll, time.perf_counter() - stopping
 
 
-def _import_seconds(ctx: Context, statement: str) -> tuple[float, list[tuple[int, str]]]:
-    """Wall time of a fresh interpreter running `statement`, and -X importtime's heaviest."""
+def _import_seconds(ctx: Context, statement: str) -> float:
+    """Wall time of a fresh interpreter running `statement`."""
     started = time.perf_counter()
     subprocess.run([ctx.python, "-c", statement], env=ctx.child_env(), check=True)
-    wall = time.perf_counter() - started
+    return time.perf_counter() - started
+
+
+def _heaviest_imports(ctx: Context, statement: str) -> list[tuple[int, str]]:
+    """The five direct imports of `statement`'s module that cost most (-X importtime)."""
     done = subprocess.run(
         [ctx.python, "-X", "importtime", "-c", statement],
         env=ctx.child_env(),
@@ -96,7 +100,7 @@ def _import_seconds(ctx: Context, statement: str) -> tuple[float, list[tuple[int
         if match and len(match.group(2)) == 3:  # what the statement's module imports directly
             heaviest.append((int(match.group(1)), match.group(3)))
     heaviest.sort(reverse=True)
-    return wall, heaviest[:5]
+    return heaviest[:5]
 
 
 def _bot_env(ctx: Context, api: FakeBotAPI, sandbox: Path, data: Path) -> dict[str, str]:
@@ -117,7 +121,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     del variant
     result = BenchResult("startup", TITLE)
     sandbox = corpus.ensure(ctx.workdir, 100, ctx.python, ctx.child_env())
-    runs = 3 if ctx.quick else 7
+    runs = 2 if ctx.quick else 7
     api = FakeBotAPI()
     await api.start()
     cold: list[float] = []
@@ -162,12 +166,11 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     result.metrics.append(Metric("SIGTERM → exit (idle bot)", "s", stops))
     ours_import: list[float] = []
     ref_import: list[float] = []
-    heaviest: list[tuple[int, str]] = []
     for _ in range(runs):
-        wall, heaviest = _import_seconds(ctx, "import bot.app")
-        ours_import.append(wall)
-        ref_import.append(_import_seconds(ctx, "import aiogram, openai")[0])
-    bare = [_import_seconds(ctx, "pass")[0] for _ in range(runs)]
+        ours_import.append(_import_seconds(ctx, "import bot.app"))
+        ref_import.append(_import_seconds(ctx, "import aiogram, openai"))
+    bare = [_import_seconds(ctx, "pass") for _ in range(runs)]
+    heaviest = _heaviest_imports(ctx, "import bot.app")
     result.metrics.append(
         Metric(
             "python -c 'import bot.app' (wall, interpreter included)",

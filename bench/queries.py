@@ -37,7 +37,7 @@ RU_INFLECTED = [
 ]
 EN_WORDS = ["invoices", "approved", "deliveries", "warehouse", "travelling", "recipes", "budgets"]
 PHRASES = ["годовой отчет", "оплата счета", "annual report", "рецепт шарлотки"]
-GLOBS = ["*.pdf", "*.docx", "рецепт*", "*invoice*", "договор_*2023*"]
+GLOBS = ["*.pdf", "*.docx", "рецепт*", "*invoice*", "отчет_*.md"]
 NO_HIT = ["зюзюбрякс", "флюгегехаймен", "qwxzptlk", "бармаглотище"]
 
 
