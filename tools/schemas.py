@@ -26,7 +26,7 @@ class ReadArgs(_Args):
 
 
 class ListArgs(_Args):
-    path: str = Field(default="", max_length=2000, description="Folder; '' is the root")
+    path: str = Field(default="", max_length=2000, description="Folder, empty for the root")
     depth: int = Field(default=1, ge=1, le=5)
 
 

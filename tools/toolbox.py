@@ -89,20 +89,20 @@ class Toolbox:
             for t in (
                 _Tool(
                     "search_files",
-                    "Find documents by words or name glob; use first for any question "
-                    "about the documents.",
+                    "Find documents by words or a name glob; use first for any question "
+                    "on the documents.",
                     SearchArgs,
                     self._search,
                 ),
                 _Tool(
                     "read_file",
-                    "Read a document's text page by page; use on a found path before answering.",
+                    "Read a document page by page; use on a found path before answering.",
                     ReadArgs,
                     self._read,
                 ),
                 _Tool(
                     "list_files",
-                    "List a folder; use to browse when search finds nothing or asked what exists.",
+                    "List a folder; use when search finds nothing or to see what exists.",
                     ListArgs,
                     self._list,
                 ),
