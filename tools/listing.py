@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from tools.errors import ExtractionError
@@ -11,11 +12,14 @@ from tools.search import modified_iso
 MAX_ENTRIES = 200
 
 
-def _count_files(sandbox: Sandbox, rel: str, snapshot: dict[str, tuple[int, int]] | None) -> int:
-    if snapshot is not None:
-        prefix = rel + "/"
-        return sum(1 for p in snapshot if p.startswith(prefix))
-    return sum(1 for e in sandbox.walk(rel) if not e.is_dir)
+def _file_counts(snapshot: dict[str, tuple[int, int]]) -> Counter[str]:
+    """Files below each folder (at any depth), from one pass over the snapshot."""
+    counts: Counter[str] = Counter()
+    for path in snapshot:
+        parts = path.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            counts["/".join(parts[:i])] += 1
+    return counts
 
 
 def list_folder(
@@ -36,6 +40,7 @@ def list_folder(
         raise ExtractionError(f"'{rel}' is a file, not a folder", "Use read_file to read it.")
     entries: list[dict[str, Any]] = []
     total = 0
+    counts = _file_counts(snapshot) if snapshot is not None else None
 
     def visit(folder: str, level: int) -> None:
         nonlocal total
@@ -49,7 +54,7 @@ def list_folder(
         for e in found:
             total += 1
             if len(entries) < cap:
-                entries.append(_describe(sandbox, e, snapshot))
+                entries.append(_describe(sandbox, e, counts))
             if e.is_dir and level < depth:
                 visit(e.rel, level + 1)
 
@@ -67,14 +72,17 @@ def list_folder(
     return result
 
 
-def _describe(
-    sandbox: Sandbox, e: Entry, snapshot: dict[str, tuple[int, int]] | None
-) -> dict[str, Any]:
+def _describe(sandbox: Sandbox, e: Entry, counts: Counter[str] | None) -> dict[str, Any]:
     if e.is_dir:
+        files = (
+            counts[e.rel]
+            if counts is not None
+            else sum(1 for f in sandbox.walk(e.rel) if not f.is_dir)
+        )
         return {
             "path": e.rel,
             "type": "dir",
-            "files": _count_files(sandbox, e.rel, snapshot),
+            "files": files,
             "modified": modified_iso(e.mtime_ns),
         }
     return {"path": e.rel, "type": "file", "size": e.size, "modified": modified_iso(e.mtime_ns)}

@@ -55,14 +55,15 @@ def page_of(doc: Document, offset: int, max_lines: int, max_chars: int) -> dict[
         out.append(f"{number:>{width}}| {defuse(line)}")
         used += len(line) + 1
         end = number
-    return {
+    page: dict[str, Any] = {
         "start_line": offset if total else 0,
         "end_line": end if total else 0,
         "total_lines": total,
         "next_offset": end + 1 if end < total else None,
-        "notice": NOTICE,
+        "notice": NOTICE if total else "The file is empty.",
         "document": "\n".join([BEGIN, *out, END]),
     }
+    return page
 
 
 class Reader:

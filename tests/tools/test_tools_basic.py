@@ -46,6 +46,13 @@ class TestRead:
         assert "документы/рецепт_шарлотки.txt" in result["hint"]
 
 
+    async def test_empty_file(self, toolbox: Toolbox) -> None:
+        (toolbox.sandbox.root / "пусто.txt").write_bytes(b"")
+        page = await call(toolbox, "read_file", {"path": "пусто.txt"})
+        assert (page["total_lines"], page["next_offset"]) == (0, None)
+        assert "empty" in page["notice"]
+
+
 class TestList:
     async def test_root_lists_folders_first_without_hidden(self, toolbox: Toolbox) -> None:
         listing = await call(toolbox, "list_files", {})
