@@ -188,6 +188,11 @@ async def run(ctx: Context, variant: str) -> BenchResult:
         f"ripgrep {ref_hits}/{len(mix)} (ours understands word forms, ё/е, pdf/docx/cp1251; "
         "rg matches the literal form in UTF-8 text only)"
     )
+    slowest = sorted(ours, key=lambda q: median(ours[q]), reverse=True)[:4]
+    result.notes.append(
+        f"{docs:,} docs: slowest queries (median): "
+        + ", ".join(f"`{q}` {median(ours[q]):.1f} ms" for q in slowest)
+    )
     only_rg = [q for q, n in ref_totals.items() if n and not our_totals.get(q)]
     if only_rg:
         result.notes.append(

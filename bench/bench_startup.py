@@ -190,6 +190,14 @@ async def run(ctx: Context, variant: str) -> BenchResult:
             f"median {median(cold):.2f} s cold, {median(warm):.2f} s restart, worst {worst:.2f} s",
         )
     )
+    if median(minimal) > 1.5:
+        result.notes.append(
+            f"The smallest aiogram polling bot needs {median(minimal):.2f} s to its first "
+            "getUpdates here (importing aiogram builds its pydantic models), so on this "
+            "machine the 1.5 s aim is below what any aiogram bot reaches; ours adds "
+            f"{median(cold) - median(minimal):.2f} s (cold) and "
+            f"{median(warm) - median(minimal):.2f} s (restart) to that floor."
+        )
     heavy = ", ".join(f"{name} {micros / 1000:.0f} ms" for micros, name in heaviest)
     result.notes.append(
         f"Heaviest direct imports of bot.app (-X importtime, cumulative): {heavy}."
