@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import aiohttp
 from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import Document
@@ -162,12 +163,22 @@ async def _download(bot: Bot, file_path: str, folder: Path, name: str, limit: in
         created = await asyncio.to_thread(_make_folder, folder)
         await bot.download_file(file_path, destination=temp, timeout=_DOWNLOAD_TIMEOUT_S)
         final = await asyncio.to_thread(_finish, temp, folder, name, limit)
+    except aiohttp.ClientError as exc:
+        # Its text quotes the download URL, which carries the bot token: keep only the status.
+        raise UploadError("failed", _download_problem(exc)) from None
     except OSError as exc:
         kind = "disk_full" if exc.errno in {errno.ENOSPC, errno.EDQUOT} else "failed"
         raise UploadError(kind, exc.strerror or "could not write the file") from exc
     finally:
         await asyncio.to_thread(_clean_up, temp, created if final is None else [])
     return final
+
+
+def _download_problem(exc: aiohttp.ClientError) -> str:
+    """What went wrong with a download, in words that hold no URL."""
+    if isinstance(exc, aiohttp.ClientResponseError):
+        return f"Telegram did not hand over the file (HTTP {exc.status})"
+    return "the download from Telegram was interrupted"
 
 
 def _make_folder(folder: Path) -> list[Path]:
