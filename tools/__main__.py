@@ -71,7 +71,11 @@ async def run(args: argparse.Namespace, settings: ToolSettings) -> tuple[str, bo
             )
             return text, False
         if args.command == "search":
-            await asyncio.wait_for(box.wait_ready(), READY_TIMEOUT)
+            try:
+                await asyncio.wait_for(box.wait_ready(), 1.0)
+            except TimeoutError:
+                sys.stderr.write("building the search index for the first time…\n")
+                await asyncio.wait_for(box.wait_ready(), READY_TIMEOUT)
         name, call = _call(args)
         text = await box.execute(name, call)
     finally:

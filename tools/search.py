@@ -26,7 +26,7 @@ from tools.terms import Stemmer, fold, words
 
 NAME_WEIGHT = 8.0
 SNIPPETS = 2
-SNIPPET_CHARS = 200
+SNIPPET_CHARS = 160
 VOCAB_TTL = 20.0
 MIN_ROOT = 5
 _GLOB = re.compile(r"[*?\[]")
