@@ -10,6 +10,7 @@ Protocol: one JSON line in (`{"kind", "path", "max_chars"}`), one framed reply o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import resource
 import sys
@@ -18,6 +19,7 @@ from pathlib import Path
 from tools.extract_formats import FormatError, docx_text, pdf_text
 
 MEMORY_LIMIT = 1024 * 1024 * 1024
+CPU_SECONDS = 3600
 
 
 _PARSERS = {"pdf": pdf_text, "docx": docx_text}
@@ -41,9 +43,16 @@ def _handle(request: dict[str, object]) -> dict[str, str]:
     return {"error": message}
 
 
+def _limit_resources() -> None:
+    """Cap memory, and CPU time as a backstop to the parent's per-document deadline."""
+    for limit, value in ((resource.RLIMIT_AS, MEMORY_LIMIT), (resource.RLIMIT_CPU, CPU_SECONDS)):
+        with contextlib.suppress(ValueError, OSError):  # some systems refuse; the deadline holds
+            resource.setrlimit(limit, (value, value))
+
+
 def main() -> None:
     """Serve requests from stdin until it closes."""
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    _limit_resources()
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:
         reply = _handle(json.loads(line))
