@@ -18,11 +18,11 @@ from bench import corpus
 from bench.context import Context
 from bench.fake_model import Script
 from bench.results import Aim, BenchResult, Metric
+from bench.support import fake_llm
 from bench.tokenizer import ReferenceCounter, reference_counter
 from bench.toolbox import started_toolbox
 from bot.agent import DEFAULT_SYSTEM_PROMPT, Agent, AgentConfig, HistoryStore
 from bot.agent.tokens import TokenCounter
-from tests.support.fake_llm import FakeLLM, Reply
 from tools import Toolbox
 
 TITLE = "tokens: ten questions with large reads, our trimming vs a naive keep-everything loop"
@@ -51,9 +51,7 @@ def _questions() -> list[str]:
     return [f"Вопрос {i + 1}, найди в документах: {q}" for i, q in enumerate(QUERIES)]
 
 
-async def _ours(
-    fake: FakeLLM, toolbox: Toolbox, window: int, ctx: Context
-) -> list[dict[str, Any]]:
+async def _ours(fake: Any, toolbox: Toolbox, window: int, ctx: Context) -> list[dict[str, Any]]:
     start = len(fake.requests)
     client = AsyncOpenAI(base_url=fake.base_url, api_key="bench", max_retries=0, timeout=60)
     history = await HistoryStore.open(ctx.scratch(f"tokens-{window}") / "history.sqlite3")
@@ -65,10 +63,10 @@ async def _ours(
     finally:
         await history.close()
         await client.close()
-    return fake.requests[start:]
+    return list(fake.requests[start:])
 
 
-async def _naive(fake: FakeLLM, toolbox: Toolbox) -> list[dict[str, Any]]:
+async def _naive(fake: Any, toolbox: Toolbox) -> list[dict[str, Any]]:
     """Keep every message forever; no counting, no trimming."""
     start = len(fake.requests)
     client = AsyncOpenAI(base_url=fake.base_url, api_key="bench", max_retries=0, timeout=60)
@@ -93,7 +91,7 @@ async def _naive(fake: FakeLLM, toolbox: Toolbox) -> list[dict[str, Any]]:
                     messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
     finally:
         await client.close()
-    return fake.requests[start:]
+    return list(fake.requests[start:])
 
 
 def _per_question(requests: list[dict[str, Any]], count: Any) -> list[float]:
@@ -126,9 +124,9 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     root = corpus.ensure(ctx.workdir, 100, ctx.python, ctx.child_env())
     reference = reference_counter()
     script = Script(0.0, reference.request, itertools.count(1))
-    fake = FakeLLM()
+    fake = fake_llm().FakeLLM()
 
-    async def responder(body: dict[str, Any]) -> Reply:
+    async def responder(body: dict[str, Any]) -> Any:
         return script.reply(body)
 
     fake.responder = responder

@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bench.support import fake_llm
 from bench.tokenizer import reference_counter
-from tests.support.fake_llm import FakeLLM, Reply, text_reply, tool_calls_reply
 
 FALLBACK_PATH = "Кухня/рецепт_шарлотки.txt"
 ANSWER = "Шарлотка: сахар - 1 стакан, яйца - 3 штуки, мука - 1 стакан. Источник: {path}."
@@ -55,7 +55,9 @@ class Script:
     ids: itertools.count[int]
     requests: int = 0
 
-    def reply(self, body: dict[str, Any]) -> Reply:
+    def reply(self, body: dict[str, Any]) -> Any:
+        """The next step of the script for this request (a `Reply` of the test fake)."""
+        fakes = fake_llm()
         self.requests += 1
         messages = list(body.get("messages") or [])
         turn = _current_turn(messages)
@@ -66,17 +68,19 @@ class Script:
         prefix = f"c{next(self.ids)}"
         if not body.get("tools") or len(results) >= 2:
             path = _first_path(results[-1]) if results else FALLBACK_PATH
-            reply = text_reply(ANSWER.format(path=path), usage=usage)
+            reply = fakes.text_reply(ANSWER.format(path=path), usage=usage)
         elif not results:
             query = _query_of(str(turn[0].get("content") or "")) if turn else "шарлотка"
-            reply = tool_calls_reply(
+            reply = fakes.tool_calls_reply(
                 ("search_files", {"query": query}), usage=usage, id_prefix=prefix
             )
         else:
             path = _first_path(results[-1])
-            reply = tool_calls_reply(("read_file", {"path": path}), usage=usage, id_prefix=prefix)
+            reply = fakes.tool_calls_reply(
+                ("read_file", {"path": path}), usage=usage, id_prefix=prefix
+            )
         if self.delay_s:
-            return Reply(reply.status, reply.body, reply.content_type, delay_s=self.delay_s)
+            return fakes.Reply(reply.status, reply.body, reply.content_type, delay_s=self.delay_s)
         return reply
 
 
@@ -84,9 +88,9 @@ async def serve(delay_s: float, usage: bool) -> None:
     """Serve until SIGTERM or stdin closes; print the base URL first, the count last."""
     count = reference_counter() if usage else None
     script = Script(delay_s, count.request if count else None, itertools.count(1))
-    server = FakeLLM()
+    server = fake_llm().FakeLLM()
 
-    async def responder(body: dict[str, Any]) -> Reply:
+    async def responder(body: dict[str, Any]) -> Any:
         return script.reply(body)
 
     server.responder = responder

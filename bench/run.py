@@ -13,10 +13,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import machine
-from bench.context import REPO_ROOT, Context
-from bench.report import render_document, render_table
-from bench.results import BenchResult
+if not __package__:  # `python bench/run.py`: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import machine  # noqa: E402
+from bench.context import REPO_ROOT, Context  # noqa: E402
+from bench.report import render_document, render_table  # noqa: E402
+from bench.results import BenchResult  # noqa: E402
 
 BENCHMARKS: dict[str, str] = {
     "search": "bench.bench_search",
@@ -124,3 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         out.write_text(render_document(results, commands, desc, date, full.strip()), "utf-8")
         print(f"[bench] wrote {out}", file=sys.stderr)
     return 0 if all(r.error is None for r in results) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
