@@ -19,7 +19,6 @@ from pathlib import Path
 from tools.extract_formats import FormatError, docx_text, pdf_text
 
 MEMORY_LIMIT = 1024 * 1024 * 1024
-CPU_SECONDS = 3600
 
 
 _PARSERS = {"pdf": pdf_text, "docx": docx_text}
@@ -43,16 +42,16 @@ def _handle(request: dict[str, object]) -> dict[str, str]:
     return {"error": message}
 
 
-def _limit_resources() -> None:
-    """Cap memory, and CPU time as a backstop to the parent's per-document deadline."""
-    for limit, value in ((resource.RLIMIT_AS, MEMORY_LIMIT), (resource.RLIMIT_CPU, CPU_SECONDS)):
-        with contextlib.suppress(ValueError, OSError):  # some systems refuse; the deadline holds
-            resource.setrlimit(limit, (value, value))
+def _limit_memory() -> None:
+    """Cap the address space; time is bounded by the parent's per-document deadline (a CPU
+    limit would add up over the life of a long-running worker and kill it unfairly)."""
+    with contextlib.suppress(ValueError, OSError):  # some systems refuse; the deadline holds
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
 def main() -> None:
     """Serve requests from stdin until it closes."""
-    _limit_resources()
+    _limit_memory()
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:
         reply = _handle(json.loads(line))
