@@ -60,7 +60,9 @@ class Sandbox:
     def __init__(self, root: Path, reserved: tuple[Path, ...] = ()) -> None:
         self.root = Path(os.path.realpath(root))
         self._reserved = tuple(
-            r for r in (self._inside_rel(Path(os.path.realpath(p))) for p in reserved) if r
+            r
+            for r in (self._inside_rel(Path(os.path.realpath(p))) for p in reserved)
+            if r and r != "."
         )
 
     def _inside_rel(self, real: Path) -> str | None:

@@ -67,7 +67,9 @@ class Toolbox:
     ) -> None:
         self.settings = settings
         data_dir = Path(settings.data_dir).absolute()
-        self.sandbox = Sandbox(Path(settings.sandbox_dir), reserved=(data_dir,))
+        index = data_dir / INDEX_FILE
+        own = (data_dir, index, *(Path(f"{index}{s}") for s in ("-wal", "-shm", "-journal")))
+        self.sandbox = Sandbox(Path(settings.sandbox_dir), reserved=own)
         limits = Limits(
             max_file_bytes=int(settings.max_file_mb * 1024 * 1024), timeout=extract_timeout
         )
@@ -76,7 +78,7 @@ class Toolbox:
         self._stemmer = Stemmer()
         self.indexer = Indexer(
             self.sandbox,
-            data_dir / INDEX_FILE,
+            index,
             extractor=self._extractor,
             cache=self._cache,
             stemmer=self._stemmer,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -91,6 +92,20 @@ class TestArguments:
         assert set(item) <= {"path", "size", "modified", "match", "snippets"}
         assert item["modified"].endswith("Z")
         assert isinstance(item["size"], int)
+
+
+class TestDataFolder:
+    async def test_index_is_invisible_when_data_is_the_sandbox(self, sandbox_dir: Any) -> None:
+        box = Toolbox(ToolSettings(sandbox_dir=sandbox_dir, data_dir=sandbox_dir))
+        await box.start()
+        try:
+            await asyncio.wait_for(box.wait_ready(), 30)
+            listing = await result_of(box, "list_files", {})
+            assert not any("search-index" in e["path"] for e in listing["entries"])
+            refused = await result_of(box, "read_file", {"path": "search-index.sqlite3"})
+            assert "error" in refused
+        finally:
+            await box.close()
 
 
 class TestListing:

@@ -45,7 +45,6 @@ class TestRead:
         assert "error" in result
         assert "документы/рецепт_шарлотки.txt" in result["hint"]
 
-
     async def test_empty_file(self, toolbox: Toolbox) -> None:
         (toolbox.sandbox.root / "пусто.txt").write_bytes(b"")
         page = await call(toolbox, "read_file", {"path": "пусто.txt"})
