@@ -124,7 +124,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     corpus_mb = folder_mb(root)
     rg = ripgrep.ensure_ripgrep()
     builds: list[float] = []
-    build_runs = 1 if ctx.quick or docs > 1_000 else 3
+    build_runs = 1 if ctx.quick else (2 if docs > 1_000 else 3)
     toolbox: Toolbox | None = None
     for attempt in range(build_runs):
         if toolbox is not None:

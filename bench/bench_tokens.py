@@ -194,6 +194,13 @@ async def run(ctx: Context, variant: str) -> BenchResult:
             f"largest {largest:,} of {budget:,} ({reference.name})",
         )
     )
+    estimate = _counters(reference)["our estimator"]
+    over = sum(estimate(b) for b in ours) / total_ours
+    result.notes.append(
+        f"{label}: our estimator counts {over:.2f}× what {reference.name} counts on our "
+        "requests (it is meant to err high: above 1 means some of the window stays unused "
+        "with OpenAI's tokenizer, below 1 would risk overflow)."
+    )
     if window == 8000:
         _spec_rows(result, specs, reference)
     result.notes.append(
