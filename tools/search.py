@@ -29,6 +29,7 @@ SNIPPETS = 2
 SNIPPET_CHARS = 160
 VOCAB_TTL = 20.0
 MIN_ROOT = 5
+MAX_WORDS = 16
 _GLOB = re.compile(r"[*?\[]")
 _STOP = (
     "и в во на с со к ко о об от по для из за у а но или ли не что как где когда кто это "
@@ -77,7 +78,7 @@ class Searcher:
         tokens = query.split()
         globs = [fold(t) for t in tokens if _GLOB.search(t)]
         plain = [w for t in tokens if not _GLOB.search(t) for w in words(t)]
-        meaningful = [w for w in plain if w not in STOP_WORDS] or plain
+        meaningful = ([w for w in plain if w not in STOP_WORDS] or plain)[:MAX_WORDS]
         if not globs and not meaningful:
             raise ToolError("the query has no words to search for", "Use a few keywords.")
         try:
