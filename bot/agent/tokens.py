@@ -3,8 +3,10 @@
 Otherwise a conservative estimate by character class. Cyrillic costs about twice as many
 tokens per character as English in common tokenizers, digits and punctuation split finely, and
 CJK or emoji may cost more than one token a character. The server's reported `usage` then
-corrects the estimate: a per-model ratio that only ever grows, so an under-count seen once is
-never repeated, while a conservative over-count is kept.
+corrects the estimate: a per-model ratio that grows at once when the server counts more than
+expected (an under-count seen once is never repeated), and shrinks only after a steady run of
+reports below the estimate, to the highest of the recent ones plus a margin. A loose estimate
+would otherwise waste a third of a small local model's window.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import logging
 import math
 import os
 import tempfile
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,6 +39,10 @@ _PER_MESSAGE = 6
 _PER_TOOL_CALL = 12
 _PER_REQUEST = 4
 _MAX_RATIO = 4.0
+_MIN_RATIO = 0.5
+_MARGIN = 1.05
+_RECENT = 8
+_STEADY = 4
 _MIN_OBSERVED = 64
 _MEMO_MIN_CHARS = 256
 _MEMO_MAX_ENTRIES = 8_192
@@ -126,6 +133,7 @@ class TokenCounter:
         self._count_uncached = text_counter or estimate_text_tokens
         self.exact = text_counter is not None
         self._ratio = 1.0
+        self._recent: deque[float] = deque(maxlen=_RECENT)
         self._memo: dict[tuple[int, int], int] = {}
 
     def _count_text(self, text: str) -> int:
@@ -191,13 +199,16 @@ class TokenCounter:
     def observe(self, estimated: int, reported: int | None) -> None:
         """Learn from the server's `prompt_tokens` for a request estimated at `estimated`.
 
-        Only a report above the estimate moves the ratio (up to a sane cap), and only for
-        requests large enough that framing noise does not dominate.
+        A report above the estimate raises the ratio at once (up to a sane cap). Reports below
+        it lower the ratio only once `_STEADY` of them agree, and then only to the highest of
+        the last `_RECENT` plus a margin, never under a floor. Tiny requests are ignored:
+        framing noise dominates them.
         """
         if reported is None or reported <= 0 or estimated < _MIN_OBSERVED:
             return
         uncalibrated = estimated / self._ratio
-        needed = min(reported / uncalibrated * 1.02, _MAX_RATIO)
+        self._recent.append(min(reported / uncalibrated * _MARGIN, _MAX_RATIO))
+        needed = self._recent[-1]
         if needed > self._ratio:
             logger.info(
                 "token estimate was low (%d estimated, %d reported); scaling by %.2f",
@@ -206,6 +217,8 @@ class TokenCounter:
                 needed,
             )
             self._ratio = needed
+        elif len(self._recent) >= _STEADY:
+            self._ratio = max(*self._recent, _MIN_RATIO)
 
 
 def _text_of(content: object) -> str:
