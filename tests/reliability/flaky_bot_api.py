@@ -18,22 +18,39 @@ from tests.e2e.fake_bot_api import ApiCall, FakeBotApi, _decode
 
 @dataclass
 class FlakyBotApi(FakeBotApi):
-    """`fail(method, status, description)` queues an error answer for that method."""
+    """`fail(method, status, description)` queues an error answer for that method.
 
-    failures: dict[str, deque[tuple[int, str]]] = field(default_factory=lambda: defaultdict(deque))
+    Refused calls are recorded in `calls` like the others and listed again in `refused`.
+    """
 
-    def fail(self, method: str, status: int, description: str, times: int = 1) -> None:
-        """Answer the next `times` calls of `method` with this error."""
+    failures: dict[str, deque[dict[str, Any]]] = field(default_factory=lambda: defaultdict(deque))
+    refused: list[ApiCall] = field(default_factory=list)
+
+    def fail(
+        self,
+        method: str,
+        status: int,
+        description: str,
+        *,
+        times: int = 1,
+        retry_after: int | None = None,
+    ) -> None:
+        """Answer the next `times` calls of `method` with this error (a 429 with `retry_after`)."""
+        body: dict[str, Any] = {"ok": False, "error_code": status, "description": description}
+        if retry_after is not None:
+            body["parameters"] = {"retry_after": retry_after}
         for _ in range(times):
-            self.failures[method.lower()].append((status, description))
+            self.failures[method.lower()].append(body)
 
     def texts_to(self, chat_id: int) -> list[str]:
-        """Texts of every sendMessage and editMessageText call aimed at `chat_id`."""
+        """Texts of the sendMessage and editMessageText calls to `chat_id` that succeeded."""
+        refused = {id(c) for c in self.refused}
         return [
             str(c.params.get("text"))
             for c in self.calls
             if c.method in {"sendMessage", "editMessageText"}
             and str(c.params.get("chat_id")) == str(chat_id)
+            and id(c) not in refused
         ]
 
     async def _handle(self, request: web.Request) -> web.Response:
@@ -41,13 +58,14 @@ class FlakyBotApi(FakeBotApi):
         queued = self.failures.get(method.lower())
         if request.match_info["token"] != self.token or not queued:
             return await super()._handle(request)
-        status, description = queued.popleft()
+        body = queued.popleft()
         params = {k: _decode(v) for k, v in (await request.post()).items()}
+        call = ApiCall(method, params)
+        self.refused.append(call)
         async with self._changed:
-            self.calls.append(ApiCall(method, params))
+            self.calls.append(call)
             self._changed.notify_all()
-        body: dict[str, Any] = {"ok": False, "error_code": status, "description": description}
-        return web.json_response(body, status=status)
+        return web.json_response(body, status=body["error_code"])
 
     async def _poll(self, params: dict[str, Any]) -> list[dict[str, Any]]:
         offset = int(params.get("offset") or 0)
