@@ -11,6 +11,7 @@ import json
 import os
 import re
 import stat
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,9 +71,11 @@ def _wrap(line: str) -> list[str]:
 
 
 def normalise(text: str, max_chars: int = MAX_TEXT_CHARS) -> str:
-    """Unix newlines, no control characters, lines of bounded length, bounded size."""
+    """Composed Unicode, Unix newlines, no control characters, bounded lines and size."""
     cut = len(text) > max_chars
     text = text[:max_chars]
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _CONTROL.sub("", text)
     text = _BLANK_RUNS.sub("\n\n\n", text).strip("\n")

@@ -8,9 +8,11 @@ only what the model sent, shortened, and never a host path.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -88,9 +90,12 @@ class Sandbox:
         try:
             return self._resolve(rel, must_exist=must_exist)
         except PathNotFoundError:
-            if rel == rel.strip():
-                raise
-        return self._resolve(rel.strip(), must_exist=must_exist)  # stray spaces from the model
+            variants = [rel.strip(), unicodedata.normalize("NFD", rel.strip())]
+            for variant in dict.fromkeys(v for v in variants if v != rel):
+                # stray spaces from the model; a name saved in decomposed form (macOS)
+                with contextlib.suppress(PathNotFoundError):
+                    return self._resolve(variant, must_exist=must_exist)
+            raise
 
     def _resolve(self, rel: str, *, must_exist: bool) -> Path:
         clean = self._lexical(rel)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 
 import snowballstemmer
 
@@ -19,7 +20,10 @@ MAX_TERM = 40
 
 
 def fold(text: str) -> str:
-    """Lower case with ё read as е, the way Russian is usually typed."""
+    """Lower case with ё read as е, the way Russian is usually typed, in composed form
+    (a name saved on macOS spells "й" as "и" plus a combining mark)."""
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
     return text.lower().replace("ё", "е")
 
 

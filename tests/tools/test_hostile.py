@@ -10,6 +10,7 @@ import os
 import shutil
 import tempfile
 import threading
+import unicodedata
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,21 @@ class TestHostileDocuments:
                 assert f"содержимое файла {len(name)}" in page["document"], name
             found = await call(box, "search_files", {"query": "фальшивый"})
             assert found["results"][0]["path"] == odd[0]
+        finally:
+            await box.close()
+
+    async def test_decomposed_unicode_names_and_text(self, tmp_path: Path) -> None:
+        root = tmp_path / "docs"
+        root.mkdir()
+        name = unicodedata.normalize("NFD", "йогурт_и_ёлка.txt")
+        (root / name).write_text(unicodedata.normalize("NFD", "Йогурт стоит в холодильнике"))
+        box = await started(root, tmp_path / "data")
+        try:
+            found = await call(box, "search_files", {"query": "йогурт"})
+            assert found["results"][0]["path"] == name
+            assert found["results"][0]["match"] == ["name", "content"]
+            page = await call(box, "read_file", {"path": "йогурт_и_ёлка.txt"})
+            assert "Йогурт стоит в холодильнике" in page["document"]
         finally:
             await box.close()
 
