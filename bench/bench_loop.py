@@ -115,6 +115,9 @@ async def run(ctx: Context, variant: str) -> BenchResult:
             "loop overhead < 2 ms a round",
             per_round < 2.0,
             f"median {per_round:.2f} ms, p95 {p95(overhead):.2f} ms a round",
+            value=per_round,
+            limit=2.0,
+            unit="ms",
         )
     )
     result.notes.append(

@@ -222,7 +222,14 @@ def _judge(
     all_ref = [t for ts in ref.values() for t in ts]
     our_p95 = p95(all_ours)
     result.aims.append(
-        Aim(f"search p95 < 30 ms at 10,000 docs{scope}", our_p95 < 30.0, f"p95 {our_p95:.1f} ms")
+        Aim(
+            f"search p95 < 30 ms at 10,000 docs{scope}",
+            our_p95 < 30.0,
+            f"p95 {our_p95:.1f} ms",
+            value=our_p95,
+            limit=30.0,
+            unit="ms",
+        )
     )
     if all_ref:
         speedup = median(all_ref) / median(all_ours)
@@ -232,18 +239,45 @@ def _judge(
                 f"search ≥ 5× faster than ripgrep{scope}",
                 speedup >= 5.0,
                 f"{speedup:.1f}× at the median, {speedup95:.1f}× at p95",
+                value=speedup,
+                limit=5.0,
+                unit="×",
+                higher_is_better=True,
             )
         )
     else:
         result.aims.append(Aim("search ≥ 5× faster than ripgrep", None, "ripgrep unavailable"))
     worst = max(new_file)
     result.aims.append(
-        Aim("a dropped file is searchable < 2 s", worst < 2000.0, f"worst {worst:.0f} ms")
+        Aim(
+            "a dropped file is searchable < 2 s",
+            worst < 2000.0,
+            f"worst {worst:.0f} ms",
+            value=worst,
+            limit=2000.0,
+            unit="ms",
+        )
     )
     result.aims.append(
-        Aim(f"index build < 60 s{scope}", max(builds) < 60.0, f"{max(builds):.1f} s")
+        Aim(
+            f"index build < 60 s{scope}",
+            max(builds) < 60.0,
+            f"{max(builds):.1f} s",
+            value=max(builds),
+            limit=60.0,
+            unit="s",
+        )
     )
-    result.aims.append(Aim(f"memory < 200 MB{scope}", rss < 200.0, f"peak RSS {rss:.0f} MB"))
+    result.aims.append(
+        Aim(
+            f"memory < 200 MB{scope}",
+            rss < 200.0,
+            f"peak RSS {rss:.0f} MB",
+            value=rss,
+            limit=200.0,
+            unit="MB",
+        )
+    )
 
 
 def _standing_notes() -> list[str]:

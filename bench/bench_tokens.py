@@ -185,6 +185,9 @@ async def run(ctx: Context, variant: str) -> BenchResult:
             f"tokens ≤ 50 % of the naive loop ({label})",
             share <= 0.5,
             f"{share:.0%} ({total_ours:,} vs {total_naive:,}, {reference.name})",
+            value=share * 100,
+            limit=50.0,
+            unit="points",
         )
     )
     result.aims.append(
@@ -192,6 +195,9 @@ async def run(ctx: Context, variant: str) -> BenchResult:
             f"every request fits the window minus the answer ({label})",
             largest <= budget,
             f"largest {largest:,} of {budget:,} ({reference.name})",
+            value=float(largest),
+            limit=float(budget),
+            unit="tokens",
         )
     )
     estimate = _counters(reference)["our estimator"]

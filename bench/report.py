@@ -51,10 +51,14 @@ def _metric_row(metric: Metric) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def _aim_detail(aim: Aim) -> str:
+    return "; ".join(part for part in (aim.detail, aim.shortfall) if part)
+
+
 def _aim_line(aim: Aim) -> str:
     verdict = {True: "**met**", False: "**missed**", None: "**not judged**"}[aim.met]
-    detail = f" — {aim.detail}" if aim.detail else ""
-    return f"- Aim: {aim.text}: {verdict}{detail}"
+    detail = _aim_detail(aim)
+    return f"- Aim: {aim.text}: {verdict}" + (f" — {detail}" if detail else "")
 
 
 def render_table(result: BenchResult, command: str, machine: str, date: str) -> str:
@@ -93,7 +97,7 @@ def render_summary(results: Sequence[BenchResult]) -> str:
             lines.append(f"| {result.name} | – | not measured: {result.error or 'no aims'} |")
         for aim in result.aims:
             verdict = {True: "met", False: "missed", None: "not judged"}[aim.met]
-            detail = f" ({aim.detail})" if aim.detail else ""
+            detail = f" ({_aim_detail(aim)})" if _aim_detail(aim) else ""
             lines.append(f"| {result.name} | {aim.text} | {verdict}{detail} |")
     return "\n".join(lines)
 

@@ -54,11 +54,27 @@ class Metric:
 
 @dataclass
 class Aim:
-    """A target from the issue and whether this run met it (None: could not be judged)."""
+    """A target from the issue and whether this run met it (None: could not be judged).
+
+    With `value` and `limit`, a miss also says by how much.
+    """
 
     text: str
     met: bool | None
     detail: str = ""
+    value: float | None = None
+    limit: float | None = None
+    unit: str = ""
+    higher_is_better: bool = False
+
+    @property
+    def shortfall(self) -> str:
+        """`missed by …` for a judged miss with numbers, else empty."""
+        if self.met is not False or self.value is None or self.limit is None:
+            return ""
+        gap = self.limit - self.value if self.higher_is_better else self.value - self.limit
+        times = self.value / self.limit if self.limit else math.inf
+        return f"missed by {gap:.3g} {self.unit}".rstrip() + f" ({times:.2f}× the limit)"
 
 
 @dataclass
