@@ -27,6 +27,10 @@ log = logging.getLogger(__name__)
 
 Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
 
+# Set in the handler data when a message was turned away as "busy", so the rate limit (which
+# runs earlier) does not count a question that was never asked.
+TURNED_AWAY = "turned_away_busy"
+
 
 @dataclass
 class _Slot:
@@ -120,6 +124,7 @@ class ConversationOrderMiddleware(BaseMiddleware):
         key = conversation_key(event)
         if self._locks.waiting(key) >= self._max_waiting:
             log.info("conversation %s has too many waiting messages", key)
+            data[TURNED_AWAY] = True
             if self._notices.allow(event.chat.id):
                 await self._refuse(event, data.get("event_from_user"))
             return None

@@ -2,7 +2,8 @@
 
 Only handlers flagged `question` count (commands never do), and the limit sits before the
 per-conversation lock, so a flood is refused at once instead of queueing behind the first
-answer. Admins are exempt: they are the ones who test the bot.
+answer. A question the lock then turns away as "busy" is not counted. Admins are exempt: they
+are the ones who test the bot.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message, TelegramObject, User
 
 from bot.middlewares.notices import NoticeCooldown
+from bot.middlewares.order import TURNED_AWAY
 from bot.texts import texts_for
 
 log = logging.getLogger(__name__)
@@ -53,6 +55,12 @@ class SlidingWindow:
         hits.append(now)
         return None
 
+    def undo(self, key: int) -> None:
+        """Forget the latest hit of `key` (it turned out not to count)."""
+        hits = self._hits.get(key)
+        if hits:
+            hits.pop()
+
     def _sweep(self, now: float) -> None:
         self._hits = {k: h for k, h in self._hits.items() if h and now - h[-1] < self._window}
 
@@ -75,7 +83,10 @@ class RateLimitMiddleware(BaseMiddleware):
             return await handler(event, data)
         wait_s = self._window.hit(user.id)
         if wait_s is None:
-            return await handler(event, data)
+            result = await handler(event, data)
+            if data.get(TURNED_AWAY):
+                self._window.undo(user.id)
+            return result
         log.info("rate limit: refused a question from user %d for %.0f s", user.id, wait_s)
         if isinstance(event, Message) and self._notices.allow(user.id):
             text = texts_for(user.language_code).rate_limited_reply(wait_s)
