@@ -50,6 +50,8 @@ def new_results(request: dict[str, Any]) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def planted(sandbox_dir: Path) -> Path:
+    """The planted document, on a host where the file it asks for really is readable."""
+    assert Path("/etc/passwd").read_text().startswith("root:")
     path = sandbox_dir / LETTER
     path.write_text(PLANTED, encoding="utf-8")
     return path
@@ -60,7 +62,6 @@ class TestPlantedInstructions:
     async def test_an_obedient_model_reads_nothing_outside(
         self, make_dispatcher: Any, transcript: Transcript, tmp_path: Path
     ) -> None:
-        assert Path("/etc/passwd").read_text().startswith("root:")
         async with make_dispatcher() as harness:
             llm = harness.llm
             llm.reply_tool_calls(("search_files", {"query": "пропуск"}))
