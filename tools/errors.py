@@ -55,9 +55,3 @@ class ContentError(ExtractionError):
 
     Such a verdict holds until the file changes, so it is cached like extracted text.
     """
-
-
-class IndexUnavailableError(ToolError):
-    """The search index cannot answer right now (for example it is being rebuilt)."""
-
-    default_hint = "Try again in a few seconds, or use list_files."

@@ -64,7 +64,6 @@ class _State:
     known: dict[str, tuple[int, int]] = field(default_factory=dict)
     visible: dict[str, tuple[int, int]] = field(default_factory=dict)
     ready: bool = False
-    generation: int = 0
     db_inode: int = -1
 
 
@@ -182,7 +181,6 @@ class Indexer:
             log.warning("the search index is unreadable (%s); rebuilding it", exc)
             self._reset()
         self.state.db_inode = self._inode()
-        self.state.generation += 1
 
     def _inode(self) -> int:
         try:
@@ -202,7 +200,6 @@ class Indexer:
         self.state.known = {}
         self.state.ready = False
         self.state.db_inode = self._inode()
-        self.state.generation += 1
 
     def _close_writer(self) -> None:
         if self._writer is not None:

@@ -158,10 +158,6 @@ class Sandbox:
             raise SandboxError("the path is outside the documents folder", "escape")
         return "" if rel == "." else rel
 
-    def visible(self, rel: str) -> bool:
-        """Whether a relative path found on disk may be shown to the model at all."""
-        return not self._is_private(rel)
-
     def entry(self, dirpath: str, de: os.DirEntry[str]) -> Entry | None:
         """Describe one directory entry, or None when the tools must not see it.
 

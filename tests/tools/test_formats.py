@@ -12,6 +12,7 @@ import pytest
 
 from tests.tools.docgen import docx_file, reportlab_pdf, text_pdf
 from tools import Toolbox
+from tools.cache import Document, DocumentCache
 from tools.config import ToolSettings
 from tools.encodings import decode_bytes
 from tools.errors import ExtractionError
@@ -186,6 +187,30 @@ class TestFormats:
         for path in ("image.png", "blob.bin.txt"):
             result = await read(formats_box, path)
             assert set(result) == {"error", "hint"}, path
+
+
+class TestDocumentCache:
+    def test_bounded_by_bytes_least_recent_first(self) -> None:
+        doc = Document.from_text("строка\n" * 100)
+        cache = DocumentCache(max_bytes=doc.cost * 3)
+        for name in ("a", "b", "c"):
+            cache.put((name, 1, 1), doc)
+        assert cache.get(("a", 1, 1)) is doc  # now most recent
+        cache.put(("d", 1, 1), doc)
+        assert cache.get(("b", 1, 1)) is None
+        assert cache.get(("a", 1, 1)) is doc
+        assert len(cache) == 3
+        assert cache.size <= cache.max_bytes
+
+    def test_changed_file_is_a_different_key(self) -> None:
+        cache = DocumentCache()
+        cache.put(("a.txt", 10, 1), Document.from_text("старое"))
+        assert cache.get(("a.txt", 10, 2)) is None
+
+    def test_too_big_document_is_not_cached(self) -> None:
+        cache = DocumentCache(max_bytes=100)
+        cache.put(("big", 1, 1), Document.from_text("x" * 1000))
+        assert len(cache) == 0
 
 
 class TestPagingAndCache:
