@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
+from bot.names import visible
+
 _RUSSIAN_SPEAKERS = ("ru", "uk", "be", "kk")
 
 
@@ -175,7 +177,8 @@ class Texts:
 
     def progress_for_tool(self, name: str, argument: str) -> str:
         """Status line for a tool call that has just started (plain text)."""
-        short = argument if len(argument) <= 60 else argument[:59] + "…"
+        shown = visible(argument)
+        short = shown if len(shown) <= 60 else shown[:59] + "…"
         if name == "search_files":
             return self.progress_searching.format(query=short)
         if name == "read_file":
@@ -186,7 +189,7 @@ class Texts:
 
     def sources_line(self, sources: tuple[str, ...], limit: int = 5) -> str:
         """Markdown for the answer's last line, paths as code."""
-        shown = ["`" + s.replace("`", "'") + "`" for s in sources[:limit]]
+        shown = ["`" + visible(s).replace("`", "'") + "`" for s in sources[:limit]]
         more = f" +{len(sources) - limit}" if len(sources) > limit else ""
         return f"{self.sources_label} {', '.join(shown)}{more}"
 

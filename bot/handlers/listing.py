@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from html import escape
 from itertools import islice
 
+from bot.names import visible
 from tools.sandbox import Entry, Sandbox
 
 _FILES_PER_FOLDER = 5
@@ -35,12 +36,16 @@ def overview(entries: list[Entry]) -> Overview:
     folders = sorted({e.rel for e in entries if e.is_dir and "/" not in e.rel}, key=str.casefold)
     lines: list[str] = []
     for folder in folders:
-        lines.append(f"📁 <b>{escape(folder)}/</b> ({per_top.get(folder, 0)})")
+        lines.append(f"📁 <b>{escape(visible(folder))}/</b> ({per_top.get(folder, 0)})")
         inside = sorted((rel for rel in files if rel.startswith(folder + "/")), key=str.casefold)
-        lines += [f"    📄 {escape(rel[len(folder) + 1 :])}" for rel in inside[:_FILES_PER_FOLDER]]
+        lines += [
+            f"    📄 {escape(visible(rel[len(folder) + 1 :]))}"
+            for rel in inside[:_FILES_PER_FOLDER]
+        ]
         if len(inside) > _FILES_PER_FOLDER:
             lines.append(f"    … +{len(inside) - _FILES_PER_FOLDER}")
     lines += [
-        f"📄 {escape(rel)}" for rel in sorted((r for r in files if "/" not in r), key=str.casefold)
+        f"📄 {escape(visible(rel))}"
+        for rel in sorted((r for r in files if "/" not in r), key=str.casefold)
     ]
     return Overview(lines[:_MAX_LINES], max(0, len(lines) - _MAX_LINES), len(files))

@@ -1,0 +1,17 @@
+"""Names from the documents folder as users see them, unable to disguise themselves.
+
+A file name may hold bidi controls (U+202E shows "txt.exe" as "exe.txt") or line breaks, and a
+model's tool arguments may too. Wherever the bot shows such a name to a user, each of those
+characters is written out as a visible `\\uXXXX` escape instead of acting on the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+_HIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(name: str) -> str:
+    """`name` with control and bidi characters written out as `\\uXXXX`."""
+    return _HIDDEN.sub(lambda found: f"\\u{ord(found.group()):04x}", name)
