@@ -50,6 +50,11 @@ class Settings(ToolSettings):
         default=None,
         description="Base URL of a self-hosted Bot API server; empty means Telegram's own.",
     )
+    telegram_api_local: bool = Field(
+        default=False,
+        description="TELEGRAM_API_BASE runs in --local mode: files come from its disk, "
+        "up to 2000 MB.",
+    )
     openai_api_key: SecretStr | None = Field(
         default=None,
         description="Key for the model server (secret); any string for local servers.",
@@ -90,6 +95,11 @@ class Settings(ToolSettings):
         default=frozenset(),
         description="User ids that may add documents and run admin commands (also users).",
     )
+    allowed_chat_ids: IdList = Field(
+        default=frozenset(),
+        description="Group chat ids where the bot may answer; empty means any group an "
+        "allowed user writes in.",
+    )
     allow_all: bool = Field(default=False, description="Let anyone use the bot (explicit opt-in).")
     rate_limit_per_hour: int = Field(
         default=20, ge=0, description="Questions one user may ask per hour; 0 turns it off."
@@ -115,7 +125,7 @@ class Settings(ToolSettings):
         default="INFO", description="Logging level."
     )
 
-    @field_validator("allowed_user_ids", "admin_ids", mode="before")
+    @field_validator("allowed_user_ids", "admin_ids", "allowed_chat_ids", mode="before")
     @classmethod
     def _split_ids(cls, value: object) -> object:
         return _parse_ids(value)
@@ -158,12 +168,23 @@ class Settings(ToolSettings):
             raise ValueError(msg)
         return value.rstrip("/") if value else value
 
+    @field_validator("webhook_secret")
+    @classmethod
+    def _secret_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None:
+            return None
+        secret = value.get_secret_value().strip()
+        if not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", secret):
+            msg = "may hold only letters, digits, _ and - (1 to 256 of them), as Telegram requires"
+            raise ValueError(msg)
+        return SecretStr(secret)
+
     @field_validator("webhook_listen")
     @classmethod
     def _host_port(cls, value: str) -> str:
         host, sep, port = value.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 < int(port) < 65_536:
-            msg = "must be host:port, for example 0.0.0.0:8080"
+            msg = "must be host:port, for example 0.0.0.0:8080 or [::]:8080"
             raise ValueError(msg)
         return value
 
@@ -179,8 +200,8 @@ class Settings(ToolSettings):
 
     @property
     def webhook_host(self) -> str:
-        """Host part of WEBHOOK_LISTEN."""
-        return self.webhook_listen.rpartition(":")[0]
+        """Host part of WEBHOOK_LISTEN, without the brackets of an IPv6 address."""
+        return self.webhook_listen.rpartition(":")[0].removeprefix("[").removesuffix("]")
 
     @property
     def webhook_port(self) -> int:
@@ -190,6 +211,10 @@ class Settings(ToolSettings):
     def may_use(self, user_id: int) -> bool:
         """Whether this Telegram user may ask questions."""
         return self.allow_all or user_id in self.allowed_user_ids or user_id in self.admin_ids
+
+    def may_answer_in_group(self, chat_id: int) -> bool:
+        """Whether the bot may answer in this group chat (ALLOWED_CHAT_IDS, when set)."""
+        return self.allow_all or not self.allowed_chat_ids or chat_id in self.allowed_chat_ids
 
     def is_admin(self, user_id: int) -> bool:
         """Whether this Telegram user may add documents and run admin commands."""

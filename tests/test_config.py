@@ -177,3 +177,25 @@ class TestCommands:
             line for line in readme.splitlines() if "pip install -e '.[dev]'" in line
         )
         assert test_command.strip() in ci
+
+
+class TestTelegramSettings:
+    def test_allowed_chats(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        assert Settings().may_answer_in_group(-100)
+        monkeypatch.setenv("ALLOWED_CHAT_IDS", "-1001,-1002")
+        settings = Settings()
+        assert settings.may_answer_in_group(-1001)
+        assert not settings.may_answer_in_group(-100)
+
+    @pytest.mark.parametrize("secret", ["has space", "ünicode", "a" * 257])
+    def test_webhook_secret_must_be_what_telegram_accepts(
+        self, monkeypatch: pytest.MonkeyPatch, secret: str
+    ) -> None:
+        monkeypatch.setenv("WEBHOOK_SECRET", secret)
+        with pytest.raises(SettingsError, match="WEBHOOK_SECRET"):
+            load_settings()
+
+    def test_ipv6_listen_address(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("WEBHOOK_LISTEN", "[::]:8443")
+        settings = Settings()
+        assert (settings.webhook_host, settings.webhook_port) == ("::", 8443)
