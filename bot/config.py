@@ -52,8 +52,8 @@ class Settings(ToolSettings):
     )
     telegram_api_local: bool = Field(
         default=False,
-        description="TELEGRAM_API_BASE runs in --local mode: files come from its disk, "
-        "up to 2000 MB.",
+        description="The self-hosted Bot API server runs with --local: documents up to "
+        "2000 MB are read from its disk.",
     )
     openai_api_key: SecretStr | None = Field(
         default=None,
