@@ -199,3 +199,13 @@ class TestTelegramSettings:
         monkeypatch.setenv("WEBHOOK_LISTEN", "[::]:8443")
         settings = Settings()
         assert (settings.webhook_host, settings.webhook_port) == ("::", 8443)
+
+
+class TestFolders:
+    def test_data_dir_may_not_be_the_sandbox(
+        self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        monkeypatch.setenv("SANDBOX_DIR", str(tmp_path / "docs"))
+        monkeypatch.setenv("DATA_DIR", str(tmp_path / "docs" / "."))
+        with pytest.raises(SettingsError, match="DATA_DIR must not be the documents folder"):
+            load_settings()

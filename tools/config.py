@@ -5,7 +5,7 @@ Kept apart from the bot's settings so `python -m tools` works without a bot toke
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -39,3 +39,14 @@ class ToolSettings(BaseSettings):
         le=2_048,
         description="Documents larger than this (in MB) are not read or indexed.",
     )
+
+    @model_validator(mode="after")
+    def _data_apart_from_documents(self) -> ToolSettings:
+        """The bot's own files (history, index) must never be documents the model can read."""
+        if self.data_dir.resolve() == self.sandbox_dir.resolve():
+            msg = (
+                "DATA_DIR must not be the documents folder (SANDBOX_DIR): the bot's history "
+                "would become readable; use a separate folder such as ./data"
+            )
+            raise ValueError(msg)
+        return self
