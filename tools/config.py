@@ -4,6 +4,7 @@ Kept apart from the bot's settings so `python -m tools` works without a bot toke
 """
 
 from pathlib import Path
+from typing import Self
 
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -41,7 +42,7 @@ class ToolSettings(BaseSettings):
     )
 
     @model_validator(mode="after")
-    def _data_apart_from_documents(self) -> ToolSettings:
+    def _data_apart_from_documents(self) -> Self:
         """The bot's own files (history, index) must never be documents the model can read."""
         if self.data_dir.resolve() == self.sandbox_dir.resolve():
             msg = (
