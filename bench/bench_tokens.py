@@ -200,6 +200,18 @@ async def run(ctx: Context, variant: str) -> BenchResult:
             unit="tokens",
         )
     )
+    exact_ours = _per_question(ours, reference.request)
+    exact_naive = _per_question(naive, reference.request)
+    trimmed = [
+        i + 1
+        for i, (o, n) in enumerate(zip(exact_ours, exact_naive, strict=False))
+        if o < 0.95 * n
+    ]
+    result.notes.append(
+        f"{label}: the naive loop's largest request is {naive_largest:,} tokens against a "
+        f"budget of {budget:,}; trimming changed the requests of questions "
+        f"{', '.join(map(str, trimmed)) or 'none'} (below 95 % of the naive loop's)."
+    )
     estimate = _counters(reference)["our estimator"]
     over = sum(estimate(b) for b in ours) / total_ours
     result.notes.append(

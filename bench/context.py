@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,13 @@ class Context:
         return env
 
     def scratch(self, name: str) -> Path:
-        """A fresh folder under the workdir for one benchmark's own files."""
+        """A fresh, empty folder under the workdir for one benchmark's own files.
+
+        Emptied first, so a reused workdir never carries history or an index from a previous
+        run into this one.
+        """
         path = self.workdir / "scratch" / name
-        path.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            shutil.rmtree(path)
+        path.mkdir(parents=True)
         return path
