@@ -25,7 +25,7 @@ from tools import Toolbox, build_toolbox
 if TYPE_CHECKING:
     from aiogram import Bot, Dispatcher
 
-    from bot.handlers.deps import Tuning
+    from bot.handlers.tuning import Tuning
     from bot.middlewares import InFlight
 
 __all__ = [
@@ -97,14 +97,14 @@ def build_dispatcher(
     from aiogram import Dispatcher  # noqa: PLC0415 - see the module docstring
 
     from bot.handlers import make_routers  # noqa: PLC0415
-    from bot.handlers.deps import Tuning  # noqa: PLC0415
+    from bot.handlers.tuning import Tuning  # noqa: PLC0415
     from bot.middlewares import (  # noqa: PLC0415
         AccessMiddleware,
         ConversationOrderMiddleware,
         InFlight,
         RateLimitMiddleware,
     )
-    from bot.progress import EditPacer  # noqa: PLC0415
+    from bot.pacing import EditPacer  # noqa: PLC0415
 
     tuning = tuning or Tuning()
     in_flight = InFlight()

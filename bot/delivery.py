@@ -27,7 +27,7 @@ from aiogram.exceptions import (
 )
 from aiogram.types import LinkPreviewOptions
 
-from bot.progress import ChatPlace, EditPacer
+from bot.pacing import ChatPlace, EditPacer
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from aiogram.filters import Command, MagicData
 from aiogram.types import Message
 
 from bot.config import Settings
-from bot.handlers.deps import Tuning
 from bot.handlers.replies import say, user_texts
+from bot.handlers.tuning import Tuning
 from bot.texts import Texts
 from bot.uploads import UploadError, save_upload
 from tools import Toolbox

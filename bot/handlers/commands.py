@@ -12,10 +12,10 @@ from aiogram.types import Message
 from bot.agent import Agent
 from bot.config import Settings
 from bot.handlers.addressing import conversation_key, is_group
-from bot.handlers.deps import Tuning
 from bot.handlers.filters import addressed
 from bot.handlers.listing import overview, scan
 from bot.handlers.replies import say, user_texts
+from bot.handlers.tuning import Tuning
 from tools import Toolbox
 
 log = logging.getLogger(__name__)

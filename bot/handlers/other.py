@@ -10,9 +10,9 @@ from aiogram import Bot, F, Router
 from aiogram.enums import ContentType
 from aiogram.types import Message
 
-from bot.handlers.deps import Tuning
 from bot.handlers.filters import addressed
 from bot.handlers.replies import say, user_texts
+from bot.handlers.tuning import Tuning
 
 UNREADABLE = frozenset(
     {

@@ -18,10 +18,11 @@ from bot.agent import Agent, AgentError, Answer
 from bot.config import Settings
 from bot.delivery import Chunk, Delivery, Renderable
 from bot.handlers.addressing import conversation_key, has_words, question_text
-from bot.handlers.deps import Tuning
 from bot.handlers.filters import addressed
 from bot.handlers.replies import place_of, say, user_texts
-from bot.progress import EditPacer, Progress
+from bot.handlers.tuning import Tuning
+from bot.pacing import EditPacer
+from bot.progress import Progress
 from bot.render import render_answer
 from bot.texts import Texts
 

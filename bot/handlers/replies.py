@@ -7,8 +7,8 @@ from aiogram.types import Message
 
 from bot.delivery import Chunk, Delivered, Delivery
 from bot.handlers.addressing import is_group
-from bot.handlers.deps import Tuning
-from bot.progress import ChatPlace
+from bot.handlers.tuning import Tuning
+from bot.pacing import ChatPlace
 from bot.texts import Texts, texts_for
 
 

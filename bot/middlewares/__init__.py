@@ -1,7 +1,8 @@
 """Middlewares, one job each: access control, per-user rate limit, per-conversation order."""
 
 from bot.middlewares.access import AccessMiddleware
-from bot.middlewares.order import ConversationOrderMiddleware, InFlight
+from bot.middlewares.in_flight import InFlight
+from bot.middlewares.order import ConversationOrderMiddleware
 from bot.middlewares.rate_limit import RateLimitMiddleware, SlidingWindow
 
 __all__ = [

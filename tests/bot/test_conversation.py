@@ -9,7 +9,7 @@ from typing import Any
 
 from aiogram.methods import EditMessageText, SendMessage
 
-from bot.handlers.deps import Tuning
+from bot.handlers.tuning import Tuning
 from bot.render import utf16_len
 from tests.support.fake_llm import Reply
 from tests.support.fake_telegram import FakeTelegramSession, Harness

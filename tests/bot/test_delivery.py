@@ -9,7 +9,7 @@ import pytest
 from aiogram import Bot
 
 from bot.delivery import Chunk, Delivery
-from bot.progress import ChatPlace, EditPacer
+from bot.pacing import ChatPlace, EditPacer
 from tests.support.fake_telegram import USER_ID, FakeTelegramSession, Harness
 
 FLOOD = "Too Many Requests: retry after 1"

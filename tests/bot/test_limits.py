@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bot.handlers.deps import Tuning
+from bot.handlers.tuning import Tuning
 from bot.middlewares import InFlight, SlidingWindow
-from bot.middlewares.order import KeyedLocks
+from bot.middlewares.keyed_locks import KeyedLocks
 from tests.support.fake_llm import Reply
 from tests.support.fake_telegram import ADMIN_ID, USER_ID, Harness
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from aiogram import Dispatcher
 
     from bot.config import Settings
-    from bot.handlers.deps import Tuning
+    from bot.handlers.tuning import Tuning
     from tests.support.fake_llm import FakeLLM
 
 BOT_ID = 42
@@ -376,7 +376,7 @@ def make_dispatcher(  # noqa: PLR0917 - fixtures are requested by parameter
     @asynccontextmanager
     async def start(tuning: Tuning | None = None, **overrides: Any) -> AsyncIterator[Harness]:
         from bot.app import build_dispatcher, close_services, open_services  # noqa: PLC0415
-        from bot.handlers.deps import Tuning  # noqa: PLC0415
+        from bot.handlers.tuning import Tuning  # noqa: PLC0415
         from bot.settings_loader import load_settings  # noqa: PLC0415
         from tests.support.fake_llm import make_client  # noqa: PLC0415
 

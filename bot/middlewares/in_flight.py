@@ -1,0 +1,51 @@
+"""The handler tasks running right now, so shutdown can let them finish before stores close."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+class InFlight:
+    """The handler tasks running right now, so shutdown can wait for them."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    async def track(self, work: Callable[[], Awaitable[Any]]) -> Any:
+        """Run `work` as part of the current task, remembered until it ends."""
+        task = asyncio.current_task()
+        if task is None or task in self._tasks:
+            return await work()
+        self._tasks.add(task)
+        self._idle.clear()
+        try:
+            return await work()
+        finally:
+            self._tasks.discard(task)
+            if not self._tasks:
+                self._idle.set()
+
+    async def drain(self, grace_s: float) -> None:
+        """Wait up to `grace_s` for running handlers, then cancel the rest and wait for them."""
+        if not self._tasks:
+            return
+        log.info("waiting up to %.0f s for %d running question(s)", grace_s, len(self._tasks))
+        with suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), grace_s)
+        left = [t for t in self._tasks if not t.done()]
+        if left:
+            log.warning("cancelling %d question(s) still running at shutdown", len(left))
+            for task in left:
+                task.cancel()
+            await asyncio.wait(left, timeout=grace_s)
