@@ -12,6 +12,7 @@ import os
 import re
 import stat
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -162,11 +163,11 @@ def too_large(size: int, limits: Limits) -> ContentError:
 class Extractor:
     """Turns any supported document into normalised text."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, worker: Sequence[str] | None = None) -> None:
         self.limits = limits
         # Two workers: a document being indexed in the background never makes a reader wait.
-        self._isolated = IsolatedExtractor(limits.timeout)
-        self._background = IsolatedExtractor(limits.timeout)
+        self._isolated = IsolatedExtractor(limits.timeout, worker)
+        self._background = IsolatedExtractor(limits.timeout, worker)
         self._count = itertools.count()
         self.count = 0
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from tools.errors import ContentError, ExtractionError
@@ -17,6 +18,8 @@ from tools.errors import ContentError, ExtractionError
 log = logging.getLogger(__name__)
 _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
 _MAX_REPLY = 256 * 1024 * 1024
+_WORKER = ("-m", "tools.extract_worker")
+_REMEMBERED_TIMEOUTS = 1024
 
 
 class IsolatedExtractor:
@@ -24,13 +27,20 @@ class IsolatedExtractor:
 
     Calls are serialised (one child, one document at a time) and blocking: call it from a
     worker thread. A child that overruns the deadline or dies is killed and replaced lazily.
+
+    A failure caused by shutdown, or a first timeout (the machine may just be busy), is an
+    `ExtractionError` the caller may retry; only a second timeout on the same file, or a
+    parser verdict, is a `ContentError` that sticks until the file changes.
+    `command` replaces the worker's argv after the interpreter (tests gate the worker with it).
     """
 
-    def __init__(self, timeout: float = 30.0) -> None:
+    def __init__(self, timeout: float = 30.0, command: Sequence[str] | None = None) -> None:
         self.timeout = timeout
+        self.command = _WORKER if command is None else tuple(command)
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._closed = False
+        self._timed_out: dict[str, None] = {}
 
     def _spawn(self) -> subprocess.Popen[bytes]:
         env = dict(os.environ)
@@ -38,7 +48,7 @@ class IsolatedExtractor:
             p for p in (_PACKAGE_PARENT, env.get("PYTHONPATH", "")) if p
         )
         return subprocess.Popen(
-            [sys.executable, "-m", "tools.extract_worker"],
+            [sys.executable, *self.command],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -73,22 +83,35 @@ class IsolatedExtractor:
                 proc.stdin.flush()
                 reply = self._read_reply(proc.stdout.fileno(), time.monotonic() + self.timeout)
             except TimeoutError:
-                log.warning(
-                    "extraction of a %s file took over %.0f s; worker restarted",
-                    kind,
-                    self.timeout,
-                )
                 self._kill()
-                msg = f"reading this {kind} file took too long (over {self.timeout:.0f} s)"
-                raise ContentError(msg) from None
+                raise self._timed_out_error(kind, str(path)) from None
             except (OSError, EOFError, ValueError):
-                log.warning("the extraction worker died on a %s file; restarting it", kind)
                 self._kill()
+                if self._closed:
+                    raise ExtractionError("the toolbox is shutting down") from None
+                log.warning("the extraction worker died on a %s file; restarting it", kind)
                 msg = f"this {kind} file is too large or complex to read"
                 raise ContentError(msg) from None
+            self._timed_out.pop(str(path), None)
         if "error" in reply:
             raise ContentError(str(reply["error"]))
         return str(reply["ok"])
+
+    def _timed_out_error(self, kind: str, key: str) -> ExtractionError:
+        """Retryable the first time (a busy machine), a lasting verdict the second."""
+        if self._closed:
+            return ExtractionError("the toolbox is shutting down")
+        log.warning(
+            "extraction of a %s file took over %.0f s; worker restarted", kind, self.timeout
+        )
+        msg = f"reading this {kind} file took too long (over {self.timeout:.0f} s)"
+        if key in self._timed_out:
+            del self._timed_out[key]
+            return ContentError(msg)
+        if len(self._timed_out) >= _REMEMBERED_TIMEOUTS:
+            del self._timed_out[next(iter(self._timed_out))]
+        self._timed_out[key] = None
+        return ExtractionError(msg, "It may work later, when the machine is less busy.")
 
     @staticmethod
     def _read_exact(fd: int, size: int, deadline: float) -> bytes:

@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,6 +64,7 @@ class Toolbox:
         watch_interval: float = 1.0,
         extract_timeout: float = 30.0,
         cache_bytes: int = 64 * 1024 * 1024,
+        extraction_worker: Sequence[str] | None = None,
     ) -> None:
         self.settings = settings
         data_dir = Path(settings.data_dir).absolute()
@@ -73,7 +74,7 @@ class Toolbox:
         limits = Limits(
             max_file_bytes=int(settings.max_file_mb * 1024 * 1024), timeout=extract_timeout
         )
-        self._extractor = Extractor(limits)
+        self._extractor = Extractor(limits, extraction_worker)
         self._cache = DocumentCache(cache_bytes)
         self._stemmer = Stemmer()
         self.indexer = Indexer(

@@ -7,10 +7,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.sandbox_fixtures import SANDBOX_FILES
 from tests.tools.docgen import slow_pdf, text_pdf
+from tests.tools.gated_worker import GATE_MARK, WorkerGate
 from tools import Toolbox
 from tools.config import ToolSettings
+from tools.errors import ContentError, ExtractionError
+from tools.isolated import IsolatedExtractor
 
 
 async def search(box: Toolbox, query: str, limit: int = 10) -> dict[str, Any]:
@@ -156,3 +161,45 @@ class TestConcurrency:
             assert "error" not in payload
         found = await search(toolbox, "заметка склад", limit=50)
         assert len([p for p in paths(found) if p.startswith("поток/")]) == 20
+
+
+class TestShutdown:
+    async def test_a_document_cut_off_by_shutdown_is_indexed_after_restart(
+        self, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        pdf = text_pdf([["Протокол собрания акционеров"]]) + GATE_MARK
+        (sandbox_dir / "000_протокол.pdf").write_bytes(pdf)
+        settings = ToolSettings(sandbox_dir=sandbox_dir, data_dir=tmp_path / "data")
+        gate = WorkerGate(tmp_path / "gate")
+        box = Toolbox(settings, extraction_worker=gate.command)
+        await box.start()
+        try:
+            await asyncio.wait_for(gate.entered(), 20)
+        finally:
+            await box.close()
+            gate.close()
+        again = Toolbox(settings)
+        await again.start()
+        try:
+            await asyncio.wait_for(again.wait_ready(), 30)
+            assert paths(await search(again, "акционеров")) == ["000_протокол.pdf"]
+        finally:
+            await again.close()
+
+
+class TestWorkerTimeouts:
+    def test_a_first_timeout_may_be_retried_a_second_is_final(self, tmp_path: Path) -> None:
+        target = tmp_path / "медленный.pdf"
+        target.write_bytes(text_pdf([["Текст"]]) + GATE_MARK)
+        gate = WorkerGate(tmp_path / "gate")
+        worker = IsolatedExtractor(timeout=0.3, command=gate.command)
+        try:
+            with pytest.raises(ExtractionError) as first:
+                worker.extract("pdf", target, 1000)
+            assert not isinstance(first.value, ContentError)
+            assert "took too long" in first.value.message
+            with pytest.raises(ContentError):
+                worker.extract("pdf", target, 1000)
+        finally:
+            worker.close()
+            gate.close()
