@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from html import unescape
 from typing import Protocol
@@ -32,8 +32,8 @@ from bot.pacing import ChatPlace, EditPacer
 log = logging.getLogger(__name__)
 
 _MARKUP_REJECTED = ("can't parse entities", "unsupported start tag", "can't find end tag")
+_NOT_MODIFIED = "message is not modified"
 _EDIT_IMPOSSIBLE = (
-    "message is not modified",
     "message to edit not found",
     "message can't be edited",
     "message_id_invalid",
@@ -92,8 +92,10 @@ class Delivery:
         *,
         pacer: EditPacer | None = None,
         retry_wait_cap_s: float = 60.0,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self._bot = bot
+        self._sleep = sleep
         self._place = place
         self._pacer = pacer
         self._budget = retry_wait_cap_s
@@ -150,6 +152,8 @@ class Delivery:
                 await self._wait_flood(float(exc.retry_after))
             except TelegramBadRequest as exc:
                 problem = exc.message.lower()
+                if edit_id is not None and _NOT_MODIFIED in problem:
+                    return edit_id  # the status already shows exactly this text
                 if as_html and any(s in problem for s in _MARKUP_REJECTED):
                     log.warning("Telegram rejected the markup (%s); resending as plain text", exc)
                     as_html = False
@@ -173,7 +177,7 @@ class Delivery:
         if self._pacer is not None:
             delay = min(self._pacer.delay(self._place.chat_id), self._budget)
             if delay > 0:
-                await asyncio.sleep(delay)
+                await self._sleep(delay)
 
     async def _wait_flood(self, seconds: float) -> None:
         if seconds > self._budget:
@@ -185,7 +189,7 @@ class Delivery:
         )
         if self._pacer is not None:
             self._pacer.back_off(self._place.chat_id, seconds)
-        await asyncio.sleep(seconds)
+        await self._sleep(seconds)
 
     async def _forget(self, message_id: int) -> None:
         """Remove a stale status message; harmless if it is already gone."""

@@ -101,7 +101,9 @@ async def answer(
         show_status=settings.show_progress,
         typing_interval_s=tuning.typing_interval_s,
     )
-    delivery = Delivery(bot, place, pacer=pacer, retry_wait_cap_s=tuning.retry_wait_cap_s)
+    delivery = Delivery(
+        bot, place, pacer=pacer, retry_wait_cap_s=tuning.retry_wait_cap_s, sleep=tuning.sleep
+    )
     try:
         async with progress:
             parts = await _ask(agent, conversation, question, texts, progress)

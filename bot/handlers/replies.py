@@ -26,5 +26,7 @@ def place_of(message: Message) -> ChatPlace:
 
 async def say(bot: Bot, message: Message, html: str, tuning: Tuning) -> Delivered:
     """Send one of the bot's own HTML texts with the full delivery safety net."""
-    delivery = Delivery(bot, place_of(message), retry_wait_cap_s=tuning.retry_wait_cap_s)
+    delivery = Delivery(
+        bot, place_of(message), retry_wait_cap_s=tuning.retry_wait_cap_s, sleep=tuning.sleep
+    )
     return await delivery.send([Chunk.from_html(html)])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 
@@ -14,6 +16,7 @@ class Tuning:
     `retry_wait_cap_s`: most time one answer may spend waiting out flood control.
     `shutdown_grace_s`: how long running questions may finish after SIGTERM.
     `max_waiting_per_chat`: messages queued behind a running answer before more are refused.
+    `sleep`: how delivery waits out flood control and network trouble (tests skip the wait).
     """
 
     edit_interval_s: float = 1.0
@@ -21,3 +24,4 @@ class Tuning:
     retry_wait_cap_s: float = 60.0
     shutdown_grace_s: float = 8.0
     max_waiting_per_chat: int = 10
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep

@@ -10,7 +10,7 @@ from aiogram import Bot
 
 from bot.delivery import Chunk, Delivery
 from bot.pacing import ChatPlace, EditPacer
-from tests.support.fake_telegram import USER_ID, FakeTelegramSession, Harness
+from tests.support.fake_telegram import USER_ID, FakeTelegramSession, Harness, RecordedSleep
 
 FLOOD = "Too Many Requests: retry after 1"
 
@@ -26,6 +26,7 @@ class TestThroughTheDispatcher:
             harness.session.add_error("sendMessage", 429, FLOOD, retry_after=1)
             await harness.feed(harness.updates.message("вопрос"))
             assert _texts(harness.session, "sendMessage") == ["Ответ.", "Ответ."]
+            assert harness.sleep.waits == [1.0]
 
     async def test_429_on_edit_is_waited_out(self, harness: Harness) -> None:
         harness.llm.reply_text("Ответ.")
@@ -34,6 +35,7 @@ class TestThroughTheDispatcher:
         edits = harness.session.called("editMessageText")
         assert [e.text for e in edits[-2:]] == ["Ответ.", "Ответ."]
         assert len(harness.session.called("sendMessage")) == 1
+        assert harness.sleep.waits[0] == 1.0  # then the pacer's own wait, on the same sleep
 
     async def test_403_is_dropped_quietly_and_logged(
         self, make_dispatcher: Any, caplog: pytest.LogCaptureFixture
@@ -60,15 +62,26 @@ def place() -> ChatPlace:
 
 
 class TestDelivery:
-    async def test_not_modified_sends_a_new_message_and_removes_the_stale_one(
+    async def test_not_modified_counts_as_delivered(
         self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
     ) -> None:
+        # The status already shows this very text: nothing to resend, nothing to delete.
         bot_session.add_error("editMessageText", 400, "Bad Request: message is not modified")
         result = await Delivery(bot, place).send(
             [Chunk("<b>один</b>", "один"), Chunk("два", "два")], status_message_id=55
         )
         assert result.complete
-        assert _texts(bot_session, "sendMessage") == ["<b>один</b>", "два"]
+        assert result.message_ids[0] == 55
+        assert _texts(bot_session, "sendMessage") == ["два"]
+        assert not bot_session.called("deleteMessage")
+
+    async def test_stale_status_message_is_replaced_and_removed(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        bot_session.add_error("editMessageText", 400, "Bad Request: message can't be edited")
+        result = await Delivery(bot, place).send([Chunk("один", "один")], status_message_id=55)
+        assert result.complete
+        assert _texts(bot_session, "sendMessage") == ["один"]
         assert [c.message_id for c in bot_session.called("deleteMessage")] == [55]
 
     async def test_flood_wait_beyond_the_budget_gives_up_and_logs(
@@ -100,9 +113,11 @@ class TestDelivery:
         self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
     ) -> None:
         bot_session.add_error("sendMessage", 502, "Bad Gateway")
-        result = await Delivery(bot, place).send([Chunk("a", "a")])
+        sleep = RecordedSleep()
+        result = await Delivery(bot, place, sleep=sleep).send([Chunk("a", "a")])
         assert result.complete
         assert len(bot_session.called("sendMessage")) == 2
+        assert sleep.waits == [1.0]
 
 
 class TestEditPacer:

@@ -313,6 +313,17 @@ class Updates:
         return Update.model_validate(data, context={"bot": self._bot})
 
 
+class RecordedSleep:
+    """A stand-in for `asyncio.sleep` that records how long the code wanted to wait."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        await asyncio.sleep(0)
+
+
 def mention_entity(text: str, mention: str) -> dict[str, Any]:
     """The `mention` entity for `mention` (e.g. "@docs_test_bot") inside `text`."""
     index = text.index(mention)
@@ -349,6 +360,7 @@ class Harness:
     settings: Settings
     updates: Updates
     startup_calls: list[TelegramMethod[Any]] = field(default_factory=list)
+    sleep: RecordedSleep = field(default_factory=RecordedSleep)
 
     async def feed(self, update: Update) -> None:
         """Deliver one update through the whole middleware and handler stack."""
@@ -395,17 +407,18 @@ def make_dispatcher(  # noqa: PLR0917 - fixtures are requested by parameter
         settings = load_settings(**values)
         services = await open_services(settings, client=make_client(fake_llm))
         await asyncio.wait_for(services.toolbox.wait_ready(), 30)
+        sleep = RecordedSleep()
         dp = build_dispatcher(
             settings,
             agent=services.agent,
             toolbox=services.toolbox,
-            tuning=tuning or Tuning(edit_interval_s=0.0, retry_wait_cap_s=5.0),
+            tuning=tuning or Tuning(edit_interval_s=0.0, retry_wait_cap_s=5.0, sleep=sleep),
         )
         await dp.emit_startup(bot=bot, **dp.workflow_data)
         startup_calls = list(bot_session.calls)
         bot_session.calls.clear()
         try:
-            yield Harness(dp, bot, bot_session, fake_llm, settings, updates, startup_calls)
+            yield Harness(dp, bot, bot_session, fake_llm, settings, updates, startup_calls, sleep)
         finally:
             await dp.emit_shutdown(bot=bot, **dp.workflow_data)
             await close_services(services)
