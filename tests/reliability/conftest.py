@@ -2,7 +2,7 @@
 
 `model_gate` puts a `TcpGate` between the bot and the fake model server; `client_options`
 sets the model client's timeout and retries for the dispatchers `make_dispatcher` builds;
-`transcript` follows what each chat ends up showing.
+`transcript` follows what each chat ends up showing; `bot_api` is the fake Bot API over HTTP.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.reliability.flaky_bot_api import FlakyBotApi
 from tests.reliability.network import TcpGate
 from tests.reliability.transcript import Transcript
 from tests.support import fake_llm as fake_llm_module
 from tests.support.fake_llm import FakeLLM
-from tests.support.fake_telegram import FakeTelegramSession
+from tests.support.fake_telegram import BOT_TOKEN, FakeTelegramSession
 
 REQUEST_TIMEOUT_S = 1.0
 
@@ -55,6 +56,17 @@ def client_options(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 
     monkeypatch.setattr(fake_llm_module, "make_client", configured)
     return options
+
+
+@pytest.fixture
+async def bot_api() -> AsyncIterator[FlakyBotApi]:
+    """The fake Bot API over HTTP, with scriptable failures."""
+    api = FlakyBotApi(token=BOT_TOKEN)
+    await api.start()
+    try:
+        yield api
+    finally:
+        await api.close()
 
 
 @pytest.fixture

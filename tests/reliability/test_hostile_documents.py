@@ -8,6 +8,7 @@ where the extraction timeout can be shortened.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -55,8 +56,8 @@ class TestHostileDocumentsThroughTheBot:
             harness.llm.responder = responder
             hostile = harness.updates.message("Что во входящих?")
             neighbour = harness.updates.message("соседний вопрос", user_id=NEIGHBOUR)
-            asking = harness.feed(hostile)
-            await _together(asking, harness.feed(neighbour))
+            both = asyncio.gather(harness.feed(hostile), harness.feed(neighbour))
+            await asyncio.wait_for(both, 60)
 
             assert transcript.replies(NEIGHBOUR) == ["Ответ соседу."]
             (reply,) = transcript.replies(USER_ID)
@@ -77,12 +78,6 @@ class TestHostileDocumentsThroughTheBot:
             escaped = "отчёт\\u000a\\u202eтxt.exe.txt"
             assert escaped in reply
             assert escaped in transcript.replies(USER_ID)[-1]
-
-
-async def _together(*feeds: Any) -> None:
-    import asyncio  # noqa: PLC0415
-
-    await asyncio.wait_for(asyncio.gather(*feeds), 60)
 
 
 def _last_results(harness: Harness) -> list[dict[str, Any]]:

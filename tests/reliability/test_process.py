@@ -27,16 +27,6 @@ STEP_S = 30.0
 
 
 @pytest.fixture
-async def bot_api() -> AsyncIterator[FlakyBotApi]:
-    api = FlakyBotApi(token=BOT_TOKEN)
-    await api.start()
-    try:
-        yield api
-    finally:
-        await api.close()
-
-
-@pytest.fixture
 async def child(
     tmp_path: Path, sandbox_dir: Path, fake_llm: FakeLLM, bot_api: FlakyBotApi
 ) -> AsyncIterator[BotProcess]:

@@ -28,16 +28,6 @@ def leaks(text: str) -> list[str]:
     return [secret for secret in SECRETS if secret in text]
 
 
-@pytest.fixture
-async def bot_api() -> Any:
-    api = FlakyBotApi(token=BOT_TOKEN)
-    await api.start()
-    try:
-        yield api
-    finally:
-        await api.close()
-
-
 def shown(api: FlakyBotApi, chat_id: int, needle: str) -> Callable[[Any], bool]:
     return lambda _: any(needle in text for text in api.texts_to(chat_id))
 

@@ -21,7 +21,7 @@ from tests.reliability.network import Mode, TcpGate
 from tests.reliability.polling import http_bot, polling, watching
 from tests.reliability.transcript import Transcript
 from tests.support.fake_llm import Reply
-from tests.support.fake_telegram import BOT_TOKEN, USER_ID, FakeTelegramSession, Harness
+from tests.support.fake_telegram import USER_ID, FakeTelegramSession, Harness
 
 EDIT_REFUSALS = [
     "Bad Request: message is not modified: specified new message content and reply markup "
@@ -115,16 +115,6 @@ class TestNetworkErrorsOnSend:
         await asyncio.wait_for(harness.feed(harness.updates.message("вопрос")), 30)
         assert not failures
         assert transcript.replies(USER_ID) == ["Ответ после сбоя сети."]
-
-
-@pytest.fixture
-async def bot_api() -> Any:
-    api = FlakyBotApi(token=BOT_TOKEN)
-    await api.start()
-    try:
-        yield api
-    finally:
-        await api.close()
 
 
 @pytest.fixture

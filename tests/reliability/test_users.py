@@ -26,16 +26,6 @@ def uploads_left(root: Path) -> list[Path]:
     return [p for p in root.rglob(".upload-*") if p.name != ".upload-1a2b.part"]
 
 
-@pytest.fixture
-async def bot_api() -> Any:
-    api = FlakyBotApi(token=BOT_TOKEN)
-    await api.start()
-    try:
-        yield api
-    finally:
-        await api.close()
-
-
 class TestUploadsOverHttp:
     async def test_a_failed_download_is_explained_without_the_file_url(
         self, harness: Harness, bot_api: FlakyBotApi, caplog: pytest.LogCaptureFixture
