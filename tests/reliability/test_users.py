@@ -180,6 +180,21 @@ class TestOddCommands:
             ("/" + "x" * 4000, HELP),
             ("/reindex", RUSSIAN.admin_only),
         ],
+        ids=[
+            "reset-now",
+            "new-with-words",
+            "start-for-another-bot",
+            "start-with-payload",
+            "start-for-this-bot",
+            "help-mention-in-capitals",
+            "files-traversal",
+            "files-root",
+            "status-junk",
+            "slash-only",
+            "unknown-command",
+            "4001-char-command",
+            "reindex-by-non-admin",
+        ],
     )
     async def test_one_reply_no_model_call(
         self, harness: Harness, transcript: Transcript, text: str, expected: str
