@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from html import unescape
 from typing import Protocol
 
+import aiohttp
 from aiogram import Bot
 from aiogram.exceptions import (
     TelegramAPIError,
@@ -31,7 +32,6 @@ from bot.pacing import ChatPlace, EditPacer
 
 log = logging.getLogger(__name__)
 
-_MARKUP_REJECTED = ("can't parse entities", "unsupported start tag", "can't find end tag")
 _NOT_MODIFIED = "message is not modified"
 _EDIT_IMPOSSIBLE = (
     "message to edit not found",
@@ -73,6 +73,27 @@ class _GaveUp(Exception):
     """Flood control or the network kept refusing beyond the waiting budget."""
 
 
+class _Skipped(Exception):
+    """Telegram refused this one part even as plain text; later parts may still go."""
+
+
+class _Unsure(Exception):
+    """The request may have reached Telegram (a read timeout): resending could duplicate it."""
+
+
+def _maybe_posted(exc: TelegramNetworkError | TelegramServerError, *, editing: bool) -> bool:
+    """Whether resending could post the same message twice.
+
+    Edits are idempotent. A 5xx is Telegram (or its front) saying it did not take the request.
+    aiogram wraps the aiohttp error as the cause of a network error: only a failed connect
+    surely never sent anything; a read timeout or a dropped connection may come after
+    Telegram already posted the message, so those are not resent.
+    """
+    if editing or isinstance(exc, TelegramServerError):
+        return False
+    return not isinstance(exc.__cause__, aiohttp.ClientConnectorError)
+
+
 @dataclass(frozen=True, slots=True)
 class Delivered:
     """What reached the chat: message ids in order, and whether the chat is closed to us."""
@@ -101,18 +122,42 @@ class Delivery:
         self._budget = retry_wait_cap_s
 
     async def send(
-        self, parts: Sequence[Renderable], *, status_message_id: int | None = None
+        self,
+        parts: Sequence[Renderable],
+        *,
+        status_message_id: int | None = None,
+        failure_notice: str | None = None,
     ) -> Delivered:
-        """Deliver every part in order; returns what arrived."""
+        """Deliver every part in order; returns what arrived.
+
+        A part Telegram refuses even as plain text is skipped and the rest still go. When
+        anything was lost, `failure_notice` (plain text) is sent once; a status message that
+        never became part of the answer is turned into that notice or removed, so a progress
+        line never stays forever.
+        """
         ids: list[int] = []
+        status = status_message_id
+        lost = False
         for index, part in enumerate(parts):
-            edit_id = status_message_id if index == 0 else None
-            reply = index == 0
             try:
-                ids.append(await self._one(part, edit_id=edit_id, reply=reply))
+                ids.append(await self._one(part, edit_id=status, reply=index == 0))
             except _Blocked:
                 log.info("chat %d blocked the bot; answer dropped", self._place.chat_id)
                 return Delivered(tuple(ids), complete=False, blocked=True)
+            except _Unsure as exc:
+                log.warning(
+                    "answer part %d/%d to chat %d may not have arrived (not resent, to avoid a "
+                    "duplicate): %s",
+                    index + 1,
+                    len(parts),
+                    self._place.chat_id,
+                    exc,
+                )
+                continue
+            except _Skipped as exc:
+                log.error("answer part %d/%d refused by Telegram: %s", index + 1, len(parts), exc)
+                lost = True
+                continue
             except (_GaveUp, TelegramAPIError) as exc:
                 log.error(
                     "answer part %d/%d not delivered to chat %d: %s",
@@ -121,8 +166,38 @@ class Delivery:
                     self._place.chat_id,
                     exc,
                 )
-                return Delivered(tuple(ids), complete=False)
-        return Delivered(tuple(ids), complete=True)
+                lost = True
+                break
+            if status is not None:
+                status = None
+        if lost:
+            await self._own_up(failure_notice, status)
+        elif status is not None:
+            await self._forget(status)
+        return Delivered(tuple(ids), complete=not lost)
+
+    async def _own_up(self, notice: str | None, status: int | None) -> None:
+        """One best-effort line saying part of the answer is missing; no retries."""
+        try:
+            if notice is None:
+                if status is not None:
+                    await self._forget(status)
+                return
+            if status is not None:
+                await self._bot.edit_message_text(
+                    text=notice, chat_id=self._place.chat_id, message_id=status
+                )
+                return
+            await self._bot.send_message(
+                chat_id=self._place.chat_id,
+                text=notice,
+                message_thread_id=self._place.thread_id,
+                reply_parameters=self._place.reply_parameters(),
+            )
+        except TelegramAPIError as exc:
+            log.info("could not tell chat %d about the lost part: %s", self._place.chat_id, exc)
+            if status is not None:
+                await self._forget(status)
 
     async def _one(self, part: Renderable, *, edit_id: int | None, reply: bool) -> int:
         as_html = True
@@ -130,48 +205,54 @@ class Delivery:
         while True:
             text, mode = (part.html, "HTML") if as_html else (part.plain, None)
             try:
-                if edit_id is not None:
-                    await self._wait_pace()
-                    await self._bot.edit_message_text(
-                        text=text,
-                        chat_id=self._place.chat_id,
-                        message_id=edit_id,
-                        parse_mode=mode,
-                        link_preview_options=_NO_PREVIEW,
-                    )
-                    return edit_id
-                message = await self._bot.send_message(
-                    chat_id=self._place.chat_id,
-                    text=text,
-                    parse_mode=mode,
-                    message_thread_id=self._place.thread_id,
-                    reply_parameters=self._place.reply_parameters() if reply else None,
-                    link_preview_options=_NO_PREVIEW,
-                )
+                return await self._post(text, mode, edit_id=edit_id, reply=reply)
             except TelegramRetryAfter as exc:
                 await self._wait_flood(float(exc.retry_after))
             except TelegramBadRequest as exc:
                 problem = exc.message.lower()
                 if edit_id is not None and _NOT_MODIFIED in problem:
                     return edit_id  # the status already shows exactly this text
-                if as_html and any(s in problem for s in _MARKUP_REJECTED):
-                    log.warning("Telegram rejected the markup (%s); resending as plain text", exc)
-                    as_html = False
-                elif edit_id is not None and any(s in problem for s in _EDIT_IMPOSSIBLE):
+                if edit_id is not None and any(s in problem for s in _EDIT_IMPOSSIBLE):
                     log.info("status message not editable (%s); sending a new message", exc)
                     await self._forget(edit_id)
                     edit_id = None
+                elif not as_html:
+                    raise _Skipped(str(exc)) from exc
                 else:
-                    raise
+                    log.warning("Telegram refused the part (%s); resending it as plain text", exc)
+                    as_html = False
             except TelegramForbiddenError as exc:
                 raise _Blocked from exc
             except (TelegramNetworkError, TelegramServerError) as exc:
+                # An edit is safe to repeat; a new message only when it surely never left.
+                if _maybe_posted(exc, editing=edit_id is not None):
+                    raise _Unsure(str(exc)) from exc
                 network_failures += 1
                 if network_failures > _NETWORK_RETRIES:
                     raise _GaveUp(str(exc)) from exc
                 await self._wait_flood(float(network_failures))
-            else:
-                return message.message_id
+
+    async def _post(self, text: str, mode: str | None, *, edit_id: int | None, reply: bool) -> int:
+        """Edit the status message into `text`, or send `text` as a new message."""
+        if edit_id is not None:
+            await self._wait_pace()
+            await self._bot.edit_message_text(
+                text=text,
+                chat_id=self._place.chat_id,
+                message_id=edit_id,
+                parse_mode=mode,
+                link_preview_options=_NO_PREVIEW,
+            )
+            return edit_id
+        message = await self._bot.send_message(
+            chat_id=self._place.chat_id,
+            text=text,
+            parse_mode=mode,
+            message_thread_id=self._place.thread_id,
+            reply_parameters=self._place.reply_parameters() if reply else None,
+            link_preview_options=_NO_PREVIEW,
+        )
+        return message.message_id
 
     async def _wait_pace(self) -> None:
         if self._pacer is not None:

@@ -76,6 +76,7 @@ class Texts:
     error_too_long: str
     error_generic: str
     error_interrupted: str
+    delivery_partial: str
     note_cut_short: str
     note_truncated: str
     sources_label: str
@@ -253,6 +254,7 @@ RUSSIAN = Texts(
     error_generic="⚠️ Что-то пошло не так. Попробуйте ещё раз чуть позже.",
     error_interrupted="⚠️ Бот перезапускается и не успел ответить. Задайте вопрос ещё раз "
     "через минуту.",
+    delivery_partial="⚠️ Часть ответа не удалось доставить. Спросите ещё раз.",
     note_cut_short="_Поиск пришлось прервать: ответ собран из того, что удалось найти._",
     note_truncated="_Ответ обрезан: модель упёрлась в лимит длины. Спросите «продолжи»._",
     sources_label="📄 Источники:",
@@ -328,6 +330,7 @@ ENGLISH = Texts(
     error_generic="⚠️ Something went wrong. Please try again a bit later.",
     error_interrupted="⚠️ The bot is restarting and could not finish. Please ask again in a "
     "minute.",
+    delivery_partial="⚠️ Part of the answer could not be delivered. Please ask again.",
     note_cut_short="_The search was cut short: this answer uses what was found so far._",
     note_truncated="_The answer was cut at the model's length limit. Ask me to continue._",
     sources_label="📄 Sources:",

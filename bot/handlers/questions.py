@@ -110,7 +110,11 @@ async def answer(
     except asyncio.CancelledError:
         await _tell_interrupted(delivery, texts, progress.status_message_id)
         raise
-    delivered = await delivery.send(parts, status_message_id=progress.status_message_id)
+    delivered = await delivery.send(
+        parts,
+        status_message_id=progress.status_message_id,
+        failure_notice=texts.delivery_partial,
+    )
     log.info(
         "conversation %s: delivered %d of %d part(s)",
         conversation,

@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import aiohttp
 import pytest
 from aiogram import Bot
+from aiohttp.client_reqrep import ConnectionKey
 
 from bot.delivery import Chunk, Delivery
 from bot.pacing import ChatPlace, EditPacer
@@ -118,6 +120,73 @@ class TestDelivery:
         assert result.complete
         assert len(bot_session.called("sendMessage")) == 2
         assert sleep.waits == [1.0]
+
+
+class TestPartialDelivery:
+    async def test_a_refused_part_is_skipped_and_the_rest_still_arrive(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        for _ in range(2):  # as HTML, then as plain text
+            bot_session.add_error("sendMessage", 400, "Bad Request: message is too long")
+        result = await Delivery(bot, place).send(
+            [Chunk("<b>a</b>", "a"), Chunk("b", "b")], failure_notice="lost a part"
+        )
+        assert not result.complete
+        assert _texts(bot_session, "sendMessage") == ["<b>a</b>", "a", "b", "lost a part"]
+
+    async def test_nothing_delivered_turns_the_status_into_the_notice(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        bot_session.add_error("editMessageText", 429, "Too Many Requests", retry_after=3600)
+        result = await Delivery(bot, place, retry_wait_cap_s=5).send(
+            [Chunk("a", "a")], status_message_id=55, failure_notice="lost"
+        )
+        assert result.message_ids == ()
+        edits = bot_session.called("editMessageText")
+        assert [(e.message_id, e.text) for e in edits] == [(55, "a"), (55, "lost")]
+
+    async def test_without_a_notice_the_stale_status_is_deleted(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        bot_session.add_error("editMessageText", 429, "Too Many Requests", retry_after=3600)
+        await Delivery(bot, place, retry_wait_cap_s=5).send(
+            [Chunk("a", "a")], status_message_id=55
+        )
+        assert [c.message_id for c in bot_session.called("deleteMessage")] == [55]
+
+
+class TestNetworkRetries:
+    async def test_read_timeout_on_send_is_not_resent(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        bot_session.add_network_error("sendMessage", TimeoutError("read timed out"))
+        result = await Delivery(bot, place, sleep=RecordedSleep()).send(
+            [Chunk("a", "a"), Chunk("b", "b")]
+        )
+        assert _texts(bot_session, "sendMessage") == ["a", "b"]
+        assert len(result.message_ids) == 1
+
+    async def test_refused_connection_is_retried(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        key = ConnectionKey("api.telegram.org", 443, True, True, None, None, None, None)
+        refused = aiohttp.ClientConnectorError(key, ConnectionRefusedError(111, "refused"))
+        bot_session.add_network_error("sendMessage", refused)
+        sleep = RecordedSleep()
+        result = await Delivery(bot, place, sleep=sleep).send([Chunk("a", "a")])
+        assert result.complete
+        assert _texts(bot_session, "sendMessage") == ["a", "a"]
+        assert sleep.waits == [1.0]
+
+    async def test_edits_are_retried_after_a_timeout(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        bot_session.add_network_error("editMessageText", TimeoutError("read timed out"))
+        result = await Delivery(bot, place, sleep=RecordedSleep()).send(
+            [Chunk("a", "a")], status_message_id=55
+        )
+        assert result.complete
+        assert len(bot_session.called("editMessageText")) == 2
 
 
 class TestEditPacer:

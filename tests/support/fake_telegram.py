@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from aiogram import Bot
 from aiogram.client.session.base import BaseSession
+from aiogram.exceptions import TelegramNetworkError
 from aiogram.methods import TelegramMethod
 from aiogram.methods.base import TelegramType
 from aiogram.types import Update
@@ -49,6 +50,7 @@ class Queued:
     status: int = 200
     description: str | None = None
     parameters: dict[str, Any] | None = None
+    network_cause: Exception | None = None
 
     def content(self) -> str:
         body: dict[str, Any] = {"ok": self.ok}
@@ -96,6 +98,10 @@ class FakeTelegramSession(BaseSession):
         self._queues[method].append(
             Queued(ok=False, status=status, description=description, parameters=parameters)
         )
+
+    def add_network_error(self, method: str, cause: Exception) -> None:
+        """Fail the next call of `method` the way aiogram's aiohttp session does."""
+        self._queues[method].append(Queued(ok=False, network_cause=cause))
 
     def add_file(self, file_path: str, data: bytes) -> None:
         """Serve `data` when the bot downloads `file_path` (see `getFile`)."""
@@ -152,6 +158,9 @@ class FakeTelegramSession(BaseSession):
             await hook(method)
         queue = self._queues.get(name)
         queued = queue.popleft() if queue else Queued(result=self._default(method))
+        if queued.network_cause is not None:
+            cause = queued.network_cause
+            raise TelegramNetworkError(method, f"{type(cause).__name__}: {cause}") from cause
         response = self.check_response(
             bot=bot, method=method, status_code=queued.status, content=queued.content()
         )
