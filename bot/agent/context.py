@@ -11,17 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.agent.cutting import cut_result
 from bot.agent.prompts import OMITTED_TURNS_NOTE
 from bot.agent.tokens import TokenCounter
 from bot.agent.types import ContextOverflow
 
 Message = dict[str, Any]
 Turn = Sequence[Message]
-
-_CUT_MARKER = (
-    "\n…[cut to fit the context window: {shown} of {total} characters shown. "
-    "Read the rest with read_file and a later offset, or a smaller limit.]"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,8 +158,7 @@ def _cut_result(message: Message, cap: int) -> Message:
     content = str(message.get("content") or "")
     if len(content) <= cap:
         return message
-    marker = _CUT_MARKER.format(shown=cap, total=len(content))
-    return {**message, "content": content[:cap] + marker}
+    return {**message, "content": cut_result(content, cap)}
 
 
 def _overflow_text(room: int) -> str:

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.agent.context import compact, fit, repair
+from bot.agent.cutting import cut_result
 from bot.agent.prompts import OMITTED_TURNS_NOTE
 from bot.agent.tokens import TokenCounter
 from bot.agent.types import ContextOverflow
@@ -58,13 +59,7 @@ def turn(draw: st.DrawFn, *, finished: bool = True) -> list[dict[str, Any]]:
 def minimal_size(current: list[dict[str, Any]], counter: TokenCounter) -> int:
     """What the system prompt, tools and the current turn need with every result cut to nothing."""
     shrunk = [
-        {
-            **m,
-            "content": "\n…[cut to fit the context window: 0 of 9999999 characters shown. "
-            "Read the rest with read_file and a later offset, or a smaller limit.]",
-        }
-        if m["role"] == "tool"
-        else m
+        {**m, "content": cut_result(m["content"], 0)} if m["role"] == "tool" else m
         for m in current
     ]
     system = {"role": "system", "content": SYSTEM}
@@ -101,8 +96,8 @@ class TestFitProperties:
         tail = messages[len(messages) - len(current) :]
         for sent, original in zip(tail, current, strict=True):
             assert sent["role"] == original["role"]
-            if sent["role"] == "tool":
-                kept = sent["content"].split("\n…[cut to fit")[0]
+            if sent["role"] == "tool" and sent["content"] != original["content"]:
+                kept = json.loads(sent["content"])["partial"]
                 assert original["content"].startswith(kept)
             else:
                 assert sent == original
@@ -206,8 +201,7 @@ class TestFitRules:
         result = fitted.messages[-1]
         assert result["role"] == "tool"
         assert result["tool_call_id"] == "c1"
-        assert "offset" in result["content"]
-        assert "of 50000 characters shown" in result["content"]
+        assert "of 50000 characters shown" in json.loads(result["content"])["cut"]
         assert fitted.cut_results == 1
         assert "вопрос 0" not in [m.get("content") for m in fitted.messages]
 
@@ -234,3 +228,57 @@ class TestRepair:
         turn_ = qa_turn(0)
         assert compact(turn_) == [turn_[0], turn_[3]]
         assert compact(turn_[:3]) == [turn_[0]]
+
+
+def read_page(lines: int, *, first: int = 1) -> str:
+    """A read_file result as the toolbox gives it, `lines` numbered lines from `first`."""
+    body = [f"{n:>4}| строка номер {n} текста договора" for n in range(first, first + lines)]
+    return json.dumps(
+        {
+            "path": "договор.txt",
+            "start_line": first,
+            "end_line": first + lines - 1,
+            "total_lines": 5000,
+            "next_offset": first + lines,
+            "notice": "file content",
+            "document": "\n".join(["<<<BEGIN>>>", *body, "<<<END>>>"]),
+        },
+        ensure_ascii=False,
+    )
+
+
+class TestCutResult:
+    def test_a_page_is_cut_on_a_line_and_says_where_to_go_on(self) -> None:
+        original = read_page(300, first=101)
+        cut = json.loads(cut_result(original, 3_000))
+        lines = cut["document"].split("\n")
+        assert lines[0] == "<<<BEGIN>>>"
+        assert lines[-1] == "<<<END>>>"
+        last = int(lines[-2].split("|")[0])
+        assert lines[1].startswith(" 101|")
+        assert cut["start_line"] == 101
+        assert cut["end_line"] == last
+        assert cut["next_offset"] == last + 1
+        assert f"offset {last + 1}" in cut["cut"]
+        assert all(line in original for line in lines[1:-1])
+        assert len(json.dumps(cut, ensure_ascii=False)) <= 3_000
+
+    def test_search_results_lose_whole_items(self) -> None:
+        results = [{"path": f"папка/файл_{i}.txt", "snippets": ["x" * 200]} for i in range(40)]
+        original = json.dumps({"results": results, "total": 57, "truncated": True})
+        cut = json.loads(cut_result(original, 2_000))
+        assert cut["results"] == results[: len(cut["results"])]
+        assert 0 < len(cut["results"]) < 40
+        assert cut["truncated"] is True
+        assert f"{len(cut['results'])} of 57 results" in cut["cut"]
+        assert "offset" not in cut["cut"]
+
+    @settings(max_examples=40, deadline=None)
+    @given(lines=st.integers(min_value=1, max_value=200), cap=st.integers(0, 20_000))
+    def test_any_cut_is_valid_json_that_never_skips_a_line(self, lines: int, cap: int) -> None:
+        original = read_page(lines)
+        cut = json.loads(cut_result(original, cap))
+        kept = cut["document"].split("\n")[1:-1]
+        assert [int(line.split("|")[0]) for line in kept] == list(range(1, len(kept) + 1))
+        assert cut["end_line"] == len(kept)
+        assert cut["next_offset"] in (len(kept) + 1, None)

@@ -53,10 +53,10 @@ class TestSmallWindow:
         assert answer.sources == ("big.txt",)
         request = fake_llm.requests[1]
         assert_request_valid(request, budget=WINDOW - OUTPUT)
-        result = request["messages"][-1]["content"]
-        assert "cut to fit the context window" in result
-        assert "offset" in result
-        assert result.count("строка документа") > 100
+        result = json.loads(request["messages"][-1]["content"])
+        assert "cut to fit the context window" in result["cut"]
+        assert result["path"] == "big.txt"
+        assert result["text"].count("строка документа") > 100
 
         fake_llm.reply_text("Дальше")
         await agent.ask("chat:1", "а ещё?")
