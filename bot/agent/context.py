@@ -26,6 +26,7 @@ class Fitted:
 
     messages: list[Message]
     tokens: int
+    raw_tokens: int
     compacted_turns: int = 0
     dropped_turns: int = 0
     cut_results: int = 0
@@ -94,7 +95,8 @@ def fit(
         system = {"role": "system", "content": f"{system_prompt}\n\n{OMITTED_TURNS_NOTE}"}
     messages = [system, *(m for turn in turns for m in turn), *current_list]
     tokens = counter.messages(messages) + tools_tokens
-    return Fitted(messages, tokens, compacted, dropped, cut)
+    raw = counter.raw_messages(messages) + round(tools_tokens / counter.ratio)
+    return Fitted(messages, tokens, raw, compacted, dropped, cut)
 
 
 def _fit_past(

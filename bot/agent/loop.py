@@ -267,7 +267,7 @@ class Agent:
                 )
                 fitted = self._fit(past, current, specs, int(min(budget, fitted.tokens) * _HARDER))
                 continue
-            self._counter.observe(fitted.tokens, reply.prompt_tokens)
+            self._counter.observe(fitted.raw_tokens, reply.prompt_tokens)
             progress.prompt_tokens += reply.prompt_tokens or fitted.tokens
             progress.completion_tokens += reply.completion_tokens or 0
             return reply

@@ -172,18 +172,22 @@ class TokenCounter:
 
     def messages(self, messages: Sequence[Mapping[str, Any]]) -> int:
         """Calibrated tokens of a list of messages plus the request's own framing."""
-        raw = _PER_REQUEST + sum(self.raw_message(m) for m in messages)
-        return math.ceil(raw * self._ratio)
+        return math.ceil(self.raw_messages(messages) * self._ratio)
+
+    def raw_messages(self, messages: Sequence[Mapping[str, Any]]) -> int:
+        """Uncalibrated tokens of a list of messages plus the request's own framing."""
+        return _PER_REQUEST + sum(self.raw_message(m) for m in messages)
 
     def tools(self, specs: Sequence[Mapping[str, Any]]) -> int:
         """Calibrated tokens of the tool specs as attached to a request."""
-        if not specs:
-            return 0
-        raw = sum(
+        return math.ceil(self.raw_tools(specs) * self._ratio)
+
+    def raw_tools(self, specs: Sequence[Mapping[str, Any]]) -> int:
+        """Uncalibrated tokens of the tool specs."""
+        return sum(
             self._count_text(json.dumps(spec, ensure_ascii=False)) + _PER_TOOL_CALL
             for spec in specs
         )
-        return math.ceil(raw * self._ratio)
 
     def raw_message(self, message: Mapping[str, Any]) -> int:
         """Uncalibrated tokens of one message."""
@@ -196,23 +200,23 @@ class TokenCounter:
             total += self._count_text(str(message["tool_call_id"]))
         return total
 
-    def observe(self, estimated: int, reported: int | None) -> None:
-        """Learn from the server's `prompt_tokens` for a request estimated at `estimated`.
+    def observe(self, raw: int, reported: int | None) -> None:
+        """Learn from the server's `prompt_tokens` for a request whose uncalibrated count was
+        `raw` (taken when it was built: other requests may move the ratio meanwhile).
 
         A report above the estimate raises the ratio at once (up to a sane cap). Reports below
         it lower the ratio only once `_STEADY` of them agree, and then only to the highest of
         the last `_RECENT` plus a margin, never under a floor. Tiny requests are ignored:
         framing noise dominates them.
         """
-        if reported is None or reported <= 0 or estimated < _MIN_OBSERVED:
+        if reported is None or reported <= 0 or raw < _MIN_OBSERVED:
             return
-        uncalibrated = estimated / self._ratio
-        self._recent.append(min(reported / uncalibrated * _MARGIN, _MAX_RATIO))
+        self._recent.append(min(reported / raw * _MARGIN, _MAX_RATIO))
         needed = self._recent[-1]
         if needed > self._ratio:
             logger.info(
-                "token estimate was low (%d estimated, %d reported); scaling by %.2f",
-                estimated,
+                "token estimate was low (%d counted, %d reported); scaling by %.2f",
+                raw,
                 reported,
                 needed,
             )

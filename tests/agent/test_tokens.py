@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-import math
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.agent.tokens import TokenCounter, estimate_text_tokens, offline_encoder
+from tests.agent.conftest import AgentFactory
+from tests.support.fake_llm import FakeLLM, Reply, text_reply
 
 ENGLISH = "The vacation policy gives every employee twenty-eight calendar days a year. " * 20
 RUSSIAN = "Политика отпусков даёт каждому сотруднику двадцать восемь календарных дней. " * 20
@@ -65,15 +68,15 @@ class TestCalibration:
     def test_a_steady_run_of_lower_reports_loosens_it_with_a_margin(self) -> None:
         counter = TokenCounter()
         for reported in (700, 640, 660, 650):
-            counter.observe(math.ceil(1_000 * counter.ratio), reported)
+            counter.observe(1_000, reported)
         assert 0.7 <= counter.ratio < 0.8  # the highest recent report, plus the margin
-        counter.observe(math.ceil(1_000 * counter.ratio), 1_100)
+        counter.observe(1_000, 1_100)
         assert counter.ratio > 1.1  # an under-count is corrected at once
 
     def test_loosening_stops_at_a_floor(self) -> None:
         counter = TokenCounter()
         for _ in range(10):
-            counter.observe(math.ceil(1_000 * counter.ratio), 100)
+            counter.observe(1_000, 100)
         assert counter.ratio == 0.5
 
     def test_tiny_requests_and_absurd_reports_are_bounded(self) -> None:
@@ -138,3 +141,32 @@ class TestAgainstRealTokenizers:
                     name,
                     text,
                 )
+
+
+class TestConcurrentCalibration:
+    async def test_interleaved_questions_do_not_compound_the_correction(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory
+    ) -> None:
+        agent = make_agent()
+        questions = 4
+        arrived = asyncio.Event()
+        bodies: list[dict[str, Any]] = []
+
+        async def twice_the_count(body: dict[str, Any]) -> Reply:
+            bodies.append(body)
+            if len(bodies) == questions:
+                arrived.set()
+            await asyncio.wait_for(arrived.wait(), 10)  # all are built before any is answered
+            counter = agent.counter
+            raw = counter.raw_messages(body["messages"]) + counter.raw_tools(body["tools"])
+            return text_reply("ответ", usage=(2 * raw, 3))
+
+        fake_llm.responder = twice_the_count
+        await asyncio.gather(
+            *(
+                agent.ask(f"chat:{i}", f"вопрос {i} про отпуск и больничный")
+                for i in range(questions)
+            )
+        )
+
+        assert 2.0 <= agent.counter.ratio <= 2.2
