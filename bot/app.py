@@ -96,6 +96,7 @@ def build_dispatcher(
     """A Dispatcher with every middleware and router, its dependencies as workflow data."""
     from aiogram import Dispatcher  # noqa: PLC0415 - see the module docstring
 
+    from bot.albums import Albums  # noqa: PLC0415
     from bot.handlers import make_routers  # noqa: PLC0415
     from bot.handlers.tuning import Tuning  # noqa: PLC0415
     from bot.middlewares import (  # noqa: PLC0415
@@ -115,6 +116,7 @@ def build_dispatcher(
         toolbox=toolbox,
         tuning=tuning,
         pacer=EditPacer(tuning.edit_interval_s),
+        albums=Albums(),
         in_flight=in_flight,
     )
     dp.update.outer_middleware(AccessMiddleware(settings))

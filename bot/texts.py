@@ -58,6 +58,11 @@ class Texts:
     upload_bad_folder: str
     upload_disk_full: str
     upload_failed: str
+    upload_in_private: str
+    caption_not_folder: str
+    folder_is_file: str
+    upload_download_failed: str
+    upload_download_timeout: str
     upload_saved_text: str
     upload_saved_no_text: str
     reindex_started: str
@@ -114,11 +119,11 @@ class Texts:
         minutes = max(1, round(retry_after_s / 60))
         return self.rate_limited.format(minutes=minutes)
 
-    def upload_saved(self, path: str, chars: int, error: str | None) -> str:
+    def upload_saved(self, path: str, chars: int, *, readable: bool) -> str:
         """Result of an admin upload: where it went and whether its text could be read."""
-        if error is None and chars > 0:
+        if readable and chars > 0:
             return self.upload_saved_text.format(path=_code(path), chars=_thousands(chars))
-        return self.upload_saved_no_text.format(path=_code(path), error=escape(error or "—"))
+        return self.upload_saved_no_text.format(path=_code(path))
 
     def status(
         self,
@@ -229,11 +234,21 @@ RUSSIAN = Texts(
     upload_too_big="📦 Файл слишком большой: {size} МБ, можно не больше {limit} МБ.",
     upload_too_big_for_server="📦 Telegram не отдаёт ботам файлы больше 20 МБ. Положите файл "
     "в папку с документами вручную или подключите свой сервер Bot API.",
-    upload_bad_folder="📁 Не могу использовать эту папку: {error}",
+    upload_bad_folder="📁 Не могу использовать папку «{folder}»: она вне папки с документами "
+    "или её имя недопустимо. Ничего не записано.",
+    folder_is_file="📁 «{folder}» — это файл, а не папка. Ничего не записано.",
     upload_disk_full="💾 Не удалось сохранить: на диске закончилось место. Ничего не записано.",
-    upload_failed="⚠️ Не удалось сохранить файл: {error}. Ничего не записано.",
-    upload_saved_text="✅ Сохранено: {path}\nТекст извлечён ({chars} символов), файл уже ищется.",
-    upload_saved_no_text="⚠️ Сохранено: {path}\nНо текст извлечь не удалось: {error}",
+    upload_download_failed="⚠️ Не удалось скачать файл из Telegram. Отправьте его ещё раз.",
+    upload_download_timeout="⚠️ Файл скачивался слишком долго, загрузка прервана. "
+    "Отправьте его ещё раз.",
+    upload_failed="⚠️ Не удалось сохранить файл, ничего не записано. Подробности — в журнале.",
+    upload_in_private="📥 Документы добавляются в личном чате со мной: отправьте файл туда.",
+    caption_not_folder="ℹ️ Подпись не похожа на путь, поэтому файл сохранён в корень. Чтобы "
+    "выбрать папку, укажите в подписи только путь, например <code>docs/hr</code>.",
+    upload_saved_text="✅ Сохранено: {path}\nИзвлечено символов: {chars}. Файл уже доступен "
+    "для поиска.",
+    upload_saved_no_text="⚠️ Сохранено: {path}\nНо текст из файла извлечь не удалось, "
+    "поэтому по нему ничего не найдётся.",
     reindex_started="🔄 Перестраиваю индекс…",
     reindex_done="✅ Индекс перестроен за {seconds} с: проиндексировано {indexed}, "
     "пропущено {skipped}, ошибок {errors}.",
@@ -305,12 +320,20 @@ ENGLISH = Texts(
     upload_too_big="📦 The file is too big: {size} MB, the limit is {limit} MB.",
     upload_too_big_for_server="📦 Telegram does not give bots files over 20 MB. Copy the file "
     "into the documents folder by hand or use a self-hosted Bot API server.",
-    upload_bad_folder="📁 I cannot use that folder: {error}",
+    upload_bad_folder="📁 I cannot use the folder “{folder}”: it is outside the documents "
+    "folder or its name is not allowed. Nothing was written.",
+    folder_is_file="📁 “{folder}” is a file, not a folder. Nothing was written.",
     upload_disk_full="💾 Could not save: the disk is full. Nothing was written.",
-    upload_failed="⚠️ Could not save the file: {error}. Nothing was written.",
-    upload_saved_text="✅ Saved: {path}\nText extracted ({chars} characters); it is searchable "
-    "now.",
-    upload_saved_no_text="⚠️ Saved: {path}\nBut no text could be extracted: {error}",
+    upload_download_failed="⚠️ Could not download the file from Telegram. Please send it again.",
+    upload_download_timeout="⚠️ The download took too long and was stopped. Please send the "
+    "file again.",
+    upload_failed="⚠️ Could not save the file; nothing was written. The log has the details.",
+    upload_in_private="📥 Documents are added in a private chat with me: send the file there.",
+    caption_not_folder="ℹ️ The caption does not look like a path, so the file went to the top "
+    "folder. To pick a folder, make the caption just the path, e.g. <code>docs/hr</code>.",
+    upload_saved_text="✅ Saved: {path}\nCharacters extracted: {chars}. It is searchable now.",
+    upload_saved_no_text="⚠️ Saved: {path}\nBut no text could be extracted from it, so "
+    "searches will not find it.",
     reindex_started="🔄 Rebuilding the index…",
     reindex_done="✅ Index rebuilt in {seconds} s: {indexed} indexed, {skipped} skipped, "
     "{errors} errors.",

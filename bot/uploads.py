@@ -29,6 +29,7 @@ from tools.errors import SandboxError
 
 if TYPE_CHECKING:
     from tools import Toolbox
+    from tools.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,11 @@ _MB = 1024 * 1024
 
 
 class UploadError(Exception):
-    """The upload was refused or failed; `kind` picks the user's message, `detail` the log's."""
+    """The upload was refused or failed; `kind` picks the user's message, `detail` the log's.
+
+    Kinds: `too_big`, `too_big_for_server`, `bad_folder`, `folder_is_file`, `disk_full`,
+    `download_failed`, `download_timeout`, `failed`.
+    """
 
     def __init__(self, kind: str, detail: str = "", *, size: int = 0) -> None:
         super().__init__(detail or kind)
@@ -108,32 +113,49 @@ def _place_without_overwrite(temp: Path, folder: Path, name: str) -> Path:
     raise UploadError("failed", msg)
 
 
-def target_folder(toolbox: Toolbox, caption: str | None) -> Path:
-    """The folder named by the caption (inside the sandbox only), or the sandbox root."""
-    wanted = (caption or "").strip().strip("/")
+def names_a_folder(sandbox: Sandbox, caption: str | None) -> bool:
+    """Whether a caption reads as a folder path rather than a remark about the file.
+
+    `docs/hr`, `Договоры/` or the name of an existing folder are paths; "Новый регламент,
+    посмотри" is a sentence, so the file goes to the top folder instead.
+    """
+    wanted = (caption or "").strip()
     if not wanted:
-        return toolbox.sandbox.root
+        return False
+    if wanted.endswith("/") or not any(ch.isspace() for ch in wanted):
+        return True
     try:
-        folder = toolbox.sandbox.resolve(wanted, must_exist=False)
+        return sandbox.resolve(wanted.strip("/")).is_dir()
+    except SandboxError:
+        return False
+
+
+def target_folder(sandbox: Sandbox, folder: str | None) -> Path:
+    """The folder named `folder` (inside the sandbox only), or the sandbox root."""
+    wanted = (folder or "").strip().strip("/")
+    if not wanted:
+        return sandbox.root
+    try:
+        path = sandbox.resolve(wanted, must_exist=False)
     except SandboxError as exc:
         raise UploadError("bad_folder", exc.message) from exc
-    if folder.exists() and not folder.is_dir():
-        raise UploadError("bad_folder", f"'{wanted}' is a file")
-    return folder
+    if path.exists() and not path.is_dir():
+        raise UploadError("folder_is_file", f"'{wanted}' is a file")
+    return path
 
 
 async def save_upload(
-    bot: Bot, document: Document, caption: str | None, toolbox: Toolbox, max_mb: float
+    bot: Bot, document: Document, folder_name: str | None, toolbox: Toolbox, max_mb: float
 ) -> SavedUpload:
-    """Download `document` into the sandbox and index it.
+    """Download `document` into the folder `folder_name` of the sandbox and index it.
 
     Raises:
-        UploadError: `too_big`, `too_big_for_server`, `bad_folder`, `disk_full` or `failed`.
+        UploadError: see its kinds.
     """
     limit = int(max_mb * _MB)
     if document.file_size is not None and document.file_size > limit:
         raise UploadError("too_big", f"{document.file_size} bytes", size=document.file_size)
-    folder = target_folder(toolbox, caption)
+    folder = target_folder(toolbox.sandbox, folder_name)
     name = safe_file_name(document.file_name, document.mime_type)
     try:
         file = await bot.get_file(document.file_id)
@@ -165,7 +187,10 @@ async def _download(bot: Bot, file_path: str, folder: Path, name: str, limit: in
         final = await asyncio.to_thread(_finish, temp, folder, name, limit)
     except aiohttp.ClientError as exc:
         # Its text quotes the download URL, which carries the bot token: keep only the status.
-        raise UploadError("failed", _download_problem(exc)) from None
+        raise UploadError("download_failed", _download_problem(exc)) from None
+    except TimeoutError:  # before OSError: TimeoutError is one of them
+        msg = f"no complete download within {_DOWNLOAD_TIMEOUT_S} s"
+        raise UploadError("download_timeout", msg) from None
     except OSError as exc:
         kind = "disk_full" if exc.errno in {errno.ENOSPC, errno.EDQUOT} else "failed"
         raise UploadError(kind, exc.strerror or "could not write the file") from exc

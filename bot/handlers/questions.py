@@ -15,6 +15,7 @@ from aiogram import Bot, F, Router
 from aiogram.types import Message
 
 from bot.agent import Agent, AgentError, Answer
+from bot.albums import Albums
 from bot.config import Settings
 from bot.delivery import Chunk, Delivery, Renderable
 from bot.handlers.addressing import conversation_key, has_words, question_text
@@ -63,15 +64,26 @@ async def on_captioned_document(
     pacer: EditPacer,
     tuning: Tuning,
     is_admin: bool,
+    albums: Albums,
 ) -> None:
     """A non-admin's document: uploads are for admins, so the caption is the question."""
+    if message.media_group_id is not None:
+        albums.remember(message.media_group_id, "answered")
     if not is_admin:
         await say(bot, message, user_texts(message).caption_as_question, tuning)
     await answer(message, bot=bot, agent=agent, settings=settings, pacer=pacer, tuning=tuning)
 
 
-async def on_bare_document(message: Message, *, bot: Bot, tuning: Tuning) -> None:
-    """A non-admin's document without a caption: nothing to answer, and no upload."""
+async def on_bare_document(message: Message, *, bot: Bot, tuning: Tuning, albums: Albums) -> None:
+    """A non-admin's document without a caption: nothing to answer, and no upload.
+
+    The other items of an album were answered (or refused) with its first one.
+    """
+    group = message.media_group_id
+    if group is not None:
+        if albums.recall(group) is not None:
+            return
+        albums.remember(group, "refused")
     await say(bot, message, user_texts(message).upload_refused, tuning)
 
 

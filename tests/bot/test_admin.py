@@ -6,7 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.support.fake_telegram import ADMIN_ID, USER_ID, FakeTelegramSession, Harness
+from tests.support.fake_telegram import (
+    ADMIN_ID,
+    USER_ID,
+    FakeTelegramSession,
+    Harness,
+    mention_entity,
+)
 
 NOTE = "Памятка по командировкам\n\nСуточные составляют 700 рублей в день.\n".encode()
 
@@ -36,7 +42,7 @@ class TestUploads:
         assert saved.read_bytes() == NOTE
         text = _last_text(harness)
         assert "Сохранено: <code>командировки.txt</code>" in text
-        assert "Текст извлечён" in text
+        assert "Извлечено символов: " in text
         found = await _search(harness, "суточные")
         assert [r["path"] for r in found["results"]] == ["командировки.txt"]
         assert not _leftovers(harness.settings.sandbox_dir)
@@ -58,7 +64,7 @@ class TestUploads:
         await harness.feed(
             harness.updates.document("a.txt", file_id="note1", caption="../out", user_id=ADMIN_ID)
         )
-        assert "Не могу использовать эту папку" in _last_text(harness)
+        assert "Не могу использовать папку «../out»" in _last_text(harness)
         assert not (harness.settings.sandbox_dir.parent / "out").exists()
         assert not harness.session.called("getFile")
 
@@ -104,7 +110,70 @@ class TestUploads:
         harness.session.add_file("documents/bin", bytes(range(256)) * 8)
         await harness.feed(harness.updates.document("data.bin", file_id="bin", user_id=ADMIN_ID))
         assert (harness.settings.sandbox_dir / "data.bin").exists()
-        assert "текст извлечь не удалось" in _last_text(harness)
+        assert "текст из файла извлечь не удалось" in _last_text(harness)
+
+    async def test_a_sentence_caption_is_not_a_folder(self, harness: Harness) -> None:
+        harness.session.add_file("documents/note1", NOTE)
+        caption = "Новый регламент, посмотри пожалуйста"
+        await harness.feed(
+            harness.updates.document("r.txt", file_id="note1", caption=caption, user_id=ADMIN_ID)
+        )
+        assert (harness.settings.sandbox_dir / "r.txt").read_bytes() == NOTE
+        assert not (harness.settings.sandbox_dir / caption).exists()
+        assert "Подпись не похожа на путь" in _last_text(harness)
+
+    async def test_an_existing_folder_with_spaces_is_used(self, harness: Harness) -> None:
+        (harness.settings.sandbox_dir / "Отдел кадров").mkdir()
+        harness.session.add_file("documents/note1", NOTE)
+        await harness.feed(
+            harness.updates.document(
+                "r.txt", file_id="note1", caption="Отдел кадров", user_id=ADMIN_ID
+            )
+        )
+        assert (harness.settings.sandbox_dir / "Отдел кадров" / "r.txt").exists()
+        assert "Подпись" not in _last_text(harness)
+
+    async def test_every_album_item_lands_in_the_captioned_folder(self, harness: Harness) -> None:
+        for index in range(3):
+            harness.session.add_file(f"documents/n{index}", NOTE)
+            await harness.feed(
+                harness.updates.document(
+                    f"part{index}.txt",
+                    file_id=f"n{index}",
+                    caption="hr/2024" if index == 0 else None,
+                    media_group_id="album1",
+                    user_id=ADMIN_ID,
+                )
+            )
+        folder = harness.settings.sandbox_dir / "hr" / "2024"
+        assert sorted(p.name for p in folder.iterdir()) == ["part0.txt", "part1.txt", "part2.txt"]
+
+    async def test_download_timeout_is_not_a_write_failure(
+        self, harness: Harness, bot_session: FakeTelegramSession
+    ) -> None:
+        bot_session.add_file_error("documents/note1", TimeoutError())
+        await harness.feed(harness.updates.document("a.txt", file_id="note1", user_id=ADMIN_ID))
+        text = _last_text(harness)
+        assert "скачивался слишком долго" in text
+        assert "Timeout" not in text
+
+    async def test_admin_document_in_a_group_points_to_the_private_chat(
+        self, harness: Harness
+    ) -> None:
+        text = "@docs_test_bot"
+        await harness.feed(
+            harness.updates.document(
+                "a.txt",
+                caption=text,
+                caption_entities=[mention_entity(text, text)],
+                user_id=ADMIN_ID,
+                chat_id=-100,
+                chat_type="supergroup",
+            )
+        )
+        assert "в личном чате" in _last_text(harness)
+        assert "только администраторы" not in _last_text(harness)
+        assert not harness.session.called("getFile")
 
 
 class TestNonAdmins:
@@ -125,6 +194,23 @@ class TestNonAdmins:
         assert "подпись к файлу я считаю вопросом" in sent[0]
         assert harness.session.called("editMessageText")[-1].text == "28 дней."
         assert not harness.session.called("getFile")
+
+    async def test_a_captioned_album_gets_one_answer_and_one_refusal(
+        self, harness: Harness
+    ) -> None:
+        harness.llm.reply_text("28 дней.")
+        for index in range(3):
+            await harness.feed(
+                harness.updates.document(
+                    f"a{index}.txt",
+                    caption="сколько дней отпуска?" if index == 0 else None,
+                    media_group_id="album2",
+                    user_id=USER_ID,
+                )
+            )
+        sent = [str(m.text) for m in harness.session.called("sendMessage")]
+        assert sum("только администраторы" in t for t in sent) == 1
+        assert len(harness.llm.requests) == 1
 
     async def test_reindex_is_for_admins(self, harness: Harness) -> None:
         await harness.feed(harness.updates.command("/reindex", user_id=USER_ID))
