@@ -25,6 +25,7 @@ from bench.fake_model import FakeModelProcess
 from bench.results import Aim, BenchResult, Metric
 from bench.stats import current_rss_mb, median, peak_rss_mb
 from bench.support import fake_telegram
+from bench.toolbox import wait_ready
 from bot.agent import build_client
 from bot.app import build_dispatcher, close_services, open_services
 from bot.config import Settings
@@ -153,7 +154,7 @@ async def _burst(ctx: Context, variant: str) -> Burst:
     try:
         settings = _settings(ctx, server.base_url, variant)
         services = await open_services(settings, client=_client(settings, aiohttp))
-        await asyncio.wait_for(services.toolbox.wait_ready(), 120)
+        await wait_ready(services.toolbox, timeout_s=120)
         telegram = fake_telegram()
         session = telegram.FakeTelegramSession()
         bot = Bot(telegram.BOT_TOKEN, session=session)

@@ -13,13 +13,14 @@ from typing import Any, cast
 
 from openai import AsyncOpenAI
 
+from bench.agent_setup import agent_config
 from bench.canned_tools import CannedTools
 from bench.context import Context
 from bench.fake_model import FakeModelProcess
 from bench.results import Aim, BenchResult, Metric
 from bench.stats import median, p95
 from bench.toolbox import settings_for
-from bot.agent import DEFAULT_SYSTEM_PROMPT, Agent, AgentConfig, AgentEvent, HistoryStore
+from bot.agent import Agent, AgentEvent, HistoryStore
 from tools import build_toolbox
 
 TITLE = "loop overhead: our agent vs bare AsyncOpenAI calls, instant fake model"
@@ -33,10 +34,10 @@ def variants(quick: bool) -> list[str]:
     return ["three-rounds"]
 
 
-async def _bare(client: AsyncOpenAI, tools: CannedTools, model: str) -> int:
+async def _bare(client: AsyncOpenAI, tools: CannedTools, model: str, prompt: str) -> int:
     """The same question with nothing but the SDK: a list that grows, three calls."""
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": DEFAULT_SYSTEM_PROMPT},
+        {"role": "system", "content": prompt},
         {"role": "user", "content": QUESTION},
     ]
     calls = 0
@@ -73,7 +74,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     server = FakeModelProcess.start(ctx.python, ctx.child_env())
     client = AsyncOpenAI(base_url=server.base_url, api_key="bench", max_retries=0, timeout=30)
     history = await HistoryStore.open(scratch / "history.sqlite3")
-    config = AgentConfig("fake-model", 128_000, 2_048, 6, DEFAULT_SYSTEM_PROMPT)
+    config = agent_config("fake-model", 128_000)
     agent = Agent(config, client, tools, history)
     questions = 60 if ctx.quick else 300
     ours: list[float] = []
@@ -84,7 +85,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
             started = time.perf_counter()
             answer = await agent.ask(f"bench:{index}", QUESTION, _on_event)
             mid = time.perf_counter()
-            calls = await _bare(client, tools, config.model)
+            calls = await _bare(client, tools, config.model, config.system_prompt)
             done = time.perf_counter()
             rounds_seen.add(answer.usage.model_calls)
             if index >= 10:  # the first ten warm up both sides
