@@ -125,17 +125,21 @@ class ModelClient:
         return "the model server did not answer in time"
 
     async def complete(
-        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] | None,
+        tool_choice: str | None = None,
     ) -> ModelReply:
-        """One non-streamed completion."""
+        """One non-streamed completion; `tool_choice="none"` keeps the tools attached (some
+        providers refuse a history with tool calls but no tools) while asking for text."""
         try:
-            return await self._complete(messages, tools)
+            return await self._complete(messages, tools, tool_choice)
         except openai.BadRequestError as exc:
             if self._limit_param == "max_tokens" and "max_completion_tokens" in _detail(exc):
                 logger.info("server wants max_completion_tokens; retrying with it")
                 self._limit_param = "max_completion_tokens"
                 try:
-                    return await self._complete(messages, tools)
+                    return await self._complete(messages, tools, tool_choice)
                 except openai.OpenAIError as again:
                     raise self._translate(again) from again
             raise self._translate(exc) from exc
@@ -143,11 +147,16 @@ class ModelClient:
             raise self._translate(exc) from exc
 
     async def _complete(
-        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] | None,
+        tool_choice: str | None,
     ) -> ModelReply:
         extra: dict[str, Any] = {self._limit_param: self._max_output_tokens}
         if tools:
             extra["tools"] = cast(Any, list(tools))
+            if tool_choice is not None:
+                extra["tool_choice"] = tool_choice
         raw = await self._client.chat.completions.with_raw_response.create(
             model=self._model,
             messages=cast(Any, list(messages)),

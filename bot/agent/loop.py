@@ -184,8 +184,12 @@ class Agent:
                 reply = await self._call(past, progress.current, self._tools.specs, progress)
                 progress.rounds += 1
             else:
+                # The tools stay attached (the history holds calls) but may not be used; a
+                # call the model makes anyway is ignored.
                 note: Message = {"role": "user", "content": ROUND_LIMIT_NOTE}
-                reply = await self._call(past, [*progress.current, note], [], progress)
+                reply = await self._call(
+                    past, [*progress.current, note], self._tools.specs, progress, "none"
+                )
             if tools_allowed and reply.tool_calls:
                 outcomes = await run_calls(self._tools, reply.tool_calls, progress.guard, on_event)
                 new = [reply.assistant_message(), *(o.tool_message() for o in outcomes)]
@@ -246,6 +250,7 @@ class Agent:
         current: list[Message],
         specs: list[dict[str, Any]],
         progress: _Progress,
+        tool_choice: str | None = None,
     ) -> ModelReply:
         """One model call that fits the window; on a context-length error, trim harder once."""
         budget = self._budget()
@@ -253,7 +258,7 @@ class Agent:
         for attempt in (1, 2):
             progress.model_calls += 1
             try:
-                reply = await self._model.complete(fitted.messages, specs or None)
+                reply = await self._model.complete(fitted.messages, specs or None, tool_choice)
             except ContextOverflow as exc:
                 self._learn_ceiling(fitted.tokens)
                 if attempt == 2:

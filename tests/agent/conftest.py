@@ -152,6 +152,7 @@ def assert_request_valid(request: Mapping[str, Any], *, budget: int | None = Non
         index += 1
         assert message["role"] != "tool", f"result without its call at {index - 1}"
         if message["role"] == "assistant" and message.get("tool_calls"):
+            assert request.get("tools"), "a history with tool calls sent without tools"
             ids = [call["id"] for call in message["tool_calls"]]
             assert all(ids), "a call without an id was sent"
             answered = []

@@ -92,7 +92,7 @@ class TestFitProperties:
         assert fitted.tokens <= budget
         assert messages[0]["role"] == "system"
         assert messages[0]["content"].startswith(SYSTEM)
-        assert_request_valid({"messages": messages})
+        assert_request_valid({"messages": messages, "tools": ["attached"]})
         tail = messages[len(messages) - len(current) :]
         for sent, original in zip(tail, current, strict=True):
             assert sent["role"] == original["role"]

@@ -134,7 +134,7 @@ class TestAnswering:
 
 
 class TestRoundLimit:
-    async def test_a_model_that_never_stops_gets_one_last_call_without_tools(
+    async def test_a_model_that_never_stops_gets_one_last_call_that_may_not_use_tools(
         self, fake_llm: FakeLLM, make_agent: AgentFactory
     ) -> None:
         for word in ("шарлотка", "пирог", "яблоки"):
@@ -149,7 +149,9 @@ class TestRoundLimit:
         assert answer.usage.rounds == 3
         assert answer.usage.model_calls == 4
         last = fake_llm.requests[-1]
-        assert "tools" not in last
+        assert tool_names(last) == tool_names(fake_llm.requests[0])
+        assert last["tool_choice"] == "none"
+        assert all("tool_choice" not in r for r in fake_llm.requests[:3])
         assert last["messages"][-1] == {"role": "user", "content": ROUND_LIMIT_NOTE}
         assert all(tool_names(r) for r in fake_llm.requests[:3])
         for request in fake_llm.requests:
