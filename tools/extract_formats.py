@@ -78,10 +78,11 @@ def docx_text(path: Path, max_chars: int) -> str:
             if isinstance(block, Table):
                 for row in block.rows:
                     cells: list[str] = []
+                    previous = None
                     for cell in row.cells:
-                        value = " ".join(cell.text.split())
-                        if not cells or cells[-1] != value:  # merged cells repeat
-                            cells.append(value)
+                        if previous is None or cell._tc is not previous._tc:  # noqa: SLF001
+                            cells.append(" ".join(cell.text.split()))  # merged cells repeat
+                        previous = cell
                     lines.append(" | ".join(cells))
             else:
                 lines.append(block.text)

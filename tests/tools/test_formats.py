@@ -16,6 +16,7 @@ from tools.cache import Document, DocumentCache
 from tools.config import ToolSettings
 from tools.encodings import decode_bytes
 from tools.errors import ExtractionError
+from tools.extract_formats import docx_text
 
 SHORT_RUSSIAN = [
     "Привет",
@@ -252,3 +253,19 @@ class TestPagingAndCache:
     async def test_offset_past_end_is_an_error(self, toolbox: Toolbox) -> None:
         result = await read(toolbox, "документы/рецепт_шарлотки.txt", offset=500)
         assert "10 lines" in result["error"]
+
+
+class TestDocxTables:
+    def test_equal_neighbours_are_kept_and_merged_cells_shown_once(self, tmp_path: Path) -> None:
+        import docx  # noqa: PLC0415
+
+        document = docx.Document()
+        grid = document.add_table(rows=2, cols=3)
+        for c, value in enumerate(["Да", "Да", "Нет"]):
+            grid.cell(0, c).text = value
+        grid.cell(1, 0).merge(grid.cell(1, 1)).text = "Итого"
+        grid.cell(1, 2).text = "5"
+        target = tmp_path / "таблица.docx"
+        document.save(str(target))
+
+        assert docx_text(target, 10_000).split("\n")[-2:] == ["Да | Да | Нет", "Итого | 5"]
