@@ -21,24 +21,41 @@ READY_TIMEOUT = 600.0
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The CLI; `--sandbox` and `--data` work before or after the command."""
+    folders = argparse.ArgumentParser(add_help=False)
+    folders.add_argument(
+        "--sandbox",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="documents folder (default: SANDBOX_DIR)",
+    )
+    folders.add_argument(
+        "--data",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="data folder for the index (default: DATA_DIR)",
+    )
     parser = argparse.ArgumentParser(
         prog="python -m tools",
         description="Run the bot's file tools from the terminal and print their JSON results.",
+        parents=[folders],
     )
-    parser.add_argument("--sandbox", type=Path, help="documents folder (default: SANDBOX_DIR)")
-    parser.add_argument("--data", type=Path, help="data folder for the index (default: DATA_DIR)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    search = commands.add_parser("search", help="search_files: find documents")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=help_text, parents=[folders])
+
+    search = command("search", "search_files: find documents")
     search.add_argument("query", nargs="+", help="keywords, a phrase or a glob such as *.pdf")
     search.add_argument("--limit", type=int, default=10)
-    read = commands.add_parser("read", help="read_file: one page of a document")
+    read = command("read", "read_file: one page of a document")
     read.add_argument("path")
     read.add_argument("--offset", type=int, default=1)
     read.add_argument("--limit", type=int, default=None, help="max lines")
-    listing = commands.add_parser("list", help="list_files: a folder's entries")
+    listing = command("list", "list_files: a folder's entries")
     listing.add_argument("path", nargs="?", default="")
     listing.add_argument("--depth", type=int, default=1)
-    commands.add_parser("reindex", help="rebuild the search index from scratch")
+    command("reindex", "rebuild the search index from scratch")
     return parser
 
 
@@ -86,9 +103,9 @@ async def run(args: argparse.Namespace, settings: ToolSettings) -> tuple[str, bo
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     overrides: dict[str, Any] = {}
-    if args.sandbox is not None:
+    if "sandbox" in args:
         overrides["sandbox_dir"] = args.sandbox
-    if args.data is not None:
+    if "data" in args:
         overrides["data_dir"] = args.data
     try:
         settings = ToolSettings(**overrides)

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tools.__main__ import build_parser
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -102,3 +104,35 @@ class TestCli:
         code, _, err = run_cli("--sandbox", str(tmp_path / "nope"), "list", cwd=tmp_path)
         assert code == 2
         assert "SANDBOX_DIR" in err
+
+
+class TestFolderOptions:
+    @pytest.mark.parametrize(
+        "argv",
+        [
+            ["--sandbox", "S", "--data", "D", "search", "отпуск"],
+            ["search", "отпуск", "--sandbox", "S", "--data", "D"],
+            ["--sandbox", "S", "search", "отпуск", "--data", "D"],
+        ],
+    )
+    def test_before_or_after_the_command(self, argv: list[str]) -> None:
+        args = build_parser().parse_args(argv)
+        assert (args.sandbox, args.data, args.query) == (Path("S"), Path("D"), ["отпуск"])
+
+    def test_left_out_they_come_from_the_environment(self) -> None:
+        args = build_parser().parse_args(["list"])
+        assert "sandbox" not in args
+        assert "data" not in args
+
+    def test_after_the_command_in_a_real_run(self, sandbox_dir: Path, tmp_path: Path) -> None:
+        code, out, _ = run_cli(
+            "search",
+            "шарлотка",
+            "--sandbox",
+            str(sandbox_dir),
+            "--data",
+            str(tmp_path / "d"),
+            cwd=tmp_path,
+        )
+        assert code == 0
+        assert parse(out)["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
