@@ -98,6 +98,7 @@ def build_dispatcher(
 
     from bot.albums import Albums  # noqa: PLC0415
     from bot.handlers import make_routers  # noqa: PLC0415
+    from bot.handlers.questions import Asker  # noqa: PLC0415
     from bot.handlers.tuning import Tuning  # noqa: PLC0415
     from bot.middlewares import (  # noqa: PLC0415
         AccessMiddleware,
@@ -109,13 +110,15 @@ def build_dispatcher(
 
     tuning = tuning or Tuning()
     in_flight = InFlight()
+    pacer = EditPacer(tuning.edit_interval_s)
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,
         agent=agent,
         toolbox=toolbox,
         tuning=tuning,
-        pacer=EditPacer(tuning.edit_interval_s),
+        pacer=pacer,
+        asker=Asker(agent, settings, pacer, tuning),
         albums=Albums(),
         in_flight=in_flight,
     )

@@ -1,13 +1,15 @@
 """Who a message is for, which conversation it belongs to, and the question it carries.
 
 In private chats every message is for the bot. In groups the bot answers only when mentioned
-by @username, when someone replies to one of its messages, or for commands addressed to it;
-everything else is other people's talk and is left alone.
+by @username, when someone replies to one of its messages, or for `/command@this_bot`;
+everything else is other people's talk and is left alone. (Its known commands answer a bare
+`/command` in groups too; that is the commands router's filter, not this one.)
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from aiogram.types import Message, MessageEntity, User
 
@@ -52,14 +54,39 @@ def replies_to_bot(message: Message, me: User) -> bool:
     return replied is not None and replied.from_user is not None and replied.from_user.id == me.id
 
 
+_COMMAND = re.compile(r"/([A-Za-z0-9_]{1,32})(?:@([A-Za-z0-9_]+))?(?=\s|$)")
+
+
+@dataclass(frozen=True, slots=True)
+class CommandCall:
+    """A message that starts with a command: its name, the bot it names, and what follows."""
+
+    name: str
+    bot: str | None
+    rest: str
+
+
+def parse_command(text: str | None) -> CommandCall | None:
+    """`/name[@bot] rest`, or None when the text does not start with a well-formed command.
+
+    `/usr/share где лежит?` is not a command: `/usr` runs straight into more path.
+    """
+    match = _COMMAND.match(text or "")
+    if match is None:
+        return None
+    rest = (text or "")[match.end() :].strip()
+    return CommandCall(match.group(1).lower(), match.group(2), rest)
+
+
 def command_for_bot(message: Message, me: User) -> bool:
-    """`/cmd` or `/cmd@this_bot`, but not `/cmd@other_bot`."""
-    text = message.text or ""
-    if not text.startswith("/"):
-        return False
-    head = text.split(maxsplit=1)[0]
-    _, at, name = head.partition("@")
-    return not at or (me.username is not None and name.lower() == me.username.lower())
+    """`/cmd@this_bot` (a bare `/cmd` in a group may be meant for any bot there)."""
+    call = parse_command(message.text)
+    return (
+        call is not None
+        and call.bot is not None
+        and me.username is not None
+        and call.bot.lower() == me.username.lower()
+    )
 
 
 def addressed_to_bot(message: Message, me: User) -> bool:

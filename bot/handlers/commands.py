@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from aiogram import Bot, F, Router
+from aiogram import Bot, Router
 from aiogram.filters import Command, CommandStart
 from aiogram.types import Message
 
 from bot.agent import Agent
 from bot.config import Settings
 from bot.handlers.addressing import conversation_key, is_group
-from bot.handlers.filters import addressed
+from bot.handlers.filters import bare_unknown_command
 from bot.handlers.listing import overview, scan
 from bot.handlers.replies import say, user_texts
 from bot.handlers.tuning import Tuning
@@ -30,7 +30,7 @@ def make_router() -> Router:
     router.message.register(on_files, Command("files"))
     router.message.register(on_status, Command("status"))
     router.message.register(on_admin_command, Command("reindex"))
-    router.message.register(on_unknown_command, F.text.startswith("/"), addressed)
+    router.message.register(on_unknown_command, bare_unknown_command)
     return router
 
 

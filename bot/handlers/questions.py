@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from html import escape
 
 from aiogram import Bot, F, Router
 from aiogram.types import Message
 
-from bot.agent import Agent, AgentError, Answer
+from bot.agent import Agent, AgentError
 from bot.albums import Albums
 from bot.config import Settings
 from bot.delivery import Chunk, Delivery, Renderable
 from bot.handlers.addressing import conversation_key, has_words, question_text
+from bot.handlers.compose import answer_markdown, quoted_context, with_quote
 from bot.handlers.filters import addressed
 from bot.handlers.replies import place_of, say, user_texts
 from bot.handlers.tuning import Tuning
@@ -42,36 +44,75 @@ def make_router() -> Router:
     return router
 
 
-async def on_text(
-    message: Message,
-    *,
-    bot: Bot,
-    agent: Agent,
-    settings: Settings,
-    pacer: EditPacer,
-    tuning: Tuning,
-) -> None:
+@dataclass(frozen=True, slots=True)
+class Asker:
+    """Everything answering a question needs, built once by the composition root."""
+
+    agent: Agent
+    settings: Settings
+    pacer: EditPacer
+    tuning: Tuning
+
+    async def answer(self, bot: Bot, message: Message) -> None:
+        """Ask the agent, showing progress, and deliver the answer (or a clear error)."""
+        texts = user_texts(message)
+        me = await bot.me()
+        question = question_text(message, me)
+        if not has_words(question):
+            await say(bot, message, texts.empty_question, self.tuning)
+            return
+        conversation = conversation_key(message)
+        log.debug("question in %s: %r", conversation, question)
+        question = with_quote(question, quoted_context(message, me))
+        place = place_of(message)
+        progress = Progress(
+            bot,
+            place,
+            texts,
+            self.pacer,
+            show_status=self.settings.show_progress,
+            typing_interval_s=self.tuning.typing_interval_s,
+        )
+        delivery = Delivery(
+            bot,
+            place,
+            pacer=self.pacer,
+            retry_wait_cap_s=self.tuning.retry_wait_cap_s,
+            sleep=self.tuning.sleep,
+        )
+        try:
+            async with progress:
+                parts = await _ask(self.agent, conversation, question, texts, progress)
+        except asyncio.CancelledError:
+            await _tell_interrupted(delivery, texts, progress.status_message_id)
+            raise
+        delivered = await delivery.send(
+            parts,
+            status_message_id=progress.status_message_id,
+            failure_notice=texts.delivery_partial,
+        )
+        log.info(
+            "conversation %s: delivered %d of %d part(s)",
+            conversation,
+            len(delivered.message_ids),
+            len(parts),
+        )
+
+
+async def on_text(message: Message, *, bot: Bot, asker: Asker) -> None:
     """A question typed (or forwarded) as text."""
-    await answer(message, bot=bot, agent=agent, settings=settings, pacer=pacer, tuning=tuning)
+    await asker.answer(bot, message)
 
 
 async def on_captioned_document(
-    message: Message,
-    *,
-    bot: Bot,
-    agent: Agent,
-    settings: Settings,
-    pacer: EditPacer,
-    tuning: Tuning,
-    is_admin: bool,
-    albums: Albums,
+    message: Message, *, bot: Bot, asker: Asker, is_admin: bool, albums: Albums
 ) -> None:
     """A non-admin's document: uploads are for admins, so the caption is the question."""
     if message.media_group_id is not None:
         albums.remember(message.media_group_id, "answered")
     if not is_admin:
-        await say(bot, message, user_texts(message).caption_as_question, tuning)
-    await answer(message, bot=bot, agent=agent, settings=settings, pacer=pacer, tuning=tuning)
+        await say(bot, message, user_texts(message).caption_as_question, asker.tuning)
+    await asker.answer(bot, message)
 
 
 async def on_bare_document(message: Message, *, bot: Bot, tuning: Tuning, albums: Albums) -> None:
@@ -85,54 +126,6 @@ async def on_bare_document(message: Message, *, bot: Bot, tuning: Tuning, albums
             return
         albums.remember(group, "refused")
     await say(bot, message, user_texts(message).upload_refused, tuning)
-
-
-async def answer(
-    message: Message,
-    *,
-    bot: Bot,
-    agent: Agent,
-    settings: Settings,
-    pacer: EditPacer,
-    tuning: Tuning,
-) -> None:
-    """Ask the agent, showing progress, and deliver the answer (or a clear error)."""
-    texts = user_texts(message)
-    question = question_text(message, await bot.me())
-    if not has_words(question):
-        await say(bot, message, texts.empty_question, tuning)
-        return
-    conversation = conversation_key(message)
-    place = place_of(message)
-    log.debug("question in %s: %r", conversation, question)
-    progress = Progress(
-        bot,
-        place,
-        texts,
-        pacer,
-        show_status=settings.show_progress,
-        typing_interval_s=tuning.typing_interval_s,
-    )
-    delivery = Delivery(
-        bot, place, pacer=pacer, retry_wait_cap_s=tuning.retry_wait_cap_s, sleep=tuning.sleep
-    )
-    try:
-        async with progress:
-            parts = await _ask(agent, conversation, question, texts, progress)
-    except asyncio.CancelledError:
-        await _tell_interrupted(delivery, texts, progress.status_message_id)
-        raise
-    delivered = await delivery.send(
-        parts,
-        status_message_id=progress.status_message_id,
-        failure_notice=texts.delivery_partial,
-    )
-    log.info(
-        "conversation %s: delivered %d of %d part(s)",
-        conversation,
-        len(delivered.message_ids),
-        len(parts),
-    )
 
 
 async def _tell_interrupted(delivery: Delivery, texts: Texts, status_id: int | None) -> None:
@@ -157,25 +150,3 @@ async def _ask(
         return [Chunk.from_html(escape(texts.error_generic))]
     parts: list[Renderable] = list(render_answer(answer_markdown(result, texts)))
     return parts or [Chunk.from_html(escape(texts.error_bad_reply))]
-
-
-def answer_markdown(result: Answer, texts: Texts) -> str:
-    """The model's answer with the notes and the sources line appended as Markdown."""
-    body = result.text.strip()
-    if not body:
-        return ""
-    if _open_fence(body):
-        body += "\n```"
-    tail = []
-    if result.cut_short:
-        tail.append(texts.note_cut_short)
-    if result.truncated:
-        tail.append(texts.note_truncated)
-    if result.sources:
-        tail.append(texts.sources_line(result.sources))
-    return "\n\n".join([body, *tail])
-
-
-def _open_fence(text: str) -> bool:
-    fences = sum(1 for line in text.splitlines() if line.lstrip().startswith(("```", "~~~")))
-    return fences % 2 == 1

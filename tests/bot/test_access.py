@@ -107,7 +107,72 @@ class TestGroups:
             "text": "Прошлый ответ",
         }
         await harness.feed(_group_message(harness, "а подробнее?", reply_to_message=replied))
-        assert harness.llm.requests[0]["messages"][-1]["content"] == "а подробнее?"
+        # In a group the bot's message may belong to another member's conversation, which
+        # this one never saw, so it is quoted.
+        content = harness.llm.requests[0]["messages"][-1]["content"]
+        assert content.endswith("\n\nа подробнее?")
+        assert "> Прошлый ответ" in content
+
+    async def test_reply_to_someone_else_quotes_their_text(self, harness: Harness) -> None:
+        harness.llm.reply_text("Да.")
+        replied = {
+            "message_id": 8,
+            "date": 1,
+            "chat": {"id": GROUP_ID, "type": "supergroup", "title": "Team"},
+            "from": {"id": 4242, "is_bot": False, "first_name": "Colleague"},
+            "text": "Отпуск переносится на август\n" + "очень " * 500,
+        }
+        text = f"@{BOT_USERNAME} это правда?"
+        await harness.feed(
+            _group_message(
+                harness,
+                text,
+                entities=[mention_entity(text, f"@{BOT_USERNAME}")],
+                reply_to_message=replied,
+            )
+        )
+        content = harness.llm.requests[0]["messages"][-1]["content"]
+        assert "> Отпуск переносится на август" in content
+        assert content.endswith("это правда?")
+        assert len(content) < 1700
+
+    async def test_a_selected_quote_wins_over_the_whole_message(self, harness: Harness) -> None:
+        harness.llm.reply_text("Да.")
+        replied = {
+            "message_id": 9,
+            "date": 1,
+            "chat": {"id": GROUP_ID, "type": "supergroup", "title": "Team"},
+            "from": {"id": 4242, "is_bot": False, "first_name": "Colleague"},
+            "text": "Первое. Второе важное.",
+        }
+        text = f"@{BOT_USERNAME} а это?"
+        await harness.feed(
+            _group_message(
+                harness,
+                text,
+                entities=[mention_entity(text, f"@{BOT_USERNAME}")],
+                reply_to_message=replied,
+                quote={"text": "Второе важное.", "position": 8},
+            )
+        )
+        content = harness.llm.requests[0]["messages"][-1]["content"]
+        assert "> Второе важное." in content
+        assert "Первое" not in content
+
+    async def test_bare_unknown_command_in_a_group_is_ignored(self, harness: Harness) -> None:
+        await harness.feed(
+            harness.updates.command("/weather", chat_id=GROUP_ID, chat_type="supergroup")
+        )
+        assert not harness.session.calls
+        assert not harness.llm.requests
+
+    async def test_unknown_command_addressed_to_the_bot_gets_help(self, harness: Harness) -> None:
+        await harness.feed(
+            harness.updates.command(
+                f"/weather@{BOT_USERNAME}", chat_id=GROUP_ID, chat_type="supergroup"
+            )
+        )
+        assert "/files" in str(_sends(harness)[-1].text)
 
     async def test_group_members_keep_separate_conversations(self, harness: Harness) -> None:
         harness.llm.reply_text("Первый.")

@@ -42,6 +42,16 @@ class TestStartAndHelp:
         assert not harness.llm.requests
         assert "/files" in _last_text(harness)
 
+    async def test_a_path_with_words_is_a_question(self, harness: Harness) -> None:
+        harness.llm.reply_text("В /usr/share лежат общие данные.")
+        await harness.feed(harness.updates.message("/usr/share где лежит?"))
+        assert harness.llm.requests[0]["messages"][-1]["content"] == "/usr/share где лежит?"
+
+    async def test_unknown_command_with_words_is_a_question(self, harness: Harness) -> None:
+        harness.llm.reply_text("Завтра солнечно.")
+        await harness.feed(harness.updates.command("/weather завтра"))
+        assert harness.llm.requests[0]["messages"][-1]["content"] == "/weather завтра"
+
     async def test_command_menu_is_registered_in_both_languages(self, harness: Harness) -> None:
         menus = [
             c

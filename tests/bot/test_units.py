@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
+import pytest
 from aiogram.types import Message, User
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.agent import Answer
 from bot.handlers.addressing import conversation_key, has_words, question_text
-from bot.handlers.questions import answer_markdown
+from bot.handlers.compose import answer_markdown, unclosed_fence
 from bot.texts import ENGLISH, RUSSIAN, Texts, language_of, texts_for
 from bot.uploads import safe_file_name
 from tests.support.fake_telegram import bot_user_json, mention_entity
@@ -102,3 +103,21 @@ class TestAnswerMarkdown:
     def test_many_sources_are_shortened(self) -> None:
         answer = Answer(text="ok", sources=tuple(f"f{i}.txt" for i in range(8)))
         assert answer_markdown(answer, RUSSIAN).endswith("`f4.txt` +3")
+
+
+class TestUnclosedFence:
+    @pytest.mark.parametrize(
+        ("markdown", "fence"),
+        [
+            ("a\n```py\nx = 1", "```"),
+            ("a\n```\nx\n```", None),
+            ("````\n```\nx", "````"),
+            ("````\n```\nx\n```", "````"),
+            ("    ```\nindented code", None),
+            ("- item\n  ```\n  x", "```"),
+            ("```", "```"),
+            ("~~~\nx\n~~~", None),
+        ],
+    )
+    def test_matches_the_renderer(self, markdown: str, fence: str | None) -> None:
+        assert unclosed_fence(markdown) == fence
