@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,9 +71,19 @@ def _call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
     return "list_files", {"path": args.path, "depth": args.depth}
 
 
-async def run(args: argparse.Namespace, settings: ToolSettings) -> tuple[str, bool]:
-    """The JSON text to print and whether it is an error."""
-    box = Toolbox(settings)
+async def run(
+    args: argparse.Namespace,
+    settings: ToolSettings,
+    *,
+    ready_timeout: float = READY_TIMEOUT,
+    make_toolbox: Callable[[ToolSettings], Toolbox] = Toolbox,
+) -> tuple[str, bool]:
+    """The JSON text to print and whether it is an error.
+
+    A search waits for the first index build up to `ready_timeout`, then searches anyway:
+    names are found at once and the result says the index is still being built.
+    """
+    box = make_toolbox(settings)
     if args.command == "search":
         await box.start()  # read and list need no index; reindex builds its own
     try:
@@ -92,7 +103,10 @@ async def run(args: argparse.Namespace, settings: ToolSettings) -> tuple[str, bo
                 await asyncio.wait_for(box.wait_ready(), 1.0)
             except TimeoutError:
                 sys.stderr.write("building the search index for the first time…\n")
-                await asyncio.wait_for(box.wait_ready(), READY_TIMEOUT)
+                try:
+                    await asyncio.wait_for(box.wait_ready(), ready_timeout)
+                except TimeoutError:
+                    sys.stderr.write("the index is not complete yet; searching what it holds\n")
         name, call = _call(args)
         text = await box.execute(name, call)
     finally:

@@ -11,7 +11,11 @@ from typing import Any
 
 import pytest
 
-from tools.__main__ import build_parser
+from tests.tools.docgen import text_pdf
+from tests.tools.gated_worker import GATE_MARK, WorkerGate
+from tools import Toolbox
+from tools.__main__ import build_parser, run
+from tools.config import ToolSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -136,3 +140,25 @@ class TestFolderOptions:
         )
         assert code == 0
         assert parse(out)["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
+
+
+class TestSlowFirstBuild:
+    async def test_search_answers_when_the_build_outlasts_the_wait(
+        self, sandbox_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        (sandbox_dir / "000_долгий.pdf").write_bytes(text_pdf([["Текст"]]) + GATE_MARK)
+        settings = ToolSettings(sandbox_dir=sandbox_dir, data_dir=tmp_path / "data")
+        gate = WorkerGate(tmp_path / "gate")
+        args = build_parser().parse_args(["search", "шарлотка"])
+        try:
+            text, failed = await run(
+                args,
+                settings,
+                ready_timeout=0.05,
+                make_toolbox=lambda s: Toolbox(s, extraction_worker=gate.command),
+            )
+        finally:
+            gate.close()
+        assert not failed
+        assert json.loads(text)["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
+        assert "not complete yet" in capsys.readouterr().err
