@@ -18,6 +18,8 @@ class InFlight:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._idle = asyncio.Event()
         self._idle.set()
+        self._grew = asyncio.Event()
+        self.closing = False
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -29,6 +31,7 @@ class InFlight:
             return await work()
         self._tasks.add(task)
         self._idle.clear()
+        self._grew.set()
         try:
             return await work()
         finally:
@@ -36,8 +39,18 @@ class InFlight:
             if not self._tasks:
                 self._idle.set()
 
+    async def wait_until_running(self, count: int) -> None:
+        """Wait until at least `count` handlers run or wait at once (for monitoring and tests)."""
+        while len(self._tasks) < count:
+            self._grew.clear()
+            await self._grew.wait()
+
     async def drain(self, grace_s: float) -> None:
-        """Wait up to `grace_s` for running handlers, then cancel the rest and wait for them."""
+        """Wait up to `grace_s` for running handlers, then cancel the rest and wait for them.
+
+        From here on `closing` is set, so nothing new is admitted.
+        """
+        self.closing = True
         if not self._tasks:
             return
         log.info("waiting up to %.0f s for %d running question(s)", grace_s, len(self._tasks))

@@ -8,6 +8,7 @@ running handlers so shutdown can let them finish (or cancel them) before stores 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -29,13 +30,15 @@ Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
 # Set in the handler data when a message was turned away as "busy", so the rate limit (which
 # runs earlier) does not count a question that was never asked.
 TURNED_AWAY = "turned_away_busy"
+_NOTICE_TIMEOUT_S = 3.0
 
 
 class ConversationOrderMiddleware(BaseMiddleware):
     """Inner message middleware: handlers of one conversation run one after another.
 
     More than `max_waiting` messages queued for one conversation are refused politely, so a
-    flood (with the rate limit off) never builds an endless queue.
+    flood (with the rate limit off) never builds an endless queue. At shutdown, messages still
+    queued (and any arriving late) are told the bot is restarting rather than dropped.
     """
 
     def __init__(self, in_flight: InFlight, *, max_waiting: int = 10) -> None:
@@ -45,22 +48,38 @@ class ConversationOrderMiddleware(BaseMiddleware):
         self._notices = NoticeCooldown(30.0)
 
     async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
-        if not isinstance(event, Message):
-            return await self._in_flight.track(lambda: handler(event, data))
+        assert isinstance(event, Message)  # registered on messages only
+        user: User | None = data.get("event_from_user")
+        if self._in_flight.closing:
+            log.info("message in chat %d arrived during shutdown", event.chat.id)
+            await self._tell(event, user, stopping=True)
+            return None
         key = conversation_key(event)
         if self._locks.waiting(key) >= self._max_waiting:
             log.info("conversation %s has too many waiting messages", key)
             data[TURNED_AWAY] = True
             if self._notices.allow(event.chat.id):
-                await self._refuse(event, data.get("event_from_user"))
+                await self._tell(event, user, stopping=False)
             return None
-        return await self._in_flight.track(
-            lambda: self._locks.run(key, lambda: handler(event, data))
-        )
+        started = False
+
+        async def work() -> Any:
+            nonlocal started
+            started = True
+            return await handler(event, data)
+
+        try:
+            return await self._in_flight.track(lambda: self._locks.run(key, work))
+        except asyncio.CancelledError:
+            if not started:  # cancelled while queued: the handler never got to say anything
+                await self._tell(event, user, stopping=True)
+            raise
 
     @staticmethod
-    async def _refuse(message: Message, user: User | None) -> None:
+    async def _tell(message: Message, user: User | None, *, stopping: bool) -> None:
+        texts = texts_for(user.language_code if user else None)
         try:
-            await message.reply(texts_for(user.language_code if user else None).chat_busy)
-        except TelegramAPIError as exc:
-            log.info("could not send the busy notice: %s", exc)
+            text = texts.error_interrupted if stopping else texts.chat_busy
+            await asyncio.wait_for(message.reply(text), _NOTICE_TIMEOUT_S)
+        except (TelegramAPIError, TimeoutError) as exc:
+            log.info("could not send the notice: %s", exc)

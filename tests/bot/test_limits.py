@@ -185,3 +185,27 @@ class TestShutdown:
             await harness.dp.emit_shutdown(bot=harness.bot, **harness.dp.workflow_data)
             assert feeding.cancelled()
             assert "перезапускается" in str(harness.session.called("editMessageText")[-1].text)
+
+    async def test_questions_queued_at_shutdown_are_told_too(self, make_dispatcher: Any) -> None:
+        tuning = Tuning(edit_interval_s=0.0, shutdown_grace_s=0.2)
+        async with make_dispatcher(tuning=tuning) as harness:
+            harness.llm.reply_hang()
+            first = asyncio.create_task(harness.feed(harness.updates.message("первый")))
+            await harness.llm.wait_for_requests(1)
+            second = asyncio.create_task(harness.feed(harness.updates.message("второй")))
+            in_flight = harness.dp.workflow_data["in_flight"]
+            await asyncio.wait_for(in_flight.wait_until_running(2), 5)
+            await harness.dp.emit_shutdown(bot=harness.bot, **harness.dp.workflow_data)
+            assert first.cancelled()
+            assert second.cancelled()
+            replies = [m for m in harness.session.called("sendMessage") if m.reply_parameters]
+            assert len(replies) == 1
+            assert "перезапускается" in str(replies[0].text)
+            assert len(harness.llm.requests) == 1
+
+    async def test_messages_after_shutdown_began_are_told(self, make_dispatcher: Any) -> None:
+        async with make_dispatcher() as harness:
+            await harness.dp.workflow_data["in_flight"].drain(0.1)
+            await harness.feed(harness.updates.message("вопрос"))
+            assert "перезапускается" in str(harness.session.called("sendMessage")[-1].text)
+            assert not harness.llm.requests
