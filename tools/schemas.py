@@ -7,11 +7,36 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from annotated_types import Le
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class _Args(BaseModel):
+    """Forgiving where a model's habit is harmless, strict where the call makes no sense.
+
+    `null` for an optional field means its default, and a number above a field's maximum is
+    lowered to it (the schema leaves maxima out to save tokens); anything else invalid is an
+    error the model sees.
+    """
+
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _forgive(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        fixed = dict(data)
+        for name, field in cls.model_fields.items():
+            value = fixed.get(name)
+            if value is None and name in fixed and not field.is_required():
+                del fixed[name]
+                continue
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                for bound in field.metadata:
+                    if isinstance(bound, Le) and isinstance(bound.le, int) and value > bound.le:
+                        fixed[name] = bound.le
+        return fixed
 
 
 class SearchArgs(_Args):

@@ -60,7 +60,8 @@ class TestArguments:
             ("search_files", {"query": "x", "extra": 1}, "extra"),
             ("read_file", {"path": "a.txt", "offset": 0}, "offset"),
             ("read_file", {"file": "a.txt"}, "path"),
-            ("list_files", {"depth": 99}, "depth"),
+            ("list_files", {"depth": 0}, "depth"),
+            ("search_files", {"query": None}, "query"),
             ("list_files", '"just a string"', "JSON object"),
             ("delete_files", {"path": "x"}, "no tool"),
             ("", {}, "no tool"),
@@ -78,6 +79,28 @@ class TestArguments:
         as_text = await toolbox.execute("search_files", '{"query": "сахар"}')
         as_map = await toolbox.execute("search_files", {"query": "сахар"})
         assert as_text == as_map
+
+    async def test_null_means_the_default(self, toolbox: Toolbox) -> None:
+        found = await result_of(toolbox, "search_files", {"query": "отпуск", "limit": None})
+        assert found["total"] >= 1
+        page = await result_of(
+            toolbox, "read_file", {"path": "hr/отпуск.md", "offset": None, "limit": None}
+        )
+        assert page["start_line"] == 1
+        listing = await result_of(toolbox, "list_files", {"path": None, "depth": None})
+        assert listing["path"] == ""
+
+    async def test_numbers_over_the_maximum_are_lowered_to_it(self, toolbox: Toolbox) -> None:
+        root = toolbox.sandbox.root
+        for i in range(60):
+            (root / f"заметка_{i}.txt").write_text(f"заметка про склад {i}", encoding="utf-8")
+        await asyncio.wait_for(toolbox.wait_synced(), 10)
+        found = await result_of(toolbox, "search_files", {"query": "склад", "limit": 1000})
+        assert len(found["results"]) == 50
+        deep = await result_of(toolbox, "list_files", {"depth": 99})
+        assert deep["total"] > 60
+        page = await result_of(toolbox, "read_file", {"path": "hr/отпуск.md", "limit": 10**9})
+        assert page["next_offset"] is None
 
     async def test_empty_arguments_mean_defaults(self, toolbox: Toolbox) -> None:
         listing = await result_of(toolbox, "list_files", "")
