@@ -59,6 +59,8 @@ class Texts:
     upload_disk_full: str
     upload_failed: str
     upload_in_private: str
+    write_as_yourself: str
+    group_not_allowed: str
     caption_not_folder: str
     folder_is_file: str
     upload_download_failed: str
@@ -242,6 +244,9 @@ RUSSIAN = Texts(
     upload_download_timeout="⚠️ Файл скачивался слишком долго, загрузка прервана. "
     "Отправьте его ещё раз.",
     upload_failed="⚠️ Не удалось сохранить файл, ничего не записано. Подробности — в журнале.",
+    write_as_yourself="👤 Я отвечаю только людям: напишите из своего аккаунта, а не от имени "
+    "группы или канала.",
+    group_not_allowed="🔒 В этой группе я не отвечаю. Напишите мне в личные сообщения.",
     upload_in_private="📥 Документы добавляются в личном чате со мной: отправьте файл туда.",
     caption_not_folder="ℹ️ Подпись не похожа на путь, поэтому файл сохранён в корень. Чтобы "
     "выбрать папку, укажите в подписи только путь, например <code>docs/hr</code>.",
@@ -328,6 +333,9 @@ ENGLISH = Texts(
     upload_download_timeout="⚠️ The download took too long and was stopped. Please send the "
     "file again.",
     upload_failed="⚠️ Could not save the file; nothing was written. The log has the details.",
+    write_as_yourself="👤 I only answer people: write from your own account, not as the group "
+    "or a channel.",
+    group_not_allowed="🔒 I do not answer in this group. Message me privately instead.",
     upload_in_private="📥 Documents are added in a private chat with me: send the file there.",
     caption_not_folder="ℹ️ The caption does not look like a path, so the file went to the top "
     "folder. To pick a folder, make the caption just the path, e.g. <code>docs/hr</code>.",

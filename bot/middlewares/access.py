@@ -16,7 +16,7 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message, TelegramObject, Update, User
 
 from bot.config import Settings
-from bot.handlers.addressing import addressed_to_bot
+from bot.handlers.addressing import addressed_to_bot, is_group
 from bot.middlewares.notices import NoticeCooldown
 from bot.texts import texts_for
 
@@ -26,25 +26,53 @@ Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
 
 
 class AccessMiddleware(BaseMiddleware):
-    """Outer update middleware: lets known users through and answers strangers once a minute."""
+    """Outer update middleware: lets known users through and answers strangers once a minute.
+
+    In groups outside ALLOWED_CHAT_IDS (when set) and for messages posted as a chat (anonymous
+    admins, "send as channel") a mention gets one short notice per chat per period.
+    """
 
     def __init__(self, settings: Settings, *, notice_period_s: float = 60.0) -> None:
         self._settings = settings
         self._notices = NoticeCooldown(notice_period_s)
+        self._chat_notices = NoticeCooldown(notice_period_s)
 
     async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
         user: User | None = data.get("event_from_user")
-        if user is None or user.is_bot:
+        message = event.message if isinstance(event, Update) else None
+        if user is None:
+            return None
+        if message is not None and is_group(message):
+            if message.sender_chat is not None:
+                await self._tell_chat(message, data["bot"], user, "anonymous")
+                return None
+            if not self._settings.may_answer_in_group(message.chat.id):
+                await self._tell_chat(message, data["bot"], user, "group")
+                return None
+        if user.is_bot:
             return None
         if self._settings.may_use(user.id):
             data["is_admin"] = self._settings.is_admin(user.id)
             return await handler(event, data)
-        message = event.message if isinstance(event, Update) else None
         if message is not None:
             await self._refuse(message, user, data["bot"])
         else:
             log.debug("dropped a %s update from a stranger", type(event).__name__)
         return None
+
+    async def _tell_chat(self, message: Message, bot: Bot, user: User, why: str) -> None:
+        """One short notice per chat and period, and only when the bot was addressed."""
+        if not addressed_to_bot(message, await bot.me()):
+            return
+        log.info("not answering in chat %d: %s", message.chat.id, why)
+        if not self._chat_notices.allow(message.chat.id):
+            return
+        texts = texts_for(user.language_code)
+        text = texts.write_as_yourself if why == "anonymous" else texts.group_not_allowed
+        try:
+            await message.reply(text)
+        except TelegramAPIError as exc:
+            log.info("could not send the notice to chat %d: %s", message.chat.id, exc)
 
     async def _refuse(self, message: Message, user: User, bot: Bot) -> None:
         if not addressed_to_bot(message, await bot.me()):

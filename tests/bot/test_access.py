@@ -209,3 +209,48 @@ class TestGroups:
             harness.updates.command("/start@other_bot", chat_id=GROUP_ID, chat_type="supergroup")
         )
         assert not harness.session.calls
+
+
+class TestGroupLimits:
+    async def test_outside_allowed_chats_a_mention_gets_one_refusal(
+        self, make_dispatcher: Any
+    ) -> None:
+        async with make_dispatcher(allowed_chat_ids=frozenset({-100_777})) as harness:
+            text = f"@{BOT_USERNAME} где рецепт?"
+            for _ in range(2):
+                await harness.feed(
+                    _group_message(
+                        harness, text, entities=[mention_entity(text, f"@{BOT_USERNAME}")]
+                    )
+                )
+            await harness.feed(_group_message(harness, "просто болтаем"))
+            sent = _sends(harness)
+            assert len(sent) == 1
+            assert "В этой группе я не отвечаю" in str(sent[0].text)
+            assert not harness.llm.requests
+
+    async def test_allowed_chat_is_answered(self, make_dispatcher: Any) -> None:
+        async with make_dispatcher(allowed_chat_ids=frozenset({GROUP_ID})) as harness:
+            harness.llm.reply_text("Вот.")
+            text = f"@{BOT_USERNAME} где рецепт?"
+            await harness.feed(
+                _group_message(harness, text, entities=[mention_entity(text, f"@{BOT_USERNAME}")])
+            )
+            assert harness.llm.requests
+
+    async def test_anonymous_admin_is_asked_to_write_as_themselves(self, harness: Harness) -> None:
+        text = f"@{BOT_USERNAME} где рецепт?"
+        for _ in range(2):
+            message = harness.updates.message_json(
+                text,
+                chat_id=GROUP_ID,
+                chat_type="supergroup",
+                entities=[mention_entity(text, f"@{BOT_USERNAME}")],
+                sender_chat={"id": GROUP_ID, "type": "supergroup", "title": "Team"},
+            )
+            message["from"] = {"id": 1087968824, "is_bot": True, "first_name": "Group"}
+            await harness.feed(harness.updates.wrap("message", message))
+        sent = _sends(harness)
+        assert len(sent) == 1
+        assert "write from your own account" in str(sent[0].text)
+        assert not harness.llm.requests
