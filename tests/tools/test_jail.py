@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import threading
+import unicodedata
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -191,11 +192,17 @@ class TestSymlinks:
         real = Sandbox(root, reserved=(data,)).resolve(path)
         assert real == (root / "документы" / "рецепт_шарлотки.txt").resolve()
 
-    def test_dangling_link_is_missing_not_outside(self, host: tuple[Path, Path]) -> None:
+    def test_dangling_link_out_is_refused_as_outside(self, host: tuple[Path, Path]) -> None:
         root, data = host
         with pytest.raises(SandboxError) as caught:
             Sandbox(root, reserved=(data,)).resolve("dangling.txt")
         assert caught.value.reason == "escape"
+
+    def test_dangling_link_inside_is_missing(self, host: tuple[Path, Path]) -> None:
+        root, data = host
+        (root / "broken.txt").symlink_to(root / "удалённый.txt")
+        with pytest.raises(PathNotFoundError):
+            Sandbox(root, reserved=(data,)).resolve("broken.txt")
 
     async def test_link_created_after_index_build(self, toolbox: Toolbox, tmp_path: Path) -> None:
         outside = tmp_path / "late_secret.txt"
@@ -261,3 +268,34 @@ def test_fixture_links_exist(host: tuple[Path, Path]) -> None:
     root, _ = host
     assert os.path.islink(root / "link_dir")
     assert (root / "alias.txt").read_text(encoding="utf-8").startswith("Рецепт")
+
+
+class TestDataFolderInside:
+    @pytest.mark.parametrize(
+        "spell",
+        [
+            lambda root: root / "служебное_ёй" / ".." / "служебное_ёй",
+            lambda root: Path(f"{root}/служебное_ёй/"),
+            lambda root: Path(unicodedata.normalize("NFD", f"{root}/служебное_ёй")),
+            lambda root: Path(f"{root}/./документы/../служебное_ёй"),
+        ],
+        ids=["dotdot", "trailing-slash", "nfd", "dot-and-dotdot"],
+    )
+    async def test_stays_invisible_however_it_is_spelled(
+        self, sandbox_dir: Path, spell: Callable[[Path], Path]
+    ) -> None:
+        box = Toolbox(ToolSettings(sandbox_dir=sandbox_dir, data_dir=spell(sandbox_dir)))
+        await box.start()
+        try:
+            await asyncio.wait_for(box.wait_ready(), 30)
+            listing = json.loads(await box.execute("list_files", {"depth": 5}))
+            assert not any("служебное" in e["path"] for e in listing["entries"])
+            for query in ("*.sqlite3", "search-index", "служебное"):
+                found = json.loads(await box.execute("search_files", {"query": query}))
+                assert found["results"] == [], query
+            for path in ("служебное_ёй/search-index.sqlite3", "служебное_ёй"):
+                refused = json.loads(await box.execute("read_file", {"path": path}))
+                assert "error" in refused
+                assert "служебное" not in json.dumps(refused["hint"], ensure_ascii=False)
+        finally:
+            await box.close()

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from tools import Toolbox, build_toolbox
 from tools.config import ToolSettings
@@ -118,17 +121,16 @@ class TestArguments:
 
 
 class TestDataFolder:
-    async def test_index_is_invisible_when_data_is_the_sandbox(self, sandbox_dir: Any) -> None:
-        box = Toolbox(ToolSettings(sandbox_dir=sandbox_dir, data_dir=sandbox_dir))
-        await box.start()
-        try:
-            await asyncio.wait_for(box.wait_ready(), 30)
-            listing = await result_of(box, "list_files", {})
-            assert not any("search-index" in e["path"] for e in listing["entries"])
-            refused = await result_of(box, "read_file", {"path": "search-index.sqlite3"})
-            assert "error" in refused
-        finally:
-            await box.close()
+    @pytest.mark.parametrize(
+        "spell",
+        [lambda root: root, lambda root: Path(f"{root}/"), lambda root: root / "hr" / ".."],
+        ids=["same", "trailing-slash", "dotdot"],
+    )
+    def test_the_documents_folder_is_refused_as_data(
+        self, sandbox_dir: Path, spell: Callable[[Path], Path]
+    ) -> None:
+        with pytest.raises(ValidationError, match="DATA_DIR"):
+            ToolSettings(sandbox_dir=sandbox_dir, data_dir=spell(sandbox_dir))
 
 
 class TestListing:
