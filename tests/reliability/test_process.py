@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bot.texts import RUSSIAN
 from tests.agent.conftest import assert_request_valid
 from tests.reliability.conftest import stored_turns
 from tests.reliability.flaky_bot_api import FlakyBotApi
@@ -111,7 +112,11 @@ class TestKilledMidQuestion:
             (updates.message_json("Второй вопрос"), USER_ID, "Ответ после перезапуска."),
             (updates.message_json("А ещё?"), USER_ID, "отклонил ключ"),
             (status, USER_ID, "Модель"),
-            (updates.message_json(None, user_id=ADMIN_ID, document=document), ADMIN_ID, "HTTP"),
+            (
+                updates.message_json(None, user_id=ADMIN_ID, document=document),
+                ADMIN_ID,
+                RUSSIAN.upload_download_failed,
+            ),
         ]
         restart = len(bot_api.calls)
         await child.start()

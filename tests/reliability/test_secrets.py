@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from bot.texts import RUSSIAN
 from tests.reliability.conftest import bot_log
 from tests.reliability.flaky_bot_api import FlakyBotApi
 from tests.reliability.polling import http_bot, polling
@@ -70,7 +71,7 @@ class TestSecretsInProcess:
                         document={"file_id": "d7", "file_unique_id": "u7", "file_name": "a.txt"},
                     ),
                     ADMIN_ID,
-                    "Не удалось сохранить файл",
+                    RUSSIAN.upload_download_failed,
                 ),
             ]
             async with polling(harness.dp, http_bot(bot_api.base_url)):
@@ -82,6 +83,6 @@ class TestSecretsInProcess:
         replies = bot_api.texts_to(USER_ID) + bot_api.texts_to(ADMIN_ID)
         assert "Failed to fetch updates" in logged
         assert "HTTP 401" in logged
-        assert "rejected the markup" in logged
+        assert "can't parse entities" in logged
         assert not leaks(logged)
         assert not leaks("\n".join(replies))

@@ -39,9 +39,7 @@ class TestUploadsOverHttp:
         finally:
             await bot.session.close()
         (reply,) = bot_api.texts_to(ADMIN_ID)
-        assert reply.startswith("⚠️ Не удалось сохранить файл")
-        assert "404" in reply
-        assert "Ничего не записано" in reply
+        assert reply == RUSSIAN.upload_download_failed
         logged = bot_log(caplog.records)
         assert "HTTP 404" in logged
         assert BOT_TOKEN not in reply + logged
@@ -175,9 +173,8 @@ class TestOddCommands:
             ("/files ../../etc", RUSSIAN.files_header.format(total=8)),
             ("/files /", RUSSIAN.files_header.format(total=8)),
             ("/status <script>junk</script> ../../ %00", RUSSIAN.status_title),
-            ("/", HELP),
-            ("/no_such_command arg", HELP),
-            ("/" + "x" * 4000, HELP),
+            ("/", RUSSIAN.empty_question),
+            ("/no_such_command", HELP),
             ("/reindex", RUSSIAN.admin_only),
         ],
         ids=[
@@ -192,7 +189,6 @@ class TestOddCommands:
             "status-junk",
             "slash-only",
             "unknown-command",
-            "4001-char-command",
             "reindex-by-non-admin",
         ],
     )
@@ -205,6 +201,19 @@ class TestOddCommands:
         assert reply.startswith(expected) or reply == expected
         assert "passwd" not in reply
         assert str(harness.settings.sandbox_dir) not in reply
+
+    @pytest.mark.parametrize(
+        "text",
+        ["/no_such_command где договор?", "/usr/share где лежит?", "/" + "x" * 4000],
+        ids=["unknown-command-with-words", "path-like", "4001-chars"],
+    )
+    async def test_a_slash_text_that_is_no_bare_command_is_a_question(
+        self, harness: Harness, transcript: Transcript, text: str
+    ) -> None:
+        harness.llm.reply_text("Ответ.")
+        await harness.feed(harness.updates.message(text))
+        assert question_sent(harness) == text
+        assert only_reply(transcript) == "Ответ."
 
 
 class TestFlood:

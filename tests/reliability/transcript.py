@@ -2,7 +2,8 @@
 
 The fake session records calls but not whether they succeeded or which message id a send got;
 `Transcript` wraps its `make_request` to note both, then replays sends, edits and deletions
-into the messages a user would see in each chat at the end.
+into the messages a user would see in each chat at the end. An edit refused as "message is not
+modified" counts as shown: Telegram says so only when the message already has that text.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aiogram import Bot
+from aiogram.exceptions import TelegramBadRequest
 from aiogram.methods import TelegramMethod
 
 from bot.texts import ENGLISH, RUSSIAN
@@ -71,6 +73,10 @@ class Transcript:
         ) -> Any:
             try:
                 result = await inner(bot, method, timeout)
+            except TelegramBadRequest as exc:
+                # Telegram says "not modified" only when the message already reads so.
+                self._note(method, None, ok="message is not modified" in exc.message.lower())
+                raise
             except Exception:
                 self._note(method, None, ok=False)
                 raise
