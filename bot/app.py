@@ -1,5 +1,7 @@
 """The composition root: the one place that builds the Bot, Dispatcher, stores and Agent.
 
+The command menu lives in `bot.menu`, the polling/webhook run loop in `bot.polling`.
+
 `build_dispatcher` wires a Dispatcher from parts handed in (settings, agent, toolbox), so tests
 pass a fake Bot session and a fake model server while `python -m bot` passes the real ones.
 aiogram is imported inside the Telegram builders only: importing it costs seconds, and
@@ -19,7 +21,6 @@ from openai import AsyncOpenAI
 from bot.agent import Agent, AgentConfig, HistoryStore, PromptError, build_client
 from bot.config import Settings
 from bot.logs import setup_logging
-from bot.texts import ENGLISH, RUSSIAN
 from tools import Toolbox, build_toolbox
 
 if TYPE_CHECKING:
@@ -35,9 +36,12 @@ __all__ = [
     "close_services",
     "open_services",
     "run_command",
+    "warn_about_settings",
 ]
 
 log = logging.getLogger(__name__)
+
+_TELEGRAM_DOWNLOAD_MB = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +81,11 @@ async def close_services(services: Services) -> None:
 
 
 def build_bot(settings: Settings) -> Bot:
-    """A Bot for Telegram's servers or TELEGRAM_API_BASE; parse mode is chosen per call."""
+    """A Bot for Telegram's servers or TELEGRAM_API_BASE; parse mode is chosen per call.
+
+    With TELEGRAM_API_LOCAL the server runs with `--local`: getFile answers with a path on the
+    server's disk, which aiogram then reads directly (so that disk must be mounted here too).
+    """
     from aiogram import Bot  # noqa: PLC0415 - see the module docstring
     from aiogram.client.session.aiohttp import AiohttpSession  # noqa: PLC0415
     from aiogram.client.telegram import TelegramAPIServer  # noqa: PLC0415
@@ -85,9 +93,27 @@ def build_bot(settings: Settings) -> Bot:
     assert settings.bot_token is not None
     token = settings.bot_token.get_secret_value().strip()
     if settings.telegram_api_base:
-        api = TelegramAPIServer.from_base(settings.telegram_api_base)
+        api = TelegramAPIServer.from_base(
+            settings.telegram_api_base, is_local=settings.telegram_api_local
+        )
         return Bot(token, session=AiohttpSession(api=api))
     return Bot(token)
+
+
+def warn_about_settings(settings: Settings) -> None:
+    """Log settings that start fine but cannot work as the admin probably meant."""
+    if not (settings.allow_all or settings.allowed_user_ids or settings.admin_ids):
+        log.warning(
+            "nobody can use the bot: ALLOWED_USER_IDS and ADMIN_IDS are empty and ALLOW_ALL "
+            "is off; everyone gets the access refusal with their id"
+        )
+    if settings.max_upload_mb > _TELEGRAM_DOWNLOAD_MB and not settings.telegram_api_local:
+        log.warning(
+            "MAX_UPLOAD_MB is %g, but without a local Bot API server (TELEGRAM_API_LOCAL) "
+            "Telegram hands bots files of %d MB at most",
+            settings.max_upload_mb,
+            _TELEGRAM_DOWNLOAD_MB,
+        )
 
 
 def build_dispatcher(
@@ -134,8 +160,11 @@ def build_dispatcher(
 
 
 async def _on_startup(bot: Bot, settings: Settings, toolbox: Toolbox) -> None:
+    from bot.menu import register_commands  # noqa: PLC0415 - see the module docstring
+
     me = await bot.me()
-    await _register_commands(bot, settings.admin_ids)
+    await register_commands(bot, settings.admin_ids, settings.data_dir)
+    warn_about_settings(settings)
     index = toolbox.status()
     log.info(
         "bot @%s started: model %s, sandbox %s, %d documents%s",
@@ -149,75 +178,6 @@ async def _on_startup(bot: Bot, settings: Settings, toolbox: Toolbox) -> None:
 
 async def _on_shutdown(in_flight: InFlight, tuning: Tuning) -> None:
     await in_flight.drain(tuning.shutdown_grace_s)
-
-
-async def _register_commands(bot: Bot, admin_ids: frozenset[int]) -> None:
-    """The command menu in Russian for Russian-language clients, English for everyone else.
-
-    Admins' private chats get a menu that also lists /reindex; a chat the admin has not opened
-    yet cannot take one, which is only worth a debug line.
-    """
-    from aiogram.exceptions import TelegramAPIError  # noqa: PLC0415 - see the module docstring
-    from aiogram.types import (  # noqa: PLC0415
-        BotCommand,
-        BotCommandScopeChat,
-        BotCommandScopeDefault,
-    )
-
-    for texts, language in ((ENGLISH, None), (RUSSIAN, "ru")):
-        commands = [BotCommand(command=c, description=d) for c, d in texts.command_descriptions]
-        try:
-            await bot.set_my_commands(
-                commands, scope=BotCommandScopeDefault(), language_code=language
-            )
-        except TelegramAPIError as exc:
-            log.warning("could not register the command menu (%s): %s", language or "en", exc)
-            continue
-        admin_menu = [*commands, BotCommand(command="reindex", description=texts.reindex_command)]
-        for admin in sorted(admin_ids):
-            try:
-                await bot.set_my_commands(
-                    admin_menu, scope=BotCommandScopeChat(chat_id=admin), language_code=language
-                )
-            except TelegramAPIError as exc:
-                log.debug("no admin menu for %d yet: %s", admin, exc)
-
-
-async def run_bot(settings: Settings) -> int:
-    """Run the Telegram bot until SIGTERM or Ctrl-C; returns the exit code."""
-    from aiogram.exceptions import (  # noqa: PLC0415 - see the module docstring
-        TelegramAPIError,
-        TelegramNetworkError,
-        TelegramUnauthorizedError,
-    )
-
-    from bot.webhook import run_webhook  # noqa: PLC0415
-
-    services = await open_services(settings)
-    bot = build_bot(settings)
-    try:
-        dp = build_dispatcher(settings, agent=services.agent, toolbox=services.toolbox)
-        if settings.webhook_url:
-            await run_webhook(dp, bot, settings)
-        else:
-            await bot.delete_webhook(drop_pending_updates=False)
-            await dp.start_polling(
-                bot, allowed_updates=dp.resolve_used_update_types(), handle_signals=True
-            )
-    except TelegramUnauthorizedError:
-        log.error("Telegram refused BOT_TOKEN; copy the token from @BotFather again")
-        return 1
-    except TelegramNetworkError as exc:
-        log.error("cannot reach the Telegram Bot API: %s", exc)
-        return 1
-    except TelegramAPIError as exc:  # e.g. setWebhook refusing WEBHOOK_URL
-        log.error("Telegram refused to start the bot: %s", exc)
-        return 1
-    finally:
-        await bot.session.close()
-        await close_services(services)
-    log.info("stopped")
-    return 0
 
 
 def _secrets(settings: Settings) -> list[str]:
@@ -242,6 +202,8 @@ def run_command(command: str, settings: Settings) -> int:
             from bot.terminal import run_terminal  # noqa: PLC0415
 
             return asyncio.run(run_terminal(settings))
+        from bot.polling import run_bot  # noqa: PLC0415
+
         return asyncio.run(run_bot(settings))
     except PromptError as exc:
         log.error("the system prompt cannot be used: %s", exc)

@@ -11,12 +11,14 @@ from html import escape
 
 from bot.names import visible
 
-_RUSSIAN_SPEAKERS = ("ru", "uk", "be", "kk")
+# Languages whose users get Russian; Ukrainian users get English (a Russian reply is not the
+# courtesy it once was).
+RUSSIAN_READERS = ("ru", "be", "kk")
 
 
 def language_of(language_code: str | None) -> str:
-    """`ru` for Russian, Ukrainian, Belarusian and Kazakh users (they read Russian), else `en`."""
-    if language_code and language_code.lower().split("-")[0] in _RUSSIAN_SPEAKERS:
+    """`ru` for Russian, Belarusian and Kazakh users, else `en`."""
+    if language_code and language_code.lower().split("-")[0] in RUSSIAN_READERS:
         return "ru"
     return "en"
 
@@ -287,7 +289,6 @@ RUSSIAN = Texts(
         ("start", "Что умеет бот"),
         ("help", "Подсказка"),
         ("reset", "Начать разговор заново"),
-        ("new", "Начать разговор заново"),
         ("files", "Что лежит в папке с документами"),
         ("status", "Модель, контекст и индекс"),
     ),
@@ -374,7 +375,6 @@ ENGLISH = Texts(
         ("start", "What this bot does"),
         ("help", "How to use it"),
         ("reset", "Start a new conversation"),
-        ("new", "Start a new conversation"),
         ("files", "What is in the documents folder"),
         ("status", "Model, context and index"),
     ),

@@ -48,8 +48,8 @@ async def run_webhook(dp: Dispatcher, bot: Bot, settings: Settings) -> None:
     path = urlsplit(settings.webhook_url).path or "/"
     secret = webhook_secret(settings)
     runner = web.AppRunner(build_webhook_app(dp, bot, path, secret))
-    await runner.setup()
     try:
+        await runner.setup()
         site = web.TCPSite(runner, settings.webhook_host, settings.webhook_port)
         await site.start()
         await bot.set_webhook(

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from aiogram.methods import SetMyCommands
+import json
+from pathlib import Path
+from typing import Any
+
+from aiogram.methods import DeleteMyCommands, SetMyCommands
 from aiogram.types import BotCommandScopeChat
 
 from tests.support.fake_telegram import ADMIN_ID, Harness
@@ -33,9 +37,9 @@ class TestStartAndHelp:
         assert "/reset or /new" in text
         assert "Just type your question" in text
 
-    async def test_ukrainian_users_read_russian(self, harness: Harness) -> None:
+    async def test_ukrainian_users_read_english(self, harness: Harness) -> None:
         await harness.feed(harness.updates.command("/help", language_code="uk"))
-        assert "начать разговор заново" in _last_text(harness)
+        assert "start a new conversation" in _last_text(harness)
 
     async def test_unknown_command_shows_help(self, harness: Harness) -> None:
         await harness.feed(harness.updates.command("/weather"))
@@ -61,19 +65,32 @@ class TestStartAndHelp:
         by_language = {
             m.language_code: {c.command: c.description for c in m.commands} for m in menus
         }
-        assert set(by_language) == {None, "ru"}
+        assert set(by_language) == {None, "ru", "be", "kk"}
         assert by_language["ru"]["reset"] == "Начать разговор заново"
+        assert by_language["kk"] == by_language["ru"]
         assert by_language[None]["reset"] == "Start a new conversation"
-        assert set(by_language["ru"]) == {"start", "help", "reset", "new", "files", "status"}
+        assert set(by_language["ru"]) == {"start", "help", "reset", "files", "status"}
 
     async def test_admins_get_reindex_in_their_menu(self, harness: Harness) -> None:
         menus = [c for c in harness.startup_calls if isinstance(c, SetMyCommands)]
         scoped = [m for m in menus if isinstance(m.scope, BotCommandScopeChat)]
         assert {(m.scope.chat_id, m.language_code) for m in scoped} == {
-            (ADMIN_ID, None),
-            (ADMIN_ID, "ru"),
+            (ADMIN_ID, language) for language in (None, "ru", "be", "kk")
         }
         assert all("reindex" in {c.command for c in m.commands} for m in scoped)
+
+    async def test_a_former_admin_loses_the_admin_menu(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        (tmp_path / "data").mkdir()
+        (tmp_path / "data" / "admin_menus.json").write_text(json.dumps([ADMIN_ID, 4040]))
+        async with make_dispatcher() as harness:
+            removed = [c for c in harness.startup_calls if isinstance(c, DeleteMyCommands)]
+            assert {(c.scope.chat_id, c.language_code) for c in removed} == {
+                (4040, language) for language in (None, "ru", "be", "kk")
+            }
+        remembered = json.loads((tmp_path / "data" / "admin_menus.json").read_text())
+        assert remembered == [ADMIN_ID]
 
 
 class TestReset:

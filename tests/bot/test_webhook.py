@@ -1,12 +1,15 @@
-"""Webhook mode: updates arrive over HTTP and must carry the secret token."""
+"""Start-up and webhook mode: the Bot API server, warnings, the secret-token check."""
 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from bot.app import build_bot, warn_about_settings
 from bot.settings_loader import load_settings
 from bot.webhook import build_webhook_app, webhook_secret
 from tests.support.fake_telegram import BOT_TOKEN, USER_ID
@@ -58,3 +61,28 @@ class TestWebhook:
     def test_the_configured_secret_is_used(self) -> None:
         settings = load_settings(bot_token=BOT_TOKEN, webhook_secret=SECRET)
         assert webhook_secret(settings) == SECRET
+
+
+class TestStartUp:
+    def test_a_local_bot_api_server_reads_files_from_disk(self) -> None:
+        settings = load_settings(
+            bot_token=BOT_TOKEN,
+            telegram_api_base="http://127.0.0.1:8081",
+            telegram_api_local=True,
+            max_upload_mb=500,
+        )
+        bot = build_bot(settings)
+        assert bot.session.api.is_local
+        assert bot.session.api.base == "http://127.0.0.1:8081/bot{token}/{method}"
+
+    def test_nobody_allowed_is_warned_about(self, caplog: pytest.LogCaptureFixture) -> None:
+        with caplog.at_level(logging.WARNING):
+            warn_about_settings(load_settings(bot_token=BOT_TOKEN, max_upload_mb=50))
+        messages = " ".join(r.getMessage() for r in caplog.records)
+        assert "nobody can use the bot" in messages
+        assert "TELEGRAM_API_LOCAL" in messages
+
+    def test_a_usable_setup_is_not_warned_about(self, caplog: pytest.LogCaptureFixture) -> None:
+        with caplog.at_level(logging.WARNING):
+            warn_about_settings(load_settings(bot_token=BOT_TOKEN, admin_ids="1"))
+        assert not caplog.records
