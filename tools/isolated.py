@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tools.errors import ContentError, ExtractionError
@@ -20,6 +20,20 @@ _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
 _MAX_REPLY = 256 * 1024 * 1024
 _WORKER = ("-m", "tools.extract_worker")
 _REMEMBERED_TIMEOUTS = 1024
+
+
+_PASSED = frozenset(
+    {"PATH", "LANG", "LANGUAGE", "TMPDIR", "TEMP", "TMP", "HOME", "SYSTEMROOT", "PYTHONUTF8"}
+)
+
+
+def worker_environment(parent: Mapping[str, str]) -> dict[str, str]:
+    """The few variables a parser process needs: it never sees the bot's token or API key."""
+    env = {k: v for k, v in parent.items() if k in _PASSED or k.startswith("LC_")}
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (_PACKAGE_PARENT, parent.get("PYTHONPATH", "")) if p
+    )
+    return env
 
 
 class IsolatedExtractor:
@@ -43,10 +57,7 @@ class IsolatedExtractor:
         self._timed_out: dict[str, None] = {}
 
     def _spawn(self) -> subprocess.Popen[bytes]:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (_PACKAGE_PARENT, env.get("PYTHONPATH", "")) if p
-        )
+        env = worker_environment(os.environ)
         return subprocess.Popen(
             [sys.executable, *self.command],
             stdin=subprocess.PIPE,

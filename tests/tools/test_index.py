@@ -203,3 +203,33 @@ class TestWorkerTimeouts:
         finally:
             worker.close()
             gate.close()
+
+
+_ENV_DUMPER = (
+    "import json, os, sys\n"
+    "sys.stdin.buffer.readline()\n"
+    "body = json.dumps({'ok': json.dumps(dict(os.environ))}).encode()\n"
+    "sys.stdout.buffer.write(len(body).to_bytes(4, 'big') + body)\n"
+    "sys.stdout.buffer.flush()\n"
+)
+
+
+class TestWorkerEnvironment:
+    def test_the_worker_never_sees_the_secrets(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("BOT_TOKEN", "42:SECRET-TOKEN")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+        monkeypatch.setenv("LC_ALL", "C.UTF-8")
+        target = tmp_path / "a.pdf"
+        target.write_bytes(b"%PDF-1.4\n")
+        worker = IsolatedExtractor(timeout=20, command=("-c", _ENV_DUMPER))
+        try:
+            seen = json.loads(worker.extract("pdf", target, 100))
+        finally:
+            worker.close()
+        assert "BOT_TOKEN" not in seen
+        assert "OPENAI_API_KEY" not in seen
+        assert "SECRET" not in json.dumps(seen)
+        assert seen["LC_ALL"] == "C.UTF-8"
+        assert seen["PATH"]
