@@ -22,7 +22,7 @@ from bot.agent.context import Fitted, fit, repair
 from bot.agent.events import KeyedLocks, emit
 from bot.agent.history import HistoryStore
 from bot.agent.llm import ModelClient, ModelReply
-from bot.agent.prompts import ROUND_LIMIT_NOTE
+from bot.agent.prompts import EMPTY_REPLY_NOTE, ROUND_LIMIT_NOTE, no_answer_text
 from bot.agent.tokens import TokenCounter
 from bot.agent.types import (
     Answer,
@@ -56,6 +56,7 @@ class _Progress:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     sources: list[str] = field(default_factory=list)
+    nudged: bool = False
 
     def usage(self, started: float) -> Usage:
         return Usage(
@@ -178,18 +179,34 @@ class Agent:
         on_event: EventHandler | None,
         started: float,
     ) -> Answer:
+        limit = self._config.max_rounds
         while True:
-            tools_allowed = progress.rounds < self._config.max_rounds
+            tools_allowed = progress.rounds < limit and not progress.nudged
             if tools_allowed:
                 reply = await self._call(past, progress.current, self._tools.specs, progress)
                 progress.rounds += 1
             else:
                 # The tools stay attached (the history holds calls) but may not be used; a
                 # call the model makes anyway is ignored.
-                note: Message = {"role": "user", "content": ROUND_LIMIT_NOTE}
+                note: Message = (
+                    {"role": "system", "content": EMPTY_REPLY_NOTE}
+                    if progress.nudged
+                    else {"role": "user", "content": ROUND_LIMIT_NOTE}
+                )
                 reply = await self._call(
                     past, [*progress.current, note], self._tools.specs, progress, "none"
                 )
+            if (
+                not reply.text
+                and not (tools_allowed and reply.tool_calls)
+                and reply.finish_reason != "length"
+                and not progress.nudged
+                and progress.model_calls < limit + 1
+            ):
+                # Local models often end with an empty message after reading: ask once more.
+                logger.info("the model's answer was empty; asking it once more to answer")
+                progress.nudged = True
+                continue
             if tools_allowed and reply.tool_calls:
                 outcomes = await run_calls(self._tools, reply.tool_calls, progress.guard, on_event)
                 new = [reply.assistant_message(), *(o.tool_message() for o in outcomes)]
@@ -199,19 +216,23 @@ class Agent:
                     if outcome.source and outcome.source not in progress.sources:
                         progress.sources.append(outcome.source)
                 continue
-            return await self._finish(turn, reply, progress, started, cut=not tools_allowed)
+            cut = progress.rounds >= limit and not tools_allowed
+            return await self._finish(turn, reply, progress, started, cut=cut)
 
     async def _finish(
         self, turn: int, reply: ModelReply, progress: _Progress, started: float, *, cut: bool
     ) -> Answer:
         truncated = reply.finish_reason == "length"
-        if not reply.text:
-            why = "cut off before any text" if truncated else "empty"
-            msg = f"the model's answer was {why}"
+        text = reply.text
+        if not text and truncated:
+            msg = "the model's answer was cut off before any text"
             raise ModelBadReply(msg)
-        await self._history.append(turn, [reply.assistant_message(with_tools=False)])
+        if not text:
+            logger.warning("the model gave no answer twice; replying that none was produced")
+            text = no_answer_text(progress.sources)
+        await self._history.append(turn, [{"role": "assistant", "content": text}])
         return Answer(
-            text=reply.text,
+            text=text,
             sources=tuple(progress.sources),
             cut_short=cut,
             truncated=truncated,

@@ -35,6 +35,22 @@ tool results above contain. Say briefly that the search was cut short, name the 
 used, and tell the user what is still unknown.]\
 """
 
+EMPTY_REPLY_NOTE = (
+    "Your last reply was empty. Answer the user's question now, in their language, from the "
+    "tool results above; if they do not hold the answer, say so and name what is missing."
+)
+
+
+def no_answer_text(sources: list[str]) -> str:
+    """What the user gets when the model twice produced no text: honest, in both languages."""
+    lines = ["Модель не дала ответа. / The model produced no answer."]
+    if sources:
+        read = ", ".join(sources)
+        lines.append(f"Прочитано / Read: {read}")
+    lines.append("Попробуйте спросить иначе. / Try asking in other words.")
+    return "\n".join(lines)
+
+
 REPEATED_CALL_HINT = (
     "You have made this exact call three times in a row and got the same result. Do not "
     "repeat it: use what you already found, try different words or another tool, or answer."

@@ -378,21 +378,67 @@ class TestProviderQuirks:
         assert answer.truncated
         assert answer.text == "Сахар - 1 ста"
 
-    async def test_an_empty_answer_is_a_bad_reply_and_leaves_history_clean(
-        self, fake_llm: FakeLLM, make_agent: AgentFactory, history: HistoryStore
+    async def test_an_empty_answer_is_asked_for_once_more(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory
     ) -> None:
         fake_llm.reply_tool_calls(("list_files", {}))
         fake_llm.reply_text(None)
+        fake_llm.reply_text("Там отпуск и шарлотка.")
+
+        answer = await make_agent().ask("chat:1", "что есть?")
+
+        assert answer.text == "Там отпуск и шарлотка."
+        assert not answer.cut_short
+        assert len(fake_llm.requests) == 3
+        retry = fake_llm.requests[2]
+        assert retry["tool_choice"] == "none"
+        assert retry["messages"][-1]["role"] == "system"
+        assert "empty" in retry["messages"][-1]["content"]
+        assert_request_valid(retry)
+
+    async def test_two_empty_answers_give_an_honest_reply_and_a_clean_history(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory, history: HistoryStore
+    ) -> None:
+        fake_llm.reply_tool_calls(("read_file", {"path": "документы/рецепт_шарлотки.txt"}))
+        fake_llm.reply_text(None)
+        fake_llm.reply_text("")
         agent = make_agent()
 
-        with pytest.raises(ModelBadReply):
-            await agent.ask("chat:1", "что есть?")
+        answer = await agent.ask("chat:1", "что есть?")
 
-        assert await history.turn_states("chat:1") == ["failed"]
+        assert "no answer" in answer.text
+        assert "документы/рецепт_шарлотки.txt" in answer.text
+        assert answer.sources == ("документы/рецепт_шарлотки.txt",)
+        assert len(fake_llm.requests) == 3
+        assert await history.turn_states("chat:1") == ["done"]
         fake_llm.reply_text("Теперь ответ")
         assert (await agent.ask("chat:1", "ещё раз")).text == "Теперь ответ"
-        sent = fake_llm.requests[-1]["messages"]
-        assert [m["role"] for m in sent] == ["system", "user"]
+        assert_request_valid(fake_llm.requests[-1])
+
+    async def test_an_answer_cut_off_before_any_text_is_a_bad_reply(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory, history: HistoryStore
+    ) -> None:
+        fake_llm.reply_text(None, finish_reason="length")
+
+        with pytest.raises(ModelBadReply):
+            await make_agent().ask("chat:1", "что есть?")
+
+        assert len(fake_llm.requests) == 1
+        assert await history.turn_states("chat:1") == ["failed"]
+
+    async def test_no_retry_beyond_the_call_budget(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory
+    ) -> None:
+        fake_llm.reply_tool_calls(("list_files", {}))
+        fake_llm.reply_tool_calls(("list_files", {"path": "hr"}))
+        fake_llm.reply_text(None)
+
+        answer = await make_agent(max_rounds=2).ask("chat:1", "что есть?")
+
+        assert len(fake_llm.requests) == 3
+        assert answer.usage.model_calls == 3
+        assert answer.cut_short
+        assert "no answer" in answer.text
 
     async def test_a_refusal_is_shown_as_the_answer(
         self, fake_llm: FakeLLM, make_agent: AgentFactory
