@@ -127,8 +127,13 @@ class Delivery:
         *,
         status_message_id: int | None = None,
         failure_notice: str | None = None,
+        new_message: bool = False,
     ) -> Delivered:
         """Deliver every part in order; returns what arrived.
+
+        The first part is edited into the status message, unless `new_message` asks for a
+        fresh message (edits do not notify; after a long wait the user should hear the answer
+        arrive), in which case the status message is deleted once the answer is out.
 
         A part Telegram refuses even as plain text is skipped and the rest still go. When
         anything was lost, `failure_notice` (plain text) is sent once; a status message that
@@ -136,11 +141,12 @@ class Delivery:
         line never stays forever.
         """
         ids: list[int] = []
-        status = status_message_id
+        editable = None if new_message else status_message_id
+        leftover = status_message_id  # a status message not (yet) turned into the answer
         lost = False
         for index, part in enumerate(parts):
             try:
-                ids.append(await self._one(part, edit_id=status, reply=index == 0))
+                ids.append(await self._one(part, edit_id=editable, reply=index == 0))
             except _Blocked:
                 log.info("chat %d blocked the bot; answer dropped", self._place.chat_id)
                 return Delivered(tuple(ids), complete=False, blocked=True)
@@ -168,12 +174,12 @@ class Delivery:
                 )
                 lost = True
                 break
-            if status is not None:
-                status = None
+            if editable is not None:  # edited, or replaced and already deleted by `_one`
+                editable = leftover = None
         if lost:
-            await self._own_up(failure_notice, status)
-        elif status is not None:
-            await self._forget(status)
+            await self._own_up(failure_notice, leftover)
+        elif leftover is not None:
+            await self._forget(leftover)
         return Delivered(tuple(ids), complete=not lost)
 
     async def _own_up(self, notice: str | None, status: int | None) -> None:

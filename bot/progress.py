@@ -1,9 +1,10 @@
 """The status message and typing action shown while the agent works on a question.
 
 Everything here is cosmetic: a failed or slow call is logged and skipped, never awaited by the
-question itself. Agent events only record the newest status text; a background task edits the
-message no faster than the per-chat pace allows (and slower after a 429), so a burst of tool
-calls costs one edit a second at most.
+question itself (only stopping waits, briefly, for a call already on its way). Agent events
+only record the newest status text; a background task edits the message no faster than the
+per-chat pace allows (and slower after a 429), so a burst of tool calls costs one edit a
+second at most.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramForbiddenError, TelegramRetryAfter
 from aiogram.types import LinkPreviewOptions
 
-from bot.agent.types import AgentEvent, ToolStarted
+from bot.agent.types import AgentEvent, ToolFinished, ToolStarted
 from bot.pacing import ChatPlace, EditPacer
 from bot.texts import Texts
 
@@ -27,7 +28,7 @@ _MAX_BACKOFF_S = 60.0
 
 
 def describe_event(event: AgentEvent, texts: Texts) -> str | None:
-    """The status line for an agent event, or None when the event changes nothing visible."""
+    """The status line for a tool that starts, or None when the event changes nothing visible."""
     if not isinstance(event, ToolStarted):
         return None
     args = event.arguments
@@ -37,10 +38,12 @@ def describe_event(event: AgentEvent, texts: Texts) -> str | None:
 
 
 class Progress:
-    """Typing action plus (optionally) one status message that the answer later replaces.
+    """Status message first (silent), then the typing action; the answer later replaces it.
 
     Use as `async with Progress(...) as progress:` and pass `progress.on_event` to the agent;
     after the block `status_message_id` is the message to edit into the answer, if any.
+    Stopping never cuts a Telegram call in the middle: a status message or edit still on its
+    way gets `settle_s` to land, so no orphan "Thinking…" or stale edit arrives after the answer.
     """
 
     def __init__(
@@ -52,7 +55,7 @@ class Progress:
         *,
         show_status: bool = True,
         typing_interval_s: float = 4.0,
-        first_send_grace_s: float = 2.0,
+        settle_s: float = 3.0,
     ) -> None:
         self._bot = bot
         self._place = place
@@ -60,18 +63,17 @@ class Progress:
         self._pacer = pacer
         self._show_status = show_status
         self._typing_interval = typing_interval_s
-        self._first_send_grace = first_send_grace_s
+        self._settle = settle_s
         self._pending: str | None = None
         self._shown: str | None = None
+        self._running_tools: set[str] = set()
         self._wake = asyncio.Event()
-        self._sent = asyncio.Event()
+        self._stopping = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self.status_message_id: int | None = None
 
     async def __aenter__(self) -> Progress:
-        self._tasks.append(asyncio.create_task(self._keep_typing()))
-        if self._show_status:
-            self._tasks.append(asyncio.create_task(self._show()))
+        self._tasks.append(asyncio.create_task(self._run()))
         return self
 
     async def __aexit__(
@@ -83,26 +85,67 @@ class Progress:
         await self.stop()
 
     async def on_event(self, event: AgentEvent) -> None:
-        """Agent event handler: remembers the newest status line; never waits on Telegram."""
+        """Agent event handler: remembers the newest status line; never waits on Telegram.
+
+        When the last running tool finishes, the model is writing (or picking the next tool,
+        which then replaces the line).
+        """
+        if isinstance(event, ToolStarted):
+            self._running_tools.add(event.call_id)
+        elif isinstance(event, ToolFinished):
+            self._running_tools.discard(event.call_id)
+            if not self._running_tools:
+                self._set(self._texts.progress_writing)
+            return
         text = describe_event(event, self._texts)
-        if text is not None and self._show_status:
+        if text is not None:
+            self._set(text)
+
+    def _set(self, text: str) -> None:
+        if self._show_status:
             self._pending = text
             self._wake.set()
 
     async def stop(self) -> None:
-        """Stop typing and editing; waits briefly for a status message still being sent."""
-        if self._show_status and not self._sent.is_set() and self._tasks:
-            with suppress(TimeoutError):
-                await asyncio.wait_for(self._sent.wait(), self._first_send_grace)
+        """Stop typing and editing; a call already on its way may finish within `settle_s`."""
+        self._stopping.set()
+        self._wake.set()
         tasks, self._tasks = self._tasks, []
         for task in tasks:
-            task.cancel()
-        for task in tasks:
+            with suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(task), self._settle)
+            if not task.done():
+                task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await task
+
+    async def _run(self) -> None:
+        if self._show_status:
+            await self._send_first()
+        if self._stopping.is_set():
+            return
+        typing = asyncio.create_task(self._keep_typing())
+        try:
+            if self.status_message_id is not None:
+                await self._keep_editing()
+            else:
+                await self._stopping.wait()
+        finally:
+            if self._stopping.is_set():  # let a typing call on its way land before the answer
+                with suppress(TimeoutError, asyncio.CancelledError):
+                    await asyncio.wait_for(asyncio.shield(typing), self._settle)
+            typing.cancel()
             with suppress(asyncio.CancelledError):
-                await task
+                await typing
+
+    async def _pause(self, seconds: float) -> None:
+        """Sleep, but wake at once when stopping."""
+        with suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), seconds)
 
     async def _keep_typing(self) -> None:
-        while True:
+        """Renew the typing action; cancelled only between calls, never during one."""
+        while not self._stopping.is_set():
             try:
                 await self._bot.send_chat_action(
                     chat_id=self._place.chat_id,
@@ -110,27 +153,25 @@ class Progress:
                     message_thread_id=self._place.thread_id,
                 )
             except TelegramRetryAfter as exc:
-                await asyncio.sleep(min(float(exc.retry_after), _MAX_BACKOFF_S))
+                await self._pause(min(float(exc.retry_after), _MAX_BACKOFF_S))
                 continue
             except TelegramForbiddenError:
                 return
             except Exception as exc:  # noqa: BLE001 - cosmetic: any failure is only logged
                 log.debug("typing action failed in chat %d: %s", self._place.chat_id, exc)
-            await asyncio.sleep(self._typing_interval)
+            await self._pause(self._typing_interval)
 
-    async def _show(self) -> None:
-        try:
-            await self._send_first()
-        finally:
-            self._sent.set()
-        if self.status_message_id is None:
-            return
+    async def _keep_editing(self) -> None:
         while True:
             await self._wake.wait()
             self._wake.clear()
+            if self._stopping.is_set():
+                return
             delay = self._pacer.delay(self._place.chat_id)
             if delay > 0:
-                await asyncio.sleep(delay)
+                await self._pause(delay)
+                if self._stopping.is_set():
+                    return
             text = self._pending
             if text is None or text == self._shown:
                 continue
@@ -146,6 +187,7 @@ class Progress:
                 message_thread_id=self._place.thread_id,
                 reply_parameters=self._place.reply_parameters(),
                 link_preview_options=LinkPreviewOptions(is_disabled=True),
+                disable_notification=True,
             )
         except Exception as exc:  # noqa: BLE001 - cosmetic: the answer is sent anyway
             log.info("status message not sent in chat %d: %s", self._place.chat_id, exc)

@@ -80,6 +80,7 @@ class Asker:
             retry_wait_cap_s=self.tuning.retry_wait_cap_s,
             sleep=self.tuning.sleep,
         )
+        started = self.tuning.clock()
         try:
             async with progress:
                 parts = await _ask(self.agent, conversation, question, texts, progress)
@@ -90,6 +91,7 @@ class Asker:
             parts,
             status_message_id=progress.status_message_id,
             failure_notice=texts.delivery_partial,
+            new_message=self.tuning.clock() - started > self.tuning.notify_after_s,
         )
         log.info(
             "conversation %s: delivered %d of %d part(s)",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -16,7 +17,9 @@ class Tuning:
     `retry_wait_cap_s`: most time one answer may spend waiting out flood control.
     `shutdown_grace_s`: how long running questions may finish after SIGTERM.
     `max_waiting_per_chat`: messages queued behind a running answer before more are refused.
-    `sleep`: how delivery waits out flood control and network trouble (tests skip the wait).
+    `notify_after_s`: answers that took longer arrive as a new message, which notifies the
+    user (an edit of the status message would not).
+    `sleep`, `clock`: how delivery waits and how answering times itself (tests replace them).
     """
 
     edit_interval_s: float = 1.0
@@ -24,4 +27,6 @@ class Tuning:
     retry_wait_cap_s: float = 60.0
     shutdown_grace_s: float = 8.0
     max_waiting_per_chat: int = 10
+    notify_after_s: float = 10.0
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    clock: Callable[[], float] = time.monotonic
