@@ -121,8 +121,21 @@ def json_text(raw: str) -> str:
         return raw
 
 
-def read_bytes(path: Path, limits: Limits) -> bytes:
-    """The bytes of a regular file, refusing folders, devices, FIFOs and over-size files."""
+def _opened_inside(fd: int, root: Path | None) -> bool:
+    """Whether the open file really lies inside `root` (a folder swapped for a link between
+    the jail's check and the open would lead elsewhere). Unknowable without /proc: True."""
+    if root is None or not os.path.isdir("/proc/self/fd"):
+        return True
+    try:
+        real = Path(os.path.realpath(f"/proc/self/fd/{fd}"))
+    except OSError:
+        return False
+    return real == root or real.is_relative_to(root)
+
+
+def read_bytes(path: Path, limits: Limits, root: Path | None = None) -> bytes:
+    """The bytes of a regular file, refusing folders, devices, FIFOs and over-size files,
+    and (given `root`) a file that turns out, once open, to lie outside it."""
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags)
@@ -135,6 +148,8 @@ def read_bytes(path: Path, limits: Limits) -> bytes:
     except OSError as exc:
         raise ExtractionError(f"the file cannot be opened ({exc.strerror})") from None
     with os.fdopen(fd, "rb") as handle:
+        if not _opened_inside(handle.fileno(), root):
+            raise ExtractionError("the file lies outside the documents folder")
         info = os.fstat(handle.fileno())
         if stat.S_ISDIR(info.st_mode):
             raise ExtractionError("this is a folder, not a file", "Use list_files on it.")
@@ -163,8 +178,11 @@ def too_large(size: int, limits: Limits) -> ContentError:
 class Extractor:
     """Turns any supported document into normalised text."""
 
-    def __init__(self, limits: Limits, worker: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, limits: Limits, worker: Sequence[str] | None = None, root: Path | None = None
+    ) -> None:
         self.limits = limits
+        self.root = root
         # Two workers: a document being indexed in the background never makes a reader wait.
         self._isolated = IsolatedExtractor(limits.timeout, worker)
         self._background = IsolatedExtractor(limits.timeout, worker)
@@ -186,19 +204,12 @@ class Extractor:
                 f"'{path.suffix.lower()}' files are not supported",
                 "Supported: txt, md, csv, json, html, pdf, docx and other plain text.",
             )
+        data = read_bytes(path, self.limits, self.root)
         if kind in ("pdf", "docx"):
-            try:
-                info = path.stat()
-            except OSError:
-                raise ExtractionError("the file disappeared while being read") from None
-            if not stat.S_ISREG(info.st_mode):
-                raise ExtractionError("this is not a regular file")
-            if info.st_size > self.limits.max_file_bytes:
-                raise too_large(info.st_size, self.limits)
             worker = self._background if background else self._isolated
-            text = worker.extract(kind, path, self.limits.max_chars)
+            text = worker.extract(kind, data, self.limits.max_chars, str(path))
         else:
-            raw = decode_bytes(read_bytes(path, self.limits))
+            raw = decode_bytes(data)
             if kind == "html":
                 text = html_text(raw)
             elif kind == "json":

@@ -6,8 +6,8 @@ never run in the bot's own process; see `tools.extract_worker`.
 
 from __future__ import annotations
 
+import io
 import zipfile
-from pathlib import Path
 
 MAX_PDF_PAGES = 3_000
 MAX_DOCX_UNPACKED = 200 * 1024 * 1024
@@ -19,13 +19,13 @@ class FormatError(Exception):
     """The document is broken, protected or dangerous; the message is safe to show."""
 
 
-def pdf_text(path: Path, max_chars: int) -> str:
+def pdf_text(data: bytes, max_chars: int) -> str:
     """Every page's text, each after a `--- page N ---` marker."""
     from pypdf import PdfReader  # noqa: PLC0415  (imported only in the worker)
     from pypdf.errors import PdfReadError  # noqa: PLC0415
 
     try:
-        reader = PdfReader(path, strict=False)
+        reader = PdfReader(io.BytesIO(data), strict=False)
         if reader.is_encrypted and not reader.decrypt(""):
             raise FormatError("the PDF is password-protected")
         parts: list[str] = []
@@ -45,10 +45,10 @@ def pdf_text(path: Path, max_chars: int) -> str:
     return text
 
 
-def check_zip(path: Path) -> None:
+def check_zip(data: bytes) -> None:
     """Refuse zip bombs before a parser inflates anything."""
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError):
         raise FormatError("the docx file is damaged (not a zip archive)") from None
@@ -64,14 +64,14 @@ def check_zip(path: Path) -> None:
         raise FormatError("the docx file unpacks to more than 200 MB")
 
 
-def docx_text(path: Path, max_chars: int) -> str:
+def docx_text(data: bytes, max_chars: int) -> str:
     """Paragraphs and tables in document order; table cells joined with ` | `."""
-    check_zip(path)
+    check_zip(data)
     import docx  # noqa: PLC0415  (imported only in the worker)
     from docx.table import Table  # noqa: PLC0415
 
     try:
-        document = docx.Document(str(path))
+        document = docx.Document(io.BytesIO(data))
         lines: list[str] = []
         size = 0
         for block in document.iter_inner_content():

@@ -4,8 +4,9 @@ A crafted document can make a parser loop or allocate without bound, and a threa
 stopped; a process can. The parent (`IsolatedExtractor`) sends one request at a time and kills
 the child when it overruns its time; the child caps its own address space.
 
-Protocol: one JSON line in (`{"kind", "path", "max_chars"}`), one framed reply out
-(4-byte big-endian length, then JSON `{"ok": text}` or `{"error": message}`).
+Protocol: one JSON line in (`{"kind", "size", "max_chars"}`) followed by `size` bytes of the
+document (the parent opened it through the jail; the worker never opens a path), one framed
+reply out (4-byte big-endian length, then JSON `{"ok": text}` or `{"error": message}`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import contextlib
 import json
 import resource
 import sys
-from pathlib import Path
 
 from tools.extract_formats import FormatError, docx_text, pdf_text
 
@@ -24,13 +24,13 @@ MEMORY_LIMIT = 1024 * 1024 * 1024
 _PARSERS = {"pdf": pdf_text, "docx": docx_text}
 
 
-def _handle(request: dict[str, object]) -> dict[str, str]:
+def _handle(request: dict[str, object], data: bytes) -> dict[str, str]:
     parser = _PARSERS.get(str(request["kind"]))
     max_chars = request["max_chars"]
     if parser is None or not isinstance(max_chars, int):
         return {"error": "unsupported request"}
     try:
-        return {"ok": parser(Path(str(request["path"])), max_chars)}
+        return {"ok": parser(data, max_chars)}
     except FormatError as exc:
         message = str(exc)
     except MemoryError:
@@ -52,9 +52,14 @@ def _limit_memory() -> None:
 def main() -> None:
     """Serve requests from stdin until it closes."""
     _limit_memory()
-    out = sys.stdout.buffer
-    for line in sys.stdin.buffer:
-        reply = _handle(json.loads(line))
+    source, out = sys.stdin.buffer, sys.stdout.buffer
+    for line in source:
+        request = json.loads(line)
+        size = request.get("size")
+        data = source.read(size) if isinstance(size, int) and size >= 0 else b""
+        if len(data) != size:
+            return  # the parent went away mid-request
+        reply = _handle(request, data)
         body = json.dumps(reply).encode("ascii")
         out.write(len(body).to_bytes(4, "big") + body)
         out.flush()

@@ -77,8 +77,9 @@ class IsolatedExtractor:
             if stream is not None:
                 stream.close()
 
-    def extract(self, kind: str, path: Path, max_chars: int) -> str:
-        """The document's text; raises ExtractionError with a reason safe to show."""
+    def extract(self, kind: str, data: bytes, max_chars: int, key: str = "") -> str:
+        """The text of a document given as bytes; raises ExtractionError with a reason safe
+        to show. `key` names the file for remembering timeouts."""
         with self._lock:
             if self._closed:
                 raise ExtractionError("the toolbox is shutting down")
@@ -88,14 +89,15 @@ class IsolatedExtractor:
             proc = self._proc
             assert proc.stdin is not None  # noqa: S101  (created with pipes)
             assert proc.stdout is not None  # noqa: S101
-            request = {"kind": kind, "path": str(path), "max_chars": max_chars}
+            request = {"kind": kind, "size": len(data), "max_chars": max_chars}
             try:
                 proc.stdin.write(json.dumps(request).encode("ascii") + b"\n")
+                proc.stdin.write(data)
                 proc.stdin.flush()
                 reply = self._read_reply(proc.stdout.fileno(), time.monotonic() + self.timeout)
             except TimeoutError:
                 self._kill()
-                raise self._timed_out_error(kind, str(path)) from None
+                raise self._timed_out_error(kind, key) from None
             except (OSError, EOFError, ValueError):
                 self._kill()
                 if self._closed:
@@ -103,7 +105,7 @@ class IsolatedExtractor:
                 log.warning("the extraction worker died on a %s file; restarting it", kind)
                 msg = f"this {kind} file is too large or complex to read"
                 raise ContentError(msg) from None
-            self._timed_out.pop(str(path), None)
+            self._timed_out.pop(key, None)
         if "error" in reply:
             raise ContentError(str(reply["error"]))
         return str(reply["ok"])

@@ -74,7 +74,7 @@ class Toolbox:
         limits = Limits(
             max_file_bytes=int(settings.max_file_mb * 1024 * 1024), timeout=extract_timeout
         )
-        self._extractor = Extractor(limits, extraction_worker)
+        self._extractor = Extractor(limits, extraction_worker, self.sandbox.root)
         self._cache = DocumentCache(cache_bytes)
         self._stemmer = Stemmer()
         self.indexer = Indexer(

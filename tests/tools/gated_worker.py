@@ -59,9 +59,9 @@ def main() -> None:
     folder = Path(sys.argv[1])
     handle = extract_worker._handle  # noqa: SLF001
 
-    def gated(request: dict[str, object]) -> dict[str, str]:
-        _wait_at_gate(folder, Path(str(request["path"])).read_bytes())
-        return handle(request)
+    def gated(request: dict[str, object], data: bytes) -> dict[str, str]:
+        _wait_at_gate(folder, data)
+        return handle(request, data)
 
     extract_worker._handle = gated  # noqa: SLF001
     extract_worker.main()

@@ -16,6 +16,7 @@ from tools.cache import Document, DocumentCache
 from tools.config import ToolSettings
 from tools.encodings import decode_bytes
 from tools.errors import ExtractionError
+from tools.extract import Extractor, Limits
 from tools.extract_formats import docx_text
 
 SHORT_RUSSIAN = [
@@ -268,4 +269,40 @@ class TestDocxTables:
         target = tmp_path / "таблица.docx"
         document.save(str(target))
 
-        assert docx_text(target, 10_000).split("\n")[-2:] == ["Да | Да | Нет", "Итого | 5"]
+        assert docx_text(target.read_bytes(), 10_000).split("\n")[-2:] == [
+            "Да | Да | Нет",
+            "Итого | 5",
+        ]
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+class TestOpenedInside:
+    def _host(self, tmp_path: Path) -> Path:
+        root = tmp_path / "root"
+        root.mkdir()
+        (tmp_path / "outside").mkdir()
+        (tmp_path / "outside" / "secret.txt").write_text("секрет", encoding="utf-8")
+        (tmp_path / "outside" / "secret.pdf").write_bytes(text_pdf([["Секретный отчёт"]]))
+        (root / "swapped").symlink_to(tmp_path / "outside")  # a folder swapped after the check
+        return root
+
+    @pytest.mark.parametrize("name", ["secret.txt", "secret.pdf"])
+    def test_a_file_reached_through_a_swapped_folder_is_refused(
+        self, tmp_path: Path, name: str
+    ) -> None:
+        root = self._host(tmp_path)
+        extractor = Extractor(Limits(), root=root)
+        try:
+            with pytest.raises(ExtractionError, match="outside the documents folder"):
+                extractor.extract(root / "swapped" / name)
+        finally:
+            extractor.close()
+
+    def test_a_file_inside_is_read(self, tmp_path: Path) -> None:
+        root = self._host(tmp_path)
+        (root / "отчёт.pdf").write_bytes(text_pdf([["Отчёт за год"]]))
+        extractor = Extractor(Limits(), root=root)
+        try:
+            assert "Отчёт за год" in extractor.extract(root / "отчёт.pdf")
+        finally:
+            extractor.close()

@@ -195,11 +195,11 @@ class TestWorkerTimeouts:
         worker = IsolatedExtractor(timeout=0.3, command=gate.command)
         try:
             with pytest.raises(ExtractionError) as first:
-                worker.extract("pdf", target, 1000)
+                worker.extract("pdf", target.read_bytes(), 1000, "медленный.pdf")
             assert not isinstance(first.value, ContentError)
             assert "took too long" in first.value.message
             with pytest.raises(ContentError):
-                worker.extract("pdf", target, 1000)
+                worker.extract("pdf", target.read_bytes(), 1000, "медленный.pdf")
         finally:
             worker.close()
             gate.close()
@@ -225,7 +225,7 @@ class TestWorkerEnvironment:
         target.write_bytes(b"%PDF-1.4\n")
         worker = IsolatedExtractor(timeout=20, command=("-c", _ENV_DUMPER))
         try:
-            seen = json.loads(worker.extract("pdf", target, 100))
+            seen = json.loads(worker.extract("pdf", target.read_bytes(), 100))
         finally:
             worker.close()
         assert "BOT_TOKEN" not in seen
