@@ -47,6 +47,7 @@ class Texts:
     files_header: str
     files_empty: str
     files_more: str
+    folder_more: str
     stranger: str
     rate_limited: str
     chat_busy: str
@@ -113,6 +114,10 @@ class Texts:
         if admin:
             lines += ["", self.admin_help]
         return "\n".join(lines)
+
+    def files_more_in_folder(self, n: int) -> str:
+        """The line under a folder's first files: how many more it holds."""
+        return self.folder_more.format(n=n)
 
     def stranger_reply(self, user_id: int) -> str:
         """What a user without access learns: their id and how to ask for access."""
@@ -222,6 +227,7 @@ RUSSIAN = Texts(
     files_header="📂 Файлы в папке ({total}):",
     files_empty="📂 Папка с документами пока пуста.",
     files_more="…и ещё {n}. Спросите меня, я найду нужный файл.",
+    folder_more="… и ещё {n}",
     stranger="🔒 У вас нет доступа к этому боту.\nВаш Telegram id: {id}\n"
     "Перешлите его администратору бота и попросите добавить вас.",
     rate_limited="⏳ Слишком много вопросов подряд. Следующий можно задать примерно через "
@@ -312,6 +318,7 @@ ENGLISH = Texts(
     files_header="📂 Files in the folder ({total}):",
     files_empty="📂 The documents folder is empty so far.",
     files_more="…and {n} more. Ask me and I will find the right file.",
+    folder_more="… and {n} more",
     stranger="🔒 You do not have access to this bot.\nYour Telegram id: {id}\n"
     "Send it to the bot's admin and ask to be added.",
     rate_limited="⏳ That is a lot of questions in a row. You can ask the next one in about "

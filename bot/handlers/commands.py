@@ -69,13 +69,13 @@ async def on_files(message: Message, *, bot: Bot, toolbox: Toolbox, tuning: Tuni
     """What is in the documents folder, in short."""
     texts = user_texts(message)
     entries = await asyncio.to_thread(scan, toolbox.sandbox)
-    listing = overview(entries)
+    listing = overview(entries, texts.files_more_in_folder)
     if not listing.files:
         await say(bot, message, texts.files_empty, tuning)
         return
     lines = [texts.files_header.format(total=listing.files), *listing.lines]
-    if listing.more:
-        lines.append(texts.files_more.format(n=listing.more))
+    if listing.hidden_files:
+        lines.append(texts.files_more.format(n=listing.hidden_files))
     await say(bot, message, "\n".join(lines), tuning)
 
 
