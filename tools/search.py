@@ -13,7 +13,6 @@ import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from rapidfuzz import process
@@ -22,6 +21,7 @@ from rapidfuzz.distance import OSA
 from tools.errors import ToolError
 from tools.index import is_damaged, load_text
 from tools.indexer import Indexer
+from tools.paths import modified_iso
 from tools.terms import Stemmer, fold, words
 
 NAME_WEIGHT = 8.0
@@ -57,12 +57,6 @@ class _Group:
         forms = {self.word, self.stem, *self.terms}
         forms |= {f[:-1] for f in forms if len(f) > 4 and f.endswith("i")}
         return "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True) if f)
-
-
-def modified_iso(mtime_ns: int) -> str:
-    """A file's modification time for the model: ISO 8601, UTC, seconds."""
-    stamp = datetime.fromtimestamp(mtime_ns / 1e9, tz=UTC).isoformat(timespec="seconds")
-    return stamp.replace("+00:00", "Z")
 
 
 class Searcher:

@@ -24,6 +24,7 @@ from tools.errors import PathNotFoundError, ToolError
 from tools.extract import Extractor, Limits
 from tools.indexer import FileReport, Indexer, IndexStatus, ReindexReport
 from tools.listing import list_folder
+from tools.paths import did_you_mean, suggest_paths
 from tools.reading import Reader
 from tools.sandbox import Sandbox
 from tools.schemas import ListArgs, ReadArgs, SearchArgs, tool_spec
@@ -215,16 +216,31 @@ class Toolbox:
                 self.settings.read_page_chars,
             )
         except PathNotFoundError as exc:
-            close = await asyncio.to_thread(self._suggest, args.path)
-            if close:
-                raise PathNotFoundError(exc.rel, _did_you_mean(close)) from None
+            await self._offer_close(exc, args.path, self._file_paths)
             raise
 
-    def _suggest(self, missing: str) -> list[str]:
-        candidates = list(self.indexer.state.visible) or [
+    def _file_paths(self) -> list[str]:
+        return list(self.indexer.state.visible) or [
             e.rel for e in self.sandbox.walk() if not e.is_dir
         ]
-        return self._reader.suggest(missing, candidates)
+
+    def _folder_paths(self) -> list[str]:
+        return sorted({p.rsplit("/", 1)[0] for p in self.indexer.state.visible if "/" in p})
+
+    async def _offer_close(
+        self, exc: PathNotFoundError, missing: str, candidates: Callable[[], list[str]]
+    ) -> None:
+        """Raise `exc` again with close existing paths as its hint, when there are any.
+
+        Gathering candidates and fuzzy matching run in a thread: a big folder makes them slow.
+        """
+
+        def close() -> list[str]:
+            return suggest_paths(missing, candidates(), self._stemmer)
+
+        found = await asyncio.to_thread(close)
+        if found:
+            raise PathNotFoundError(exc.rel, did_you_mean(found)) from None
 
     async def _list(self, args: ListArgs) -> dict[str, Any]:
         snapshot = self.indexer.state.visible if self.indexer.passes else None
@@ -233,15 +249,8 @@ class Toolbox:
                 list_folder, self.sandbox, args.path, args.depth, snapshot
             )
         except PathNotFoundError as exc:
-            folders = sorted({p.rsplit("/", 1)[0] for p in self.indexer.state.visible if "/" in p})
-            close = self._reader.suggest(args.path, folders)
-            if close:
-                raise PathNotFoundError(exc.rel, _did_you_mean(close)) from None
+            await self._offer_close(exc, args.path, self._folder_paths)
             raise
-
-
-def _did_you_mean(paths: list[str]) -> str:
-    return "Did you mean: " + ", ".join(f"'{p}'" for p in paths) + "?"
 
 
 def _example(name: str) -> str:

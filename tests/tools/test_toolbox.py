@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tools import Toolbox, build_toolbox
+from tools import Toolbox, build_toolbox, listing, paths
+from tools import toolbox as toolbox_module
 from tools.config import ToolSettings
 
 SPEC_TOKEN_BUDGET = 350
@@ -157,6 +160,37 @@ class TestListing:
     async def test_missing_folder_suggests_close_ones(self, toolbox: Toolbox) -> None:
         result = await result_of(toolbox, "list_files", {"path": "документ"})
         assert "'документы'" in result["hint"]
+
+    @pytest.mark.parametrize(
+        ("tool", "missing", "expected"),
+        [("list_files", "документ", "документы"), ("read_file", "шарлотка.txt", "шарлотки")],
+    )
+    async def test_close_names_are_matched_off_the_event_loop(
+        self,
+        toolbox: Toolbox,
+        monkeypatch: pytest.MonkeyPatch,
+        tool: str,
+        missing: str,
+        expected: str,
+    ) -> None:
+        threads: list[threading.Thread] = []
+
+        def recording(*args: Any, **kwargs: Any) -> list[str]:
+            threads.append(threading.current_thread())
+            return paths.suggest_paths(*args, **kwargs)
+
+        monkeypatch.setattr(toolbox_module, "suggest_paths", recording)
+        result = await result_of(toolbox, tool, {"path": missing})
+        assert expected in result["hint"]
+        assert threads
+        assert threading.main_thread() not in threads
+
+
+class TestModuleLayout:
+    def test_listing_does_not_import_search(self) -> None:
+        tree = ast.parse(Path(listing.__file__).read_text(encoding="utf-8"))
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert "tools.search" not in imported
 
     async def test_file_instead_of_folder(self, toolbox: Toolbox) -> None:
         result = await result_of(toolbox, "list_files", {"path": "README.md"})
