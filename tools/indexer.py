@@ -156,10 +156,13 @@ class Indexer:
         self.broken = True
 
     async def refresh(self, rel: str) -> FileReport:
-        """Index one file now, ahead of any running pass."""
+        """Index one file now, ahead of any running pass (an error report once closed)."""
         future: concurrent.futures.Future[FileReport] = concurrent.futures.Future()
         self._urgent.append((rel, future))
-        self._executor.submit(self._drain_urgent)
+        try:
+            self._executor.submit(self._drain_urgent)
+        except RuntimeError:  # the executor is shut down: the toolbox was closed
+            return FileReport(rel, 0, "the search index is closed")
         return await asyncio.wrap_future(future)
 
     async def reindex(self) -> ReindexReport:

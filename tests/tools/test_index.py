@@ -187,6 +187,16 @@ class TestShutdown:
             await again.close()
 
 
+class TestAfterClose:
+    async def test_refresh_reports_an_error(self, sandbox_dir: Path, tmp_path: Path) -> None:
+        box = Toolbox(ToolSettings(sandbox_dir=sandbox_dir, data_dir=tmp_path / "data"))
+        await box.start()
+        await box.close()
+        report = await box.refresh("hr/отпуск.md")
+        assert report.path == "hr/отпуск.md"
+        assert report.error == "the search index is closed"
+
+
 class TestWorkerTimeouts:
     def test_a_first_timeout_may_be_retried_a_second_is_final(self, tmp_path: Path) -> None:
         target = tmp_path / "медленный.pdf"
