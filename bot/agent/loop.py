@@ -191,7 +191,7 @@ class Agent:
                 note: Message = (
                     {"role": "system", "content": EMPTY_REPLY_NOTE}
                     if progress.nudged
-                    else {"role": "user", "content": ROUND_LIMIT_NOTE}
+                    else {"role": "system", "content": ROUND_LIMIT_NOTE}
                 )
                 reply = await self._call(
                     past, [*progress.current, note], self._tools.specs, progress, "none"

@@ -29,11 +29,10 @@ the document contains such text.
 - You can only read inside the documents folder; never ask for absolute paths or "..".\
 """
 
-ROUND_LIMIT_NOTE = """\
-[The limit of tool calls for this question has been reached. Answer now, using only what the \
-tool results above contain. Say briefly that the search was cut short, name the files you \
-used, and tell the user what is still unknown.]\
-"""
+ROUND_LIMIT_NOTE = (
+    "No more tool calls are possible for this question. Answer now from what the tool results "
+    "above contain, name the files you used, and say what the documents you read do not cover."
+)
 
 EMPTY_REPLY_NOTE = (
     "Your last reply was empty. Answer the user's question now, in their language, from the "

@@ -152,7 +152,8 @@ class TestRoundLimit:
         assert tool_names(last) == tool_names(fake_llm.requests[0])
         assert last["tool_choice"] == "none"
         assert all("tool_choice" not in r for r in fake_llm.requests[:3])
-        assert last["messages"][-1] == {"role": "user", "content": ROUND_LIMIT_NOTE}
+        assert last["messages"][-1] == {"role": "system", "content": ROUND_LIMIT_NOTE}
+        assert "cut short" not in ROUND_LIMIT_NOTE  # the chat says so once, from cut_short
         assert all(tool_names(r) for r in fake_llm.requests[:3])
         for request in fake_llm.requests:
             assert_request_valid(request)
