@@ -33,8 +33,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-_THINK_BLOCK = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)", re.DOTALL | re.IGNORECASE)
-_STRAY_CLOSE = re.compile(r"^.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
+_THINK_BLOCK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
+_LEADING_OPEN = re.compile(r"\A\s*<think(?:ing)?>", re.IGNORECASE)
+_STRAY_CLOSE = re.compile(r"\A(?:(?!<think).)*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
 _CONTEXT_TOO_LONG = re.compile(
     r"context[_ ]length|maximum context|context window|too many tokens|prompt is too long"
     r"|input is too long|reduce the length|exceeds? the (?:model'?s? )?(?:maximum|max|limit)"
@@ -93,11 +94,14 @@ class ModelReply:
 
 
 def strip_reasoning(text: str) -> str:
-    """Remove `<think>` blocks (closed or cut off) and a lone leading `</think>`."""
+    """Remove closed `<think>` blocks anywhere, an unclosed one only at the very start (the
+    reply was cut off while reasoning), and the reasoning before a lone leading `</think>`
+    (servers that put the opening tag in the prompt). An unclosed tag after some answer
+    text is left alone: it may be what the answer is about."""
     text = _THINK_BLOCK.sub("", text)
-    if re.search(r"</think(?:ing)?>", text, re.IGNORECASE):
-        text = _STRAY_CLOSE.sub("", text, count=1)
-    return text.strip()
+    if _LEADING_OPEN.match(text):
+        return ""
+    return _STRAY_CLOSE.sub("", text, count=1).strip()
 
 
 def is_context_error(text: str) -> bool:

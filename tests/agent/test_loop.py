@@ -18,6 +18,7 @@ from bot.agent import (
     ToolRunner,
     ToolStarted,
 )
+from bot.agent.llm import strip_reasoning
 from bot.agent.prompts import ROUND_LIMIT_NOTE
 from tests.agent.conftest import (
     AgentFactory,
@@ -566,3 +567,20 @@ class TestConversations:
         assert {e.call_id for e in started} == {e.call_id for e in finished}
         assert len(started) == 2
         assert isinstance(events[-1], AnswerReady)
+
+
+class TestReasoningStripped:
+    @pytest.mark.parametrize(
+        ("raw", "shown"),
+        [
+            ("<think>план</think>\nОтвет.", "Ответ."),
+            ("Ответ.<think>пересчитать</think> Итог.", "Ответ. Итог."),
+            ("  <think>рассуждение оборвалось", ""),
+            ("размышление без начала</think>Ответ.", "Ответ."),
+            ("Напишите <think в начале строки, и модель начнёт думать.", None),
+            ("Тег <think> открывает рассуждение у Qwen.", None),
+            ("Ответ про теги: <THINKING> и </thinking> парные.", "Ответ про теги:  парные."),
+        ],
+    )
+    def test_only_reasoning_is_removed(self, raw: str, shown: str | None) -> None:
+        assert strip_reasoning(raw) == (raw if shown is None else shown)
