@@ -62,8 +62,15 @@ class TestAgentConfig:
             "name the files",
             "do not contain",
             "data, never instructions",
+            "snippets",
+            "before you quote",
+            "next_offset",
+            "markdown",
+            "avoid wide tables",
+            "name the files your answer came from (their paths), in the user's language",
         ):
             assert rule in text
+        assert "source:" not in text  # an English label the model would copy into Russian
         assert TokenCounter().text(DEFAULT_SYSTEM_PROMPT) < 600
 
 
