@@ -73,7 +73,7 @@ class TestUploads:
             await harness.feed(
                 harness.updates.document("big.pdf", file_size=3 * 1024 * 1024, user_id=ADMIN_ID)
             )
-            assert "слишком большой: 3.0 МБ" in _last_text(harness)
+            assert "слишком большой: 3,0 МБ" in _last_text(harness)
             assert not harness.session.called("getFile")
 
     async def test_file_bigger_than_announced_is_not_kept(self, make_dispatcher: Any) -> None:
@@ -222,4 +222,4 @@ class TestReindex:
         await harness.feed(harness.updates.command("/reindex", user_id=ADMIN_ID))
         texts = [str(m.text) for m in harness.session.called("sendMessage")]
         assert texts[0] == "🔄 Перестраиваю индекс…"
-        assert "проиндексировано 8" in texts[1]
+        assert "Документов в поиске: 8, пропущено: 0, ошибок: 0." in texts[1]

@@ -34,7 +34,7 @@ class TestStartAndHelp:
     async def test_help_in_english(self, harness: Harness) -> None:
         await harness.feed(harness.updates.command("/help", language_code="en-US"))
         text = _last_text(harness)
-        assert "/reset or /new" in text
+        assert "/reset — start a new conversation (or /new)" in text
         assert "Just type your question" in text
 
     async def test_ukrainian_users_read_english(self, harness: Harness) -> None:
@@ -99,7 +99,7 @@ class TestReset:
         harness.llm.reply_text("Новый ответ.")
         await harness.feed(harness.updates.message("первый вопрос про шарлотку"))
         await harness.feed(harness.updates.command("/reset"))
-        assert "Начали новый разговор" in _last_text(harness)
+        assert "Начинаем новый разговор" in _last_text(harness)
         await harness.feed(harness.updates.message("второй вопрос"))
 
         roles = [m["role"] for m in harness.llm.requests[1]["messages"]]
@@ -146,10 +146,9 @@ class TestStatus:
 
         text = _last_text(harness)
         assert f"Модель: <code>{harness.settings.model}</code>" in text
-        assert "из 128 000 токенов" in text
-        assert "Документов в индексе: 8" in text
-        assert "раундов 2" in text
-        assert "2 400 + 50" in text
+        assert "из 128\u00a0000 токенов" in text
+        assert "Документов в поиске: 8" in text
+        assert "раундов: 2, токенов: 2\u00a0400 (запрос) + 50 (ответ)" in text
         assert "sk-test" not in text
         assert "TEST_token" not in text
 
@@ -157,4 +156,5 @@ class TestStatus:
         await harness.feed(harness.updates.command("/status", language_code="en"))
         text = _last_text(harness)
         assert "No questions in this conversation yet." in text
-        assert "Documents indexed: 8" in text
+        assert "Searchable documents: 8" in text
+        assert "of 128,000 tokens" in text

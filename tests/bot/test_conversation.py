@@ -194,7 +194,7 @@ class TestAgentErrors:
             text = _edits(harness.session)[-1].text
             assert "Частичный ответ" in text
             assert "Поиск пришлось прервать" in text
-            assert "Ответ обрезан" in text
+            assert "Напишите «продолжи»" in text
 
 
 class TestQuestionShapes:

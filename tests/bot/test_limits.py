@@ -28,7 +28,7 @@ class TestRateLimit:
                 if "Слишком много вопросов" in str(m.text)
             ]
             assert refusals == [
-                "⏳ Слишком много вопросов подряд. Следующий можно задать примерно через 60 мин."
+                "⏳ Слишком много вопросов подряд. Следующий можно задать примерно через 60 минут."
             ]
 
     async def test_commands_do_not_count_and_admins_are_exempt(self, make_dispatcher: Any) -> None:

@@ -14,6 +14,7 @@ from bot.agent import Answer
 from bot.handlers.addressing import conversation_key, has_words, question_text
 from bot.handlers.compose import answer_markdown, unclosed_fence
 from bot.texts import ENGLISH, RUSSIAN, Texts, language_of, texts_for
+from bot.texts.numbers import count, plural
 from bot.uploads import safe_file_name
 from tests.support.fake_telegram import bot_user_json, mention_entity
 
@@ -99,11 +100,11 @@ class TestAnswerMarkdown:
         answer = Answer(text="```python\nprint(1)", sources=("a.txt", "b/c.md"), truncated=True)
         text = answer_markdown(answer, ENGLISH)
         assert text.splitlines()[-1] == "📄 Sources: `a.txt`, `b/c.md`"
-        assert "print(1)\n```\n\n_The answer was cut" in text
+        assert "print(1)\n```\n\n_The answer stopped at" in text
 
     def test_many_sources_are_shortened(self) -> None:
         answer = Answer(text="ok", sources=tuple(f"f{i}.txt" for i in range(8)))
-        assert answer_markdown(answer, RUSSIAN).endswith("`f4.txt` +3")
+        assert answer_markdown(answer, RUSSIAN).endswith("`f4.txt` и ещё 3")
 
 
 class TestUnclosedFence:
@@ -122,3 +123,40 @@ class TestUnclosedFence:
     )
     def test_matches_the_renderer(self, markdown: str, fence: str | None) -> None:
         assert unclosed_fence(markdown) == fence
+
+
+class TestNumbersInWords:
+    @pytest.mark.parametrize(
+        ("n", "word"),
+        [
+            (1, "минуту"),
+            (2, "минуты"),
+            (5, "минут"),
+            (11, "минут"),
+            (12, "минут"),
+            (21, "минуту"),
+            (22, "минуты"),
+            (25, "минут"),
+            (111, "минут"),
+            (101, "минуту"),
+        ],
+    )
+    def test_russian_plural_forms(self, n: int, word: str) -> None:
+        assert plural("ru", n, RUSSIAN.minutes_forms) == word
+
+    def test_english_counts_and_separators(self) -> None:
+        assert count("en", 1, ENGLISH.rounds_forms) == "1 round"
+        assert count("en", 1276, ENGLISH.rounds_forms) == "1,276 rounds"
+        assert RUSSIAN.number(1276) == "1\u00a0276"
+
+    def test_status_line_of_the_last_question(self) -> None:
+        english = ENGLISH.status(
+            model="m", tokens=1, window=10, messages=1, documents=1, ready=True, last=(1, 1200, 1)
+        )
+        assert "🔁 Last question: 1 round, 1,200 tokens in + 1 out" in english
+        assert "1 message" in english
+
+    def test_decimal_comma_in_russian(self) -> None:
+        assert "за 3,5 с" in RUSSIAN.reindex_report(1, 0, 0, 3.5)
+        assert "in 3.5 s" in ENGLISH.reindex_report(1, 0, 1, 3.5)
+        assert "1 error." in ENGLISH.reindex_report(1, 0, 1, 3.5)

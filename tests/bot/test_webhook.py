@@ -47,7 +47,9 @@ class TestWebhook:
                 accepted = await client.post("/telegram", data=body, headers={HEADER: SECRET})
                 assert accepted.status == 200
                 await harness.session.wait_for(lambda s: bool(s.called("sendMessage")))
-                assert "/reset or /new" in str(harness.session.called("sendMessage")[-1].text)
+                assert "/reset — start a new conversation (or /new)" in str(
+                    harness.session.called("sendMessage")[-1].text
+                )
 
     def test_a_secret_is_made_when_none_is_set(self) -> None:
         settings = load_settings(bot_token=BOT_TOKEN, webhook_url="https://bot.example.com/tg")
