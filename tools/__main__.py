@@ -16,7 +16,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from tools.config import ToolSettings
-from tools.toolbox import Toolbox, to_json
+from tools.results import to_json
+from tools.toolbox import Toolbox
 
 READY_TIMEOUT = 600.0
 

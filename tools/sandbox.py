@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from tools.errors import PathNotFoundError, SandboxError
+from tools.results import BIDI_CONTROLS
 
 MAX_PATH_CHARS = 1024
 MAX_PART_BYTES = 255
 _DRIVE = re.compile(r"^[A-Za-z]:")
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNPRINTABLE = re.compile(f"[\\x00-\\x1f\\x7f{BIDI_CONTROLS}]")
 
 
 def shown(rel: str, limit: int = 120) -> str:

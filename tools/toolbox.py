@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from tools.indexer import FileReport, Indexer, IndexStatus, ReindexReport
 from tools.listing import list_folder
 from tools.paths import did_you_mean, suggest_paths
 from tools.reading import Reader
+from tools.results import error_result, to_json
 from tools.sandbox import Sandbox
 from tools.schemas import ListArgs, ReadArgs, SearchArgs, tool_spec
 from tools.search import Searcher
@@ -33,18 +33,6 @@ from tools.terms import Stemmer
 
 log = logging.getLogger(__name__)
 INDEX_FILE = "search-index.sqlite3"
-_INVISIBLE = re.compile(r"[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def to_json(payload: Mapping[str, Any]) -> str:
-    """JSON text for the model: readable Cyrillic, but bidi controls escaped so a file name
-    cannot reorder what a person reading the result sees."""
-    text = json.dumps(payload, ensure_ascii=False)
-    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def error_result(message: str, hint: str) -> str:
-    return to_json({"error": message, "hint": hint})
 
 
 @dataclass(frozen=True)
@@ -56,7 +44,13 @@ class _Tool:
 
 
 class Toolbox:
-    """search_files, read_file and list_files over one sandbox, with a live search index."""
+    """search_files, read_file and list_files over one sandbox, with a live search index.
+
+    `validates_arguments` tells a caller to pass the model's raw arguments through: the
+    toolbox checks them itself and explains every problem to the model.
+    """
+
+    validates_arguments = True
 
     def __init__(
         self,

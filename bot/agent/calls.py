@@ -3,6 +3,10 @@
 Whatever the model sends — an unknown tool, arguments that are not JSON, the same call again
 and again — ends as a result it can read and act on; a tool that raises is logged and reported
 the same way. Results come back in call order.
+
+A runner that validates arguments itself (`validates_arguments`, as the toolbox does) gets the
+model's raw arguments and explains problems in its own words; for any other runner a generic
+check stops what it could not parse.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from bot.agent.events import emit
 from bot.agent.llm import ToolCall
 from bot.agent.prompts import REPEATED_CALL_HINT
 from bot.agent.types import EventHandler, ToolFinished, ToolRunner, ToolStarted
+from tools.results import error_result
 
 logger = logging.getLogger(__name__)
 
@@ -48,17 +53,13 @@ class RepeatGuard:
         self._last: str | None = None
         self._count = 0
 
-    def is_repeat(self, name: str, arguments: Mapping[str, Any] | None) -> bool:
+    def is_repeat(self, name: str, arguments: Mapping[str, Any] | None, raw: str) -> bool:
         """Record a call in order; True when it is the third identical call in a row."""
-        key = f"{name}:{json.dumps(arguments, sort_keys=True, ensure_ascii=False)}"
+        shown = raw if arguments is None else json.dumps(arguments, sort_keys=True)
+        key = f"{name}:{shown}"
         self._count = self._count + 1 if key == self._last else 1
         self._last = key
         return self._count >= _REPEAT_LIMIT
-
-
-def error_result(error: str, hint: str) -> str:
-    """A result that tells the model what went wrong and what to do instead."""
-    return json.dumps({"error": error, "hint": hint}, ensure_ascii=False)
 
 
 async def run_calls(
@@ -69,10 +70,12 @@ async def run_calls(
 ) -> list[CallOutcome]:
     """Run every call of one reply concurrently; outcomes in call order."""
     known = {spec.get("function", {}).get("name") for spec in tools.specs}
+    trusting = bool(getattr(tools, "validates_arguments", False))
     prepared = []
     for call in calls:
-        arguments, problem = _parse_arguments(call, known)
-        if problem is None and guard.is_repeat(call.name, arguments):
+        arguments = _parsed(call.arguments)
+        problem = None if trusting else _generic_problem(call, arguments, known)
+        if problem is None and guard.is_repeat(call.name, arguments, call.arguments):
             problem = error_result("this exact call was repeated", REPEATED_CALL_HINT)
         prepared.append((call, arguments, problem))
     return list(
@@ -82,25 +85,28 @@ async def run_calls(
     )
 
 
-def _parse_arguments(
-    call: ToolCall, known: set[Any]
-) -> tuple[Mapping[str, Any] | None, str | None]:
-    if call.name not in known:
-        names = ", ".join(sorted(str(n) for n in known if n))
-        return None, error_result(f"unknown tool {call.name!r}", f"Use one of: {names}.")
+def _parsed(raw: str) -> Mapping[str, Any] | None:
+    """The arguments as an object, when they are one (for events, logs and repeat checks)."""
     try:
-        arguments = json.loads(call.arguments)
-    except ValueError as exc:
-        return None, error_result(
-            f"the arguments are not valid JSON ({exc})",
-            "Send the arguments as one JSON object that matches the tool's parameters.",
+        arguments = json.loads(raw) if raw.strip() else {}
+    except (ValueError, RecursionError):
+        return None
+    return arguments if isinstance(arguments, dict) else None
+
+
+def _generic_problem(
+    call: ToolCall, arguments: Mapping[str, Any] | None, known: set[Any]
+) -> str | None:
+    """What a runner that does not check its input could not run (it would only raise)."""
+    names = ", ".join(sorted(str(n) for n in known if n))
+    if call.name not in known:
+        return error_result(f"unknown tool {call.name!r}", f"Use one of: {names}.")
+    if arguments is None:
+        return error_result(
+            "the arguments are not one JSON object",
+            "Send one JSON object with the tool's parameters.",
         )
-    if not isinstance(arguments, dict):
-        return None, error_result(
-            "the arguments must be a JSON object",
-            'Send an object such as {"query": "..."}, not a list, string or number.',
-        )
-    return arguments, None
+    return None
 
 
 async def _run_one(
@@ -113,11 +119,11 @@ async def _run_one(
     shown_arguments: Mapping[str, Any] = arguments if arguments is not None else {}
     await emit(on_event, ToolStarted(call.id, call.name, shown_arguments))
     started = time.monotonic()
-    if problem is not None or arguments is None:
-        result = problem or error_result("the call could not be run", "Check the arguments.")
+    if problem is not None:
+        result = problem
     else:
         try:
-            result = await tools.execute(call.name, arguments)
+            result = await tools.execute(call.name, call.arguments)
         except Exception:  # a tool's own bug must not end the question: the model hears of it
             logger.exception("tool %s raised", call.name)
             result = error_result(

@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from tools.results import to_json as _dumps
+
 _NUMBERED = re.compile(r"\s*(\d+)\| ")
 _LISTS = ("results", "entries")
 _PAGE_NOTE = (
@@ -24,10 +26,6 @@ _LIST_NOTE = (
 )
 _FIELD_NOTE = "cut to fit the context window: {shown} of {total} characters of '{key}' shown."
 _TEXT_NOTE = "cut to fit the context window: {shown} of {total} characters shown."
-
-
-def _dumps(payload: dict[str, Any]) -> str:
-    return json.dumps(payload, ensure_ascii=False)
 
 
 def cut_result(content: str, cap: int) -> str:

@@ -184,13 +184,13 @@ class TestModelMistakes:
     @pytest.mark.parametrize(
         ("call", "expected"),
         [
-            (("search_files", '{"query": "шарл'), "not valid JSON"),
-            (("search_files", "[1, 2]"), "must be a JSON object"),
+            (("search_files", '{"query": "шарл'), "not one JSON object"),
+            (("search_files", "[1, 2]"), "not one JSON object"),
             (("delete_everything", {"path": "/"}), "unknown tool"),
         ],
         ids=["bad-json", "not-an-object", "unknown-tool"],
     )
-    async def test_mistakes_come_back_as_results(
+    async def test_mistakes_stop_before_a_runner_that_does_not_validate(
         self,
         fake_llm: FakeLLM,
         make_agent: AgentFactory,
@@ -198,14 +198,43 @@ class TestModelMistakes:
         call: tuple[str, Any],
         expected: str,
     ) -> None:
+        await self._mistake_comes_back(fake_llm, make_agent, programmable_tools, call, expected)
+        assert programmable_tools.calls == []
+
+    @pytest.mark.parametrize(
+        ("call", "expected"),
+        [
+            (("search_files", '{"query": "шарл'), "the arguments are not valid JSON"),
+            (("search_files", "[1, 2]"), "the arguments must be a JSON object"),
+            (("delete_everything", {"path": "/"}), "there is no tool named"),
+        ],
+        ids=["bad-json", "not-an-object", "unknown-tool"],
+    )
+    async def test_the_toolbox_gets_raw_arguments_and_explains_in_its_words(
+        self,
+        fake_llm: FakeLLM,
+        make_agent: AgentFactory,
+        scenario_tools: ToolRunner,
+        call: tuple[str, Any],
+        expected: str,
+    ) -> None:
+        await self._mistake_comes_back(fake_llm, make_agent, scenario_tools, call, expected)
+
+    @staticmethod
+    async def _mistake_comes_back(
+        fake_llm: FakeLLM,
+        make_agent: AgentFactory,
+        tools: ToolRunner,
+        call: tuple[str, Any],
+        expected: str,
+    ) -> None:
         fake_llm.reply_tool_calls(call)
         fake_llm.reply_text("Исправился")
         events, on_event = event_recorder()
 
-        answer = await make_agent(programmable_tools).ask("chat:1", "вопрос", on_event)
+        answer = await make_agent(tools).ask("chat:1", "вопрос", on_event)
 
         assert answer.text == "Исправился"
-        assert programmable_tools.calls == []
         result = json.loads(tool_messages(fake_llm.requests[1])[0]["content"])
         assert expected in result["error"]
         assert result["hint"]
