@@ -130,6 +130,7 @@ def build_dispatcher(
         AccessMiddleware,
         ConversationOrderMiddleware,
         InFlight,
+        PasteJoiner,
         RateLimitMiddleware,
     )
     from bot.pacing import EditPacer  # noqa: PLC0415
@@ -150,6 +151,7 @@ def build_dispatcher(
     )
     dp.update.outer_middleware(AccessMiddleware(settings))
     dp.message.middleware(RateLimitMiddleware(settings.rate_limit_per_hour))
+    dp.message.middleware(PasteJoiner(tuning.paste_window_s))
     dp.message.middleware(
         ConversationOrderMiddleware(in_flight, max_waiting=tuning.max_waiting_per_chat)
     )

@@ -53,11 +53,14 @@ class Asker:
     pacer: EditPacer
     tuning: Tuning
 
-    async def answer(self, bot: Bot, message: Message) -> None:
-        """Ask the agent, showing progress, and deliver the answer (or a clear error)."""
+    async def answer(self, bot: Bot, message: Message, *, text: str | None = None) -> None:
+        """Ask the agent, showing progress, and deliver the answer (or a clear error).
+
+        `text` replaces the message's own text (a paste joined from several messages).
+        """
         texts = user_texts(message)
         me = await bot.me()
-        question = question_text(message, me)
+        question = text.strip() if text is not None else question_text(message, me)
         if not has_words(question):
             await say(bot, message, texts.empty_question, self.tuning)
             return
@@ -101,9 +104,11 @@ class Asker:
         )
 
 
-async def on_text(message: Message, *, bot: Bot, asker: Asker) -> None:
-    """A question typed (or forwarded) as text."""
-    await asker.answer(bot, message)
+async def on_text(
+    message: Message, *, bot: Bot, asker: Asker, joined_text: str | None = None
+) -> None:
+    """A question typed (or forwarded) as text; a paste Telegram split arrives joined."""
+    await asker.answer(bot, message, text=joined_text)
 
 
 async def on_captioned_document(

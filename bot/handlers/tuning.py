@@ -19,6 +19,7 @@ class Tuning:
     `max_waiting_per_chat`: messages queued behind a running answer before more are refused.
     `notify_after_s`: answers that took longer arrive as a new message, which notifies the
     user (an edit of the status message would not).
+    `paste_window_s`: how long a long message waits for the rest of a paste Telegram split.
     `sleep`, `clock`: how delivery waits and how answering times itself (tests replace them).
     """
 
@@ -28,5 +29,6 @@ class Tuning:
     shutdown_grace_s: float = 8.0
     max_waiting_per_chat: int = 10
     notify_after_s: float = 10.0
+    paste_window_s: float = 1.5
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     clock: Callable[[], float] = time.monotonic

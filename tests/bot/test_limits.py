@@ -209,3 +209,29 @@ class TestShutdown:
             await harness.feed(harness.updates.message("вопрос"))
             assert "перезапускается" in str(harness.session.called("sendMessage")[-1].text)
             assert not harness.llm.requests
+
+
+class TestPastes:
+    async def test_a_paste_split_by_telegram_is_one_question(self, make_dispatcher: Any) -> None:
+        tuning = Tuning(edit_interval_s=0.0, paste_window_s=10.0)
+        async with make_dispatcher(tuning=tuning, rate_limit_per_hour=2) as harness:
+            harness.llm.reply_text("Прочитал всё.")
+            pieces = ["первая " * 600, "вторая " * 600, "хвост?"]
+            updates = [harness.updates.message(piece) for piece in pieces]
+            # Started in arrival order, as the dispatcher starts one task per update.
+            await asyncio.wait_for(asyncio.gather(*(harness.feed(u) for u in updates)), 10)
+            assert len(harness.llm.requests) == 1
+            question = harness.llm.requests[0]["messages"][-1]["content"]
+            assert question.startswith("первая")
+            assert question.endswith("хвост?")
+            assert question.count("вторая") == 600
+            harness.llm.reply_text("Второй ответ.")
+            await harness.feed(harness.updates.message("ещё вопрос"))
+            assert len(harness.llm.requests) == 2, "joined pieces counted as one question"
+
+    async def test_a_long_message_alone_is_answered(self, make_dispatcher: Any) -> None:
+        tuning = Tuning(edit_interval_s=0.0, paste_window_s=0.05)
+        async with make_dispatcher(tuning=tuning) as harness:
+            harness.llm.reply_text("Ответ.")
+            await harness.feed(harness.updates.message("длинно " * 600))
+            assert len(harness.llm.requests) == 1
