@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.support.sandbox_fixtures import SANDBOX_FILES
-from tests.tools.docgen import slow_pdf, text_pdf
+from tests.tools.docgen import text_pdf
 from tests.tools.gated_worker import GATE_MARK, WorkerGate
 from tools import Toolbox
 from tools.config import ToolSettings
@@ -90,34 +90,41 @@ class TestWarmUp:
     async def test_search_answers_by_name_while_the_first_build_runs(
         self, sandbox_dir: Path, tmp_path: Path
     ) -> None:
-        (sandbox_dir / "000_медленный.pdf").write_bytes(slow_pdf(6_000_000))
+        (sandbox_dir / "000_медленный.pdf").write_bytes(text_pdf([["Текст"]]) + GATE_MARK)
         settings = ToolSettings(sandbox_dir=sandbox_dir, data_dir=tmp_path / "data")
-        box = Toolbox(settings, extract_timeout=30)
+        gate = WorkerGate(tmp_path / "gate")
+        box = Toolbox(settings, extraction_worker=gate.command)
         await box.start()
         try:
-            await asyncio.wait_for(box.indexer.scanned.wait(), 20)
+            await asyncio.wait_for(gate.entered(), 20)  # the build is held on the first file
             assert not box.status().ready
             found = await search(box, "шарлотка")
             assert found["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
             assert "still being built" in found["note"]
+            await gate.release()
+            await asyncio.wait_for(box.wait_ready(), 30)
+            assert "note" not in await search(box, "шарлотка")
         finally:
             await box.close()
+            gate.close()
 
     async def test_reads_are_not_held_up_by_a_slow_document_in_the_build(
         self, sandbox_dir: Path, tmp_path: Path
     ) -> None:
-        (sandbox_dir / "000_медленный.pdf").write_bytes(slow_pdf(6_000_000))
+        (sandbox_dir / "000_медленный.pdf").write_bytes(text_pdf([["Текст"]]) + GATE_MARK)
         (sandbox_dir / "справка.pdf").write_bytes(text_pdf([["Справка о работе"]]))
         settings = ToolSettings(sandbox_dir=sandbox_dir, data_dir=tmp_path / "data")
-        box = Toolbox(settings, extract_timeout=30)
+        gate = WorkerGate(tmp_path / "gate")
+        box = Toolbox(settings, extraction_worker=gate.command)
         await box.start()
         try:
-            await asyncio.wait_for(box.indexer.scanned.wait(), 20)
+            await asyncio.wait_for(gate.entered(), 20)
             page = json.loads(await box.execute("read_file", {"path": "справка.pdf"}))
             assert "Справка о работе" in page["document"]
-            assert not box.status().ready  # the build is still stuck on the slow file
+            assert not box.status().ready  # the build is still held on the gated file
         finally:
             await box.close()
+            gate.close()
 
     async def test_restart_reuses_the_index(self, sandbox_dir: Path, tmp_path: Path) -> None:
         settings = ToolSettings(sandbox_dir=sandbox_dir, data_dir=tmp_path / "data")
