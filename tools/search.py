@@ -36,6 +36,28 @@ _STOP = (
     "the a an of to in on for and or is are what how where when who with by from at be"
 )
 STOP_WORDS = frozenset(_STOP.split(" "))
+_DOCUMENT_TYPES = "txt md markdown csv tsv json html htm xml pdf docx doc log yaml yml ini rst"
+_NAMED_FILE = re.compile(rf"^(.+)\.({_DOCUMENT_TYPES.replace(' ', '|')})$", re.IGNORECASE)
+
+
+def split_query(query: str) -> tuple[list[str], list[str]]:
+    """Words and name globs of a query. A word written as a file name (`шарлотка.txt`) is its
+    words plus a name filter (`*.txt`): the extension says what kind of file, not a word the
+    text holds. Names of different types filter nothing (globs must all match)."""
+    plain: list[str] = []
+    globs: list[str] = []
+    types: set[str] = set()
+    for token in query.split():
+        if _GLOB.search(token):
+            globs.append(fold(token))
+            continue
+        named = _NAMED_FILE.match(token)
+        if named and words(named.group(1)):
+            types.add(f"*.{fold(named.group(2))}")
+            plain.extend(words(named.group(1)))
+        else:
+            plain.extend(words(token))
+    return plain, globs + sorted(types) if len(types) == 1 else globs
 
 
 @dataclass
@@ -69,9 +91,7 @@ class Searcher:
         self._vocab_at = -VOCAB_TTL
 
     def search(self, query: str, limit: int) -> dict[str, Any]:
-        tokens = query.split()
-        globs = [fold(t) for t in tokens if _GLOB.search(t)]
-        plain = [w for t in tokens if not _GLOB.search(t) for w in words(t)]
+        plain, globs = split_query(query)
         meaningful = ([w for w in plain if w not in STOP_WORDS] or plain)[:MAX_WORDS]
         if not globs and not meaningful:
             raise ToolError("the query has no words to search for", "Use a few keywords.")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 from tools import Toolbox
+from tools.search import split_query
 
 
 async def call(box: Toolbox, name: str, args: dict[str, Any] | str) -> dict[str, Any]:
@@ -60,3 +62,22 @@ class TestList:
         assert kinds == sorted(kinds)  # "dir" sorts before "file"
         assert ".secret.txt" not in paths
         assert "README.md" in paths
+
+
+class TestFileNameQueries:
+    async def test_an_extension_filters_names_and_is_no_content_word(
+        self, toolbox: Toolbox
+    ) -> None:
+        root = toolbox.sandbox.root
+        (root / "выпечка.md").write_text("Шарлотка: пирог с яблоками, рецепт в txt.", "utf-8")
+        (root / "заметка.txt").write_text("Файлы в формате txt открываются везде.", "utf-8")
+        await asyncio.wait_for(toolbox.wait_synced(), 10)
+        found = await call(toolbox, "search_files", {"query": "шарлотка.txt"})
+        assert [r["path"] for r in found["results"]] == ["документы/рецепт_шарлотки.txt"]
+
+    def test_split_query(self) -> None:
+        assert split_query("шарлотка.txt") == (["шарлотка"], ["*.txt"])
+        assert split_query("Отчёт.PDF 2024") == (["отчет", "2024"], ["*.pdf"])
+        assert split_query("a.txt b.pdf") == (["a", "b"], [])
+        assert split_query("vpn.example.com") == (["vpn", "example", "com"], [])
+        assert split_query("*.csv бюджет") == (["бюджет"], ["*.csv"])
