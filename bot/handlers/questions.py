@@ -75,6 +75,7 @@ class Asker:
             self.pacer,
             show_status=self.settings.show_progress,
             typing_interval_s=self.tuning.typing_interval_s,
+            settle_s=self.tuning.progress_settle_s,
         )
         delivery = Delivery(
             bot,

@@ -20,6 +20,8 @@ class Tuning:
     `notify_after_s`: answers that took longer arrive as a new message, which notifies the
     user (an edit of the status message would not).
     `paste_window_s`: how long a long message waits for the rest of a paste Telegram split.
+    `progress_settle_s`: how long a status or typing call already on its way may take to land
+    before the answer goes out (so it cannot land after it); a hung call is cut after this.
     `sleep`, `clock`: how delivery waits and how answering times itself (tests replace them).
     """
 
@@ -30,5 +32,6 @@ class Tuning:
     max_waiting_per_chat: int = 10
     notify_after_s: float = 10.0
     paste_window_s: float = 1.5
+    progress_settle_s: float = 2.0
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     clock: Callable[[], float] = time.monotonic

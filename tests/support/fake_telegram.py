@@ -421,7 +421,10 @@ def make_dispatcher(  # noqa: PLR0917 - fixtures are requested by parameter
             settings,
             agent=services.agent,
             toolbox=services.toolbox,
-            tuning=tuning or Tuning(edit_interval_s=0.0, retry_wait_cap_s=5.0, sleep=sleep),
+            tuning=tuning
+            or Tuning(
+                edit_interval_s=0.0, retry_wait_cap_s=5.0, progress_settle_s=0.5, sleep=sleep
+            ),
         )
         await dp.emit_startup(bot=bot, **dp.workflow_data)
         startup_calls = list(bot_session.calls)
