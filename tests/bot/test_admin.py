@@ -6,8 +6,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from aiogram import Bot
+from aiogram.client.telegram import TelegramAPIServer
+from aiogram.types import Document
+
+from bot.uploads import save_upload
 from tests.support.fake_telegram import (
     ADMIN_ID,
+    BOT_TOKEN,
     USER_ID,
     FakeTelegramSession,
     Harness,
@@ -223,3 +229,26 @@ class TestReindex:
         texts = [str(m.text) for m in harness.session.called("sendMessage")]
         assert texts[0] == "🔄 Перестраиваю индекс…"
         assert "Документов в поиске: 8, пропущено: 0, ошибок: 0." in texts[1]
+
+
+class TestLocalBotApiServer:
+    async def test_large_files_are_read_from_the_servers_disk(
+        self, harness: Harness, tmp_path: Path
+    ) -> None:
+        served = tmp_path / "bot-api" / "documents" / "file_7.txt"
+        served.parent.mkdir(parents=True)
+        served.write_bytes(NOTE)
+        session = FakeTelegramSession()
+        session.api = TelegramAPIServer.from_base("http://127.0.0.1:8081", is_local=True)
+        session.add_result(
+            "getFile", {"file_id": "big", "file_unique_id": "ubig", "file_path": str(served)}
+        )
+        local_bot = Bot(BOT_TOKEN, session=session)
+        document = Document(
+            file_id="big", file_unique_id="ubig", file_name="big.txt", file_size=300 * 1024**2
+        )
+        toolbox = harness.dp.workflow_data["toolbox"]
+        saved = await save_upload(local_bot, document, "archive", toolbox, max_mb=500)
+        assert saved.path == "archive/big.txt"
+        assert (harness.settings.sandbox_dir / "archive" / "big.txt").read_bytes() == NOTE
+        assert served.exists(), "the server's copy is left alone"
