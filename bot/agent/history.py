@@ -6,6 +6,10 @@ turns are ever sent to the model again, so a turn cut off by a crash or an error
 hold a call without its result — can never reach a request. Turns still `open` when the store
 is opened were cut off by a crash and are marked `interrupted`. Nothing is deleted: a reset
 starts a new conversation under the same key and keeps the old one.
+
+A marker file beside the database exists while it is open; finding it at start means the last
+run did not close cleanly, and only then is the file's integrity checked (a full check of a
+large log on every start would slow it for nothing; SQLite reports a damaged page it reads).
 """
 
 from __future__ import annotations
@@ -59,10 +63,19 @@ CREATE INDEX IF NOT EXISTS messages_by_turn ON messages (turn_id, id);
 class HistoryStore:
     """The conversation log. All SQLite work runs on one dedicated thread, in order."""
 
-    def __init__(self, connection: sqlite3.Connection, executor: ThreadPoolExecutor) -> None:
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        executor: ThreadPoolExecutor,
+        marker: Path | None = None,
+        *,
+        checked: bool = False,
+    ) -> None:
         self._db = connection
         self._executor = executor
+        self._marker = marker
         self._closed = False
+        self.checked = checked  # integrity checked at open, after an unclean shutdown
 
     @classmethod
     async def open(cls, path: Path) -> HistoryStore:
@@ -74,11 +87,13 @@ class HistoryStore:
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="history")
         loop = asyncio.get_running_loop()
         try:
-            connection = await loop.run_in_executor(executor, _connect_or_quarantine, path)
+            connection, marker, checked = await loop.run_in_executor(
+                executor, _connect_or_quarantine, path
+            )
         except BaseException:
             executor.shutdown(wait=False)
             raise
-        return cls(connection, executor)
+        return cls(connection, executor, marker, checked=checked)
 
     async def close(self) -> None:
         """Finish pending writes and close the file."""
@@ -86,6 +101,8 @@ class HistoryStore:
             return
         self._closed = True
         await self._run(self._db.close)
+        if self._marker is not None:
+            await self._run(self._marker.unlink, True)
         self._executor.shutdown(wait=True)
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
@@ -232,12 +249,18 @@ def _row_id(cursor: sqlite3.Cursor) -> int:
     return cursor.lastrowid
 
 
-def _connect_or_quarantine(path: Path) -> sqlite3.Connection:
+def _connect_or_quarantine(path: Path) -> tuple[sqlite3.Connection, Path, bool]:
+    """The open connection, its in-use marker, and whether the integrity was checked."""
     if path.is_dir():
         path = path / DEFAULT_FILE_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
+    marker = path.with_name(path.name + ".in-use")
+    check = marker.exists()
+    if check:
+        logger.warning("the history was not closed cleanly last time; checking %s", path.name)
+    marker.touch()
     try:
-        return _connect(path)
+        return _connect(path, check=check), marker, check
     except sqlite3.DatabaseError as exc:
         if not path.exists():
             raise
@@ -246,19 +269,20 @@ def _connect_or_quarantine(path: Path) -> sqlite3.Connection:
         path.replace(aside)
         for suffix in ("-wal", "-shm"):
             path.with_name(path.name + suffix).unlink(missing_ok=True)
-        return _connect(path)
+        return _connect(path, check=False), marker, check
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect(path: Path, *, check: bool) -> sqlite3.Connection:
     connection = sqlite3.connect(path, check_same_thread=False, isolation_level="DEFERRED")
     try:
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.execute("PRAGMA foreign_keys=ON")
-        check = connection.execute("PRAGMA quick_check").fetchone()[0]
-        if check != "ok":
-            msg = f"integrity check failed: {check}"
-            raise sqlite3.DatabaseError(msg)
+        if check:
+            verdict = connection.execute("PRAGMA quick_check").fetchone()[0]
+            if verdict != "ok":
+                msg = f"integrity check failed: {verdict}"
+                raise sqlite3.DatabaseError(msg)
         connection.executescript(_SCHEMA)
         version = connection.execute("PRAGMA user_version").fetchone()[0]
         if version == 0:

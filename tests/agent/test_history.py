@@ -140,6 +140,62 @@ class TestHistoryStore:
         assert aside[0].read_bytes().startswith(b"this is not a database")
 
 
+class TestIntegrityCheck:
+    async def test_a_clean_shutdown_skips_the_check(self, tmp_path: Path) -> None:
+        path = tmp_path / "h.sqlite3"
+        store = await HistoryStore.open(path)
+        await answered_turn(store, "chat:1", "вопрос", "ответ")
+        await store.close()
+        assert not (tmp_path / "h.sqlite3.in-use").exists()
+
+        again = await HistoryStore.open(path)
+        try:
+            assert not again.checked
+            assert len(await again.load_turns("chat:1", 10)) == 1
+        finally:
+            await again.close()
+
+    async def test_an_unclean_shutdown_is_checked(self, tmp_path: Path) -> None:
+        path = tmp_path / "h.sqlite3"
+        store = await HistoryStore.open(path)
+        await answered_turn(store, "chat:1", "вопрос", "ответ")
+        assert (tmp_path / "h.sqlite3.in-use").exists()
+        await store.close()
+        (tmp_path / "h.sqlite3.in-use").touch()  # as a killed process leaves it
+
+        again = await HistoryStore.open(path)
+        try:
+            assert again.checked
+            assert len(await again.load_turns("chat:1", 10)) == 1
+        finally:
+            await again.close()
+        assert moved_aside(tmp_path) == []
+
+    async def test_a_damaged_page_after_an_unclean_shutdown_is_moved_aside(
+        self, tmp_path: Path
+    ) -> None:
+        path = tmp_path / "h.sqlite3"
+        store = await HistoryStore.open(path)
+        for i in range(300):
+            await answered_turn(store, f"chat:{i}", "вопрос " * 20, "ответ " * 20)
+        await store.close()
+        with sqlite3.connect(path) as db:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            page = db.execute("PRAGMA page_size").fetchone()[0]
+        with path.open("r+b") as raw:
+            raw.seek(page * 4)
+            raw.write(b"\xff" * page * 3)  # three pages past the header
+        (tmp_path / "h.sqlite3.in-use").touch()
+
+        again = await HistoryStore.open(path)
+        try:
+            assert again.checked
+            assert await again.load_turns("chat:1", 10) == []
+        finally:
+            await again.close()
+        assert len(moved_aside(tmp_path)) == 1
+
+
 class TestKeyedLocks:
     async def test_one_holder_per_key_and_forgotten_once_released(self) -> None:
         locks = KeyedLocks()
