@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 import platform
+import subprocess
+from pathlib import Path
 
 
 def _cpu_model() -> str:
@@ -41,3 +43,26 @@ def describe() -> str:
 def now_utc() -> str:
     """The run's date and time, UTC."""
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def code_version(repo: Path) -> str:
+    """The commit measured: `git rev-parse` in a checkout (noting uncommitted changes), or
+    BENCH_COMMIT for an exported tree; `unknown` otherwise."""
+    if (repo / ".git").exists():
+        try:
+            head = subprocess.run(
+                ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            dirty = subprocess.run(
+                ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return os.environ.get("BENCH_COMMIT", "unknown")
+        return head + (" with uncommitted changes" if dirty else "")
+    return os.environ.get("BENCH_COMMIT", "unknown")

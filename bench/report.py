@@ -103,13 +103,19 @@ def render_summary(results: Sequence[BenchResult]) -> str:
 
 
 def render_document(
-    results: Sequence[BenchResult], commands: dict[str, str], machine: str, date: str, full: str
+    results: Sequence[BenchResult],
+    commands: dict[str, str],
+    machine: str,
+    date: str,
+    full: str,
+    *,
+    version: str = "unknown",
 ) -> str:
     """The whole RESULTS.md."""
     parts = [
         "# Benchmark results",
         "",
-        f"Produced by `{full}` on {date}.",
+        f"Produced by `{full}` on {date}, code at commit {version}.",
         f"Machine: {machine}.",
         "",
         "Every figure is measured next to its reference in the same run: these machines are "

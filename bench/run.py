@@ -124,7 +124,9 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(workdir, ignore_errors=True)
     print(f"[bench] all done in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     if out is not None:
-        out.write_text(render_document(results, commands, desc, date, full.strip()), "utf-8")
+        version = machine.code_version(REPO_ROOT)
+        document = render_document(results, commands, desc, date, full.strip(), version=version)
+        out.write_text(document, "utf-8")
         print(f"[bench] wrote {out}", file=sys.stderr)
     return 0 if all(r.error is None for r in results) else 1
 
