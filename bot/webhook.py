@@ -42,8 +42,13 @@ def build_webhook_app(dp: Dispatcher, bot: Bot, path: str, secret: str) -> web.A
     return app
 
 
-async def run_webhook(dp: Dispatcher, bot: Bot, settings: Settings) -> None:
-    """Serve on WEBHOOK_LISTEN and register WEBHOOK_URL with Telegram until SIGTERM/SIGINT."""
+async def run_webhook(
+    dp: Dispatcher, bot: Bot, settings: Settings, *, stop: asyncio.Event | None = None
+) -> None:
+    """Serve on WEBHOOK_LISTEN and register WEBHOOK_URL with Telegram until SIGTERM/SIGINT.
+
+    `stop` replaces the signals (an embedding program, or a test, decides when to stop).
+    """
     assert settings.webhook_url is not None
     path = urlsplit(settings.webhook_url).path or "/"
     secret = webhook_secret(settings)
@@ -58,7 +63,7 @@ async def run_webhook(dp: Dispatcher, bot: Bot, settings: Settings) -> None:
             allowed_updates=dp.resolve_used_update_types(),
         )
         log.info("webhook mode: listening on %s, path %s", settings.webhook_listen, path)
-        await _until_stopped()
+        await (stop.wait() if stop is not None else _until_stopped())
     finally:
         await runner.cleanup()
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any
 
+import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.app import build_bot, warn_about_settings
 from bot.settings_loader import load_settings
-from bot.webhook import build_webhook_app, webhook_secret
+from bot.webhook import build_webhook_app, run_webhook, webhook_secret
 from tests.support.fake_telegram import BOT_TOKEN, USER_ID
 
 SECRET = "s3cret_token-value"
@@ -88,3 +90,28 @@ class TestStartUp:
         with caplog.at_level(logging.WARNING):
             warn_about_settings(load_settings(bot_token=BOT_TOKEN, admin_ids="1"))
         assert not caplog.records
+
+
+class TestServing:
+    async def test_serves_on_an_ipv6_address_with_the_configured_secret(
+        self, make_dispatcher: Any, unused_tcp_port: int
+    ) -> None:
+        async with make_dispatcher(
+            webhook_url="https://bot.example.com/tg",
+            webhook_listen=f"[::1]:{unused_tcp_port}",
+            webhook_secret=SECRET,
+        ) as harness:
+            stop = asyncio.Event()
+            serving = asyncio.create_task(
+                run_webhook(harness.dp, harness.bot, harness.settings, stop=stop)
+            )
+            await harness.session.wait_for(lambda s: bool(s.called("setWebhook")))
+            assert harness.session.called("setWebhook")[0].secret_token == SECRET
+            url = f"http://[::1]:{unused_tcp_port}/tg"
+            async with aiohttp.ClientSession() as client:
+                body = json.dumps(_update("/help"))
+                async with client.post(url, data=body, headers={HEADER: SECRET}) as answer:
+                    assert answer.status == 200
+            await harness.session.wait_for(lambda s: bool(s.called("sendMessage")))
+            stop.set()
+            await asyncio.wait_for(serving, 10)
