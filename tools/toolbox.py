@@ -33,6 +33,8 @@ from tools.terms import Stemmer
 
 log = logging.getLogger(__name__)
 INDEX_FILE = "search-index.sqlite3"
+HISTORY_FILE = "history.sqlite3"  # the bot's conversation log, kept in the same folder
+_DB_SUFFIXES = ("", "-wal", "-shm", "-journal", ".in-use")
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,16 @@ class Toolbox:
         self.settings = settings
         data_dir = Path(settings.data_dir).absolute()
         index = data_dir / INDEX_FILE
-        own = (data_dir, index, *(Path(f"{index}{s}") for s in ("-wal", "-shm", "-journal")))
+        # Named one by one as well: should the data folder ever be the documents folder (the
+        # settings refuse it), its own files still stay out of reach.
+        own = (
+            data_dir,
+            *(
+                data_dir / f"{name}{s}"
+                for name in (INDEX_FILE, HISTORY_FILE)
+                for s in _DB_SUFFIXES
+            ),
+        )
         self.sandbox = Sandbox(Path(settings.sandbox_dir), reserved=own)
         limits = Limits(
             max_file_bytes=int(settings.max_file_mb * 1024 * 1024), timeout=extract_timeout

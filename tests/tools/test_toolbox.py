@@ -135,6 +135,24 @@ class TestDataFolder:
         with pytest.raises(ValidationError, match="DATA_DIR"):
             ToolSettings(sandbox_dir=sandbox_dir, data_dir=spell(sandbox_dir))
 
+    async def test_own_files_stay_hidden_even_if_settings_were_bypassed(
+        self, sandbox_dir: Path
+    ) -> None:
+        (sandbox_dir / "history.sqlite3").write_text("история переписки", encoding="utf-8")
+        (sandbox_dir / "history.sqlite3-wal").write_text("журнал", encoding="utf-8")
+        unchecked = ToolSettings.model_construct(sandbox_dir=sandbox_dir, data_dir=sandbox_dir)
+        box = Toolbox(unchecked)
+        await box.start()
+        try:
+            await asyncio.wait_for(box.wait_ready(), 30)
+            listing = await result_of(box, "list_files", {})
+            assert not any("sqlite3" in e["path"] for e in listing["entries"])
+            for path in ("history.sqlite3", "history.sqlite3-wal", "search-index.sqlite3"):
+                assert "error" in await result_of(box, "read_file", {"path": path})
+            assert (await result_of(box, "search_files", {"query": "переписки"}))["results"] == []
+        finally:
+            await box.close()
+
 
 class TestListing:
     async def test_depth_and_counts(self, toolbox: Toolbox) -> None:
