@@ -61,6 +61,7 @@ ENGLISH = Texts(
     status_model="🤖 Model: {model}",
     status_context="🧠 Context: {tokens} of {window} tokens ({percent}%), {messages}",
     status_documents="📚 Searchable documents: {n}",
+    status_building="(the index is still being built)",
     status_last="🔁 Last question: {rounds}, {prompt} tokens in + {completion} out",
     status_no_last="🔁 No questions in this conversation yet.",
     error_unavailable="⚠️ The model server is down or too slow right now. Try again in a minute.",

@@ -63,6 +63,7 @@ class Texts:
     status_model: str
     status_context: str
     status_documents: str
+    status_building: str
     status_last: str
     status_no_last: str
     error_unavailable: str
@@ -153,7 +154,7 @@ class Texts:
                 messages_n=self.number(messages),
             ),
             self.status_documents.format(n=self.number(documents))
-            + ("" if ready else f" ({self.index_building.removeprefix('⏳ ').rstrip('.')})"),
+            + ("" if ready else f" {self.status_building}"),
         ]
         if last is None:
             lines.append(self.status_no_last)

@@ -65,6 +65,7 @@ RUSSIAN = Texts(
     status_context="🧠 Контекст: {tokens} из {window} токенов ({percent}%), "
     "сообщений: {messages_n}",
     status_documents="📚 Документов в поиске: {n}",
+    status_building="(индекс ещё строится)",
     status_last="🔁 Последний вопрос — раундов: {rounds_n}, токенов: {prompt} (запрос) + "
     "{completion} (ответ)",
     status_no_last="🔁 В этом разговоре ещё не было вопросов.",

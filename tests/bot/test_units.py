@@ -160,3 +160,11 @@ class TestNumbersInWords:
         assert "за 3,5 с" in RUSSIAN.reindex_report(1, 0, 0, 3.5)
         assert "in 3.5 s" in ENGLISH.reindex_report(1, 0, 1, 3.5)
         assert "1 error." in ENGLISH.reindex_report(1, 0, 1, 3.5)
+
+
+class TestStatusWhileIndexing:
+    def test_building_note_reads_as_part_of_the_line(self) -> None:
+        text = RUSSIAN.status(
+            model="m", tokens=0, window=10, messages=0, documents=3, ready=False, last=None
+        )
+        assert "📚 Документов в поиске: 3 (индекс ещё строится)" in text
