@@ -1,9 +1,14 @@
-"""Sending an answer's parts to Telegram so that none is lost.
+"""Sending an answer's parts to Telegram so that none is lost or doubled.
 
 The first part replaces the status message when there is one (or is sent), the rest follow in
-order. Flood control is waited out within a bounded budget; rejected markup is resent as plain
-text; an edit that cannot happen becomes a new message; a user who blocked the bot is logged and
-left alone.
+order. Flood control is waited out within a bounded budget; a part Telegram refuses is resent
+as plain text, and if even that fails it is skipped, the rest still go, and one short notice
+says something is missing. An edit that cannot happen becomes a new message; a user who
+blocked the bot is logged and left alone.
+
+Retries: edits are idempotent and retried on network errors and 5xx. A new message is resent
+only when the connection was never made; after a read timeout or a dropped connection it may
+already be in the chat, and a duplicate part is worse than a logged, possibly missing one.
 """
 
 from __future__ import annotations
