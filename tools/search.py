@@ -89,6 +89,14 @@ class Searcher:
         self.stemmer = stemmer
         self._vocab: list[str] = []
         self._vocab_at = -VOCAB_TTL
+        self._names = _FoldedNames({})
+
+    def _names_for(self, visible: dict[str, tuple[int, int]]) -> _FoldedNames:
+        """Folded names of the visible files, rebuilt only when the folder changed."""
+        names = self._names
+        if names.source is not visible:
+            names = self._names = _FoldedNames(visible)
+        return names
 
     def search(self, query: str, limit: int) -> dict[str, Any]:
         plain, globs = split_query(query)
@@ -108,15 +116,15 @@ class Searcher:
         self, conn: sqlite3.Connection | None, plain: list[str], globs: list[str], limit: int
     ) -> dict[str, Any]:
         state = self.indexer.state
-        visible = dict(state.visible)
+        current = state.visible
+        visible = dict(current)
         groups = [self._group(conn, w) for w in dict.fromkeys(plain)]
         ranked: list[tuple[str, int | None]] = []
         total = 0
         if groups and conn is not None:
             ranked, total = self._ranked(conn, groups, globs, limit)
         if globs and not groups:
-            names = sorted(p for p in visible if self._glob_match(p, globs))
-            ranked = [(p, None) for p in names]
+            ranked = [(p, None) for p in self._names_for(current).matching(globs)]
             total = len(ranked)
         warming = not state.ready or conn is None
         if warming and groups:
@@ -126,7 +134,7 @@ class Searcher:
                 if path in seen or (path in state.known and conn is not None):
                     continue
                 stems = set(self.stemmer.name_terms(path))
-                if any(w & stems for w in wanted) and self._glob_match(path, globs):
+                if any(w & stems for w in wanted) and self.glob_match(path, globs):
                     ranked.append((path, None))
                     total += 1
         pattern = snippet_pattern(groups) if groups else None
@@ -153,7 +161,7 @@ class Searcher:
         return out
 
     @staticmethod
-    def _glob_match(path: str, globs: list[str]) -> bool:
+    def glob_match(path: str, globs: list[str]) -> bool:
         folded = fold(path)
         base = folded.rsplit("/", 1)[-1]
         return all(
@@ -220,7 +228,7 @@ class Searcher:
         queries = [every, some] if len(groups) > 1 else [every]
         for match in queries:
             for path, rowid in conn.execute(sql, (match, NAME_WEIGHT, fetch)):
-                if path not in seen and (not globs or self._glob_match(path, globs)):
+                if path not in seen and (not globs or self.glob_match(path, globs)):
                     seen.add(path)
                     ranked.append((path, rowid))
             if len(ranked) >= limit:
@@ -261,6 +269,61 @@ class Searcher:
         if snippets:
             item["snippets"] = snippets
         return item
+
+
+def _glob_regex(glob: str, *, within_name: bool) -> str:
+    """A folded glob as a regex over one line; `within_name` keeps wildcards off `/`."""
+    star, one = ("[^/\n]*", "[^/\n]") if within_name else ("[^\n]*", "[^\n]")
+    out, i = [], 0
+    while i < len(glob):
+        char = glob[i]
+        end = glob.find("]", i + 2) if char == "[" else -1
+        if char == "*":
+            out.append(star)
+        elif char == "?":
+            out.append(one)
+        elif end > 0:
+            body = glob[i + 1 : end]
+            negate = body[:1] == "!"
+            body = re.escape(body[1:] if negate else body).replace("\\-", "-")
+            out.append(f"[{'^' if negate else ''}{body}]")
+            i = end
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return "".join(out)
+
+
+class _FoldedNames:
+    """The visible paths folded and joined into one text, so a glob is one regex scan.
+
+    A glob with `/` must match the whole path; one without may match the file name alone
+    or the whole path (so `docs*` finds files in a folder of that name too).
+    """
+
+    def __init__(self, visible: dict[str, tuple[int, int]]) -> None:
+        self.source = visible
+        self._paths: dict[str, list[str]] = {}
+        self._odd: list[str] = []  # a line break in a name would split its line
+        for path in visible:
+            if "\n" in path:
+                self._odd.append(path)
+            else:
+                self._paths.setdefault(fold(path), []).append(path)
+        self._text = "\n".join(self._paths)
+
+    def matching(self, globs: list[str]) -> list[str]:
+        found: set[str] | None = None
+        for glob in globs:
+            whole = _glob_regex(glob, within_name=False)
+            if "/" in glob:
+                rx = f"^{whole}$"
+            else:
+                rx = f"^(?:(?:[^\n]*/)?{_glob_regex(glob, within_name=True)}|{whole})$"
+            lines = set(re.findall(rx, self._text, re.MULTILINE))
+            found = lines if found is None else found & lines
+        odd = [p for p in self._odd if Searcher.glob_match(p, globs)]
+        return sorted([*(p for line in found or () for p in self._paths[line]), *odd])
 
 
 def snippet_pattern(groups: list[_Group]) -> re.Pattern[str]:

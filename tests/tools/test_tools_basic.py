@@ -6,8 +6,10 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
+
 from tools import Toolbox
-from tools.search import split_query
+from tools.search import Searcher, _FoldedNames, split_query
 
 
 async def call(box: Toolbox, name: str, args: dict[str, Any] | str) -> dict[str, Any]:
@@ -81,3 +83,28 @@ class TestFileNameQueries:
         assert split_query("a.txt b.pdf") == (["a", "b"], [])
         assert split_query("vpn.example.com") == (["vpn", "example", "com"], [])
         assert split_query("*.csv бюджет") == (["бюджет"], ["*.csv"])
+
+
+class TestGlobNames:
+    NAMES = (
+        "a/Отчёт_2024.md",
+        "docs/x.pdf",
+        "docsy/y.txt",
+        "b/c/рецепт_шарлотки.txt",
+        "z[1].txt",
+        "a.b/c.md",
+        "Docs/Upper.PDF",
+        "строка\nс переносом.txt",
+    )
+    GLOBS = ("*.pdf", "docs*", "отчет_*.md", "a/*.md", "*/*", "z[[]1].txt", "?.md", "*.txt")
+
+    @pytest.mark.parametrize("glob", GLOBS)
+    def test_one_scan_agrees_with_matching_each_name(self, glob: str) -> None:
+        names = _FoldedNames(dict.fromkeys(self.NAMES, (1, 1)))
+        expected = sorted(n for n in self.NAMES if Searcher.glob_match(n, [glob]))
+        assert names.matching([glob]) == expected
+        assert expected
+
+    def test_several_globs_must_all_match(self) -> None:
+        names = _FoldedNames(dict.fromkeys(self.NAMES, (1, 1)))
+        assert names.matching(["docs*", "*.pdf"]) == ["Docs/Upper.PDF", "docs/x.pdf"]
