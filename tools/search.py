@@ -27,6 +27,7 @@ from tools.terms import Stemmer, fold, words
 NAME_WEIGHT = 8.0
 SNIPPETS = 2
 SNIPPET_CHARS = 160
+SNIPPET_WINDOW = 32 * 1024  # bytes inflated first: the words are usually near the start
 VOCAB_TTL = 20.0
 MIN_ROOT = 5
 MAX_WORDS = 16
@@ -257,7 +258,11 @@ class Searcher:
             match.append("name")
         snippets: list[dict[str, Any]] = []
         if rowid is not None and conn is not None and pattern is not None:
-            snippets = find_snippets(load_text(conn, rowid), pattern, len(groups))
+            head = load_text(conn, rowid, SNIPPET_WINDOW)
+            found = snippets_from_start(head, pattern, len(groups))
+            if found is None:
+                found = find_snippets(load_text(conn, rowid), pattern, len(groups))
+            snippets = found
             if snippets:
                 match.append("content")
         item: dict[str, Any] = {
@@ -332,6 +337,30 @@ def snippet_pattern(groups: list[_Group]) -> re.Pattern[str]:
     return re.compile(r"(?<![^\W_])(?:" + "|".join(alts) + ")")
 
 
+Hits = dict[int, tuple[set[str], int]]
+
+
+def _collect(text: str, pattern: re.Pattern[str], wanted: int, max_hits: int) -> tuple[Hits, bool]:
+    """Lines with query words (the words found, the first column); and whether the scan
+    stopped early (two lines hold every word, or enough hits were seen)."""
+    folded = fold(text[:3_000_000])
+    hits: Hits = {}
+    line, last, full = 1, 0, 0
+    for count, m in enumerate(pattern.finditer(folded)):
+        if count >= max_hits:
+            return hits, True
+        line += folded.count("\n", last, m.start())
+        last = m.start()
+        found, _ = hits.setdefault(line, (set(), m.start() - folded.rfind("\n", 0, last) - 1))
+        before = len(found)
+        found.add(m.lastgroup or "")
+        if len(found) == wanted and before < wanted:
+            full += 1
+            if full >= SNIPPETS:
+                return hits, True
+    return hits, False
+
+
 def find_snippets(
     text: str, pattern: re.Pattern[str], wanted: int, max_hits: int = 60
 ) -> list[dict[str, Any]]:
@@ -341,21 +370,22 @@ def find_snippets(
     """
     if not text:
         return []
-    folded = fold(text[:3_000_000])
-    hits: dict[int, tuple[set[str], int]] = {}
-    line, last, full = 1, 0, 0
-    for count, m in enumerate(pattern.finditer(folded)):
-        if count >= max_hits:
-            break
-        line += folded.count("\n", last, m.start())
-        last = m.start()
-        found, col = hits.setdefault(line, (set(), m.start() - folded.rfind("\n", 0, last) - 1))
-        before = len(found)
-        found.add(m.lastgroup or "")
-        if len(found) == wanted and before < wanted:
-            full += 1
-            if full >= SNIPPETS:
-                break
+    hits, _ = _collect(text, pattern, wanted, max_hits)
+    return _render(text, hits)
+
+
+def snippets_from_start(
+    start: str, pattern: re.Pattern[str], wanted: int, max_hits: int = 60
+) -> list[dict[str, Any]] | None:
+    """The snippets `find_snippets` would give for the whole document, decided from its
+    start alone, or None when the start is not enough (then scan the whole text)."""
+    hits, stopped = _collect(start, pattern, wanted, max_hits)
+    if not stopped or max(hits) >= start.count("\n") + 1:
+        return None  # the words may lie further on, or the last line is cut
+    return _render(start, hits)
+
+
+def _render(text: str, hits: Hits) -> list[dict[str, Any]]:
     if not hits:
         return []
     best = sorted(hits.items(), key=lambda item: (-len(item[1][0]), item[0]))[:SNIPPETS]

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
 
 from tools import Toolbox
-from tools.search import Searcher, _FoldedNames, split_query
+from tools.search import Searcher, _FoldedNames, find_snippets, snippets_from_start, split_query
 
 
 async def call(box: Toolbox, name: str, args: dict[str, Any] | str) -> dict[str, Any]:
@@ -108,3 +109,31 @@ class TestGlobNames:
     def test_several_globs_must_all_match(self) -> None:
         names = _FoldedNames(dict.fromkeys(self.NAMES, (1, 1)))
         assert names.matching(["docs*", "*.pdf"]) == ["Docs/Upper.PDF", "docs/x.pdf"]
+
+
+class TestSnippetsFromTheStart:
+    def _pattern(self) -> re.Pattern[str]:
+        return re.compile(r"(?P<g0>отпуск)|(?P<g1>график)")
+
+    def test_an_early_answer_is_the_same_as_scanning_everything(self) -> None:
+        text = "\n".join(["отпуск и график"] * 3 + ["прочее"] * 5000)
+        start = text[:2_000]
+        assert snippets_from_start(start, self._pattern(), 2) == find_snippets(
+            text, self._pattern(), 2
+        )
+
+    def test_words_further_on_need_the_whole_text(self) -> None:
+        text = "\n".join(["прочее"] * 5000 + ["отпуск и график"])
+        assert snippets_from_start(text[:2_000], self._pattern(), 2) is None
+        assert find_snippets(text, self._pattern(), 2)[0]["line"] == 5001
+
+    def test_a_line_cut_by_the_window_needs_the_whole_text(self) -> None:
+        text = "отпуск и график\n" + "отпуск и график, " * 50
+        assert snippets_from_start(text[:100], self._pattern(), 2) is None
+
+    async def test_a_long_document_gets_its_late_snippet(self, toolbox: Toolbox) -> None:
+        body = "\n".join([f"строка {i} о складе" for i in range(6000)] + ["премия за квартал"])
+        (toolbox.sandbox.root / "длинный.txt").write_text(body, encoding="utf-8")
+        await asyncio.wait_for(toolbox.wait_synced(), 10)
+        found = await call(toolbox, "search_files", {"query": "премия квартал"})
+        assert found["results"][0]["snippets"][0]["line"] == 6001
