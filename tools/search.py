@@ -7,7 +7,6 @@ words from the index vocabulary (a typo) and to words it begins (a cut-off word)
 
 from __future__ import annotations
 
-import fnmatch
 import math
 import re
 import sqlite3
@@ -19,14 +18,14 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from tools.errors import ToolError
+from tools.globs import FoldedNames, glob_match
 from tools.index import is_damaged, load_text
 from tools.indexer import Indexer
 from tools.paths import modified_iso
+from tools.snippets import find_snippets, snippets_from_start
 from tools.terms import Stemmer, fold, words
 
 NAME_WEIGHT = 8.0
-SNIPPETS = 2
-SNIPPET_CHARS = 160
 SNIPPET_WINDOW = 32 * 1024  # bytes inflated first: the words are usually near the start
 VOCAB_TTL = 20.0
 MIN_ROOT = 5
@@ -90,13 +89,13 @@ class Searcher:
         self.stemmer = stemmer
         self._vocab: list[str] = []
         self._vocab_at = -VOCAB_TTL
-        self._names = _FoldedNames({})
+        self._names = FoldedNames({})
 
-    def _names_for(self, visible: dict[str, tuple[int, int]]) -> _FoldedNames:
+    def _names_for(self, visible: dict[str, tuple[int, int]]) -> FoldedNames:
         """Folded names of the visible files, rebuilt only when the folder changed."""
         names = self._names
         if names.source is not visible:
-            names = self._names = _FoldedNames(visible)
+            names = self._names = FoldedNames(visible)
         return names
 
     def search(self, query: str, limit: int) -> dict[str, Any]:
@@ -135,7 +134,7 @@ class Searcher:
                 if path in seen or (path in state.known and conn is not None):
                     continue
                 stems = set(self.stemmer.name_terms(path))
-                if any(w & stems for w in wanted) and self.glob_match(path, globs):
+                if any(w & stems for w in wanted) and glob_match(path, globs):
                     ranked.append((path, None))
                     total += 1
         pattern = snippet_pattern(groups) if groups else None
@@ -160,15 +159,6 @@ class Searcher:
                 "a name pattern such as *.pdf, or list_files to browse."
             )
         return out
-
-    @staticmethod
-    def glob_match(path: str, globs: list[str]) -> bool:
-        folded = fold(path)
-        base = folded.rsplit("/", 1)[-1]
-        return all(
-            fnmatch.fnmatchcase(folded if "/" in g else base, g) or fnmatch.fnmatchcase(folded, g)
-            for g in globs
-        )
 
     def _group(self, conn: sqlite3.Connection | None, word: str) -> _Group:
         """The index terms accepted for one query word.
@@ -229,7 +219,7 @@ class Searcher:
         queries = [every, some] if len(groups) > 1 else [every]
         for match in queries:
             for path, rowid in conn.execute(sql, (match, NAME_WEIGHT, fetch)):
-                if path not in seen and (not globs or self.glob_match(path, globs)):
+                if path not in seen and (not globs or glob_match(path, globs)):
                     seen.add(path)
                     ranked.append((path, rowid))
             if len(ranked) >= limit:
@@ -276,128 +266,7 @@ class Searcher:
         return item
 
 
-def _glob_regex(glob: str, *, within_name: bool) -> str:
-    """A folded glob as a regex over one line; `within_name` keeps wildcards off `/`."""
-    star, one = ("[^/\n]*", "[^/\n]") if within_name else ("[^\n]*", "[^\n]")
-    out, i = [], 0
-    while i < len(glob):
-        char = glob[i]
-        end = glob.find("]", i + 2) if char == "[" else -1
-        if char == "*":
-            out.append(star)
-        elif char == "?":
-            out.append(one)
-        elif end > 0:
-            body = glob[i + 1 : end]
-            negate = body[:1] == "!"
-            body = re.escape(body[1:] if negate else body).replace("\\-", "-")
-            out.append(f"[{'^' if negate else ''}{body}]")
-            i = end
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return "".join(out)
-
-
-class _FoldedNames:
-    """The visible paths folded and joined into one text, so a glob is one regex scan.
-
-    A glob with `/` must match the whole path; one without may match the file name alone
-    or the whole path (so `docs*` finds files in a folder of that name too).
-    """
-
-    def __init__(self, visible: dict[str, tuple[int, int]]) -> None:
-        self.source = visible
-        self._paths: dict[str, list[str]] = {}
-        self._odd: list[str] = []  # a line break in a name would split its line
-        for path in visible:
-            if "\n" in path:
-                self._odd.append(path)
-            else:
-                self._paths.setdefault(fold(path), []).append(path)
-        self._text = "\n".join(self._paths)
-
-    def matching(self, globs: list[str]) -> list[str]:
-        found: set[str] | None = None
-        for glob in globs:
-            whole = _glob_regex(glob, within_name=False)
-            if "/" in glob:
-                rx = f"^{whole}$"
-            else:
-                rx = f"^(?:(?:[^\n]*/)?{_glob_regex(glob, within_name=True)}|{whole})$"
-            lines = set(re.findall(rx, self._text, re.MULTILINE))
-            found = lines if found is None else found & lines
-        odd = [p for p in self._odd if Searcher.glob_match(p, globs)]
-        return sorted([*(p for line in found or () for p in self._paths[line]), *odd])
-
-
 def snippet_pattern(groups: list[_Group]) -> re.Pattern[str]:
     """One regex for all query words; the named group tells which word matched."""
     alts = [f"(?P<g{i}>{g.pattern()})" for i, g in enumerate(groups)]
     return re.compile(r"(?<![^\W_])(?:" + "|".join(alts) + ")")
-
-
-Hits = dict[int, tuple[set[str], int]]
-
-
-def _collect(text: str, pattern: re.Pattern[str], wanted: int, max_hits: int) -> tuple[Hits, bool]:
-    """Lines with query words (the words found, the first column); and whether the scan
-    stopped early (two lines hold every word, or enough hits were seen)."""
-    folded = fold(text[:3_000_000])
-    hits: Hits = {}
-    line, last, full = 1, 0, 0
-    for count, m in enumerate(pattern.finditer(folded)):
-        if count >= max_hits:
-            return hits, True
-        line += folded.count("\n", last, m.start())
-        last = m.start()
-        found, _ = hits.setdefault(line, (set(), m.start() - folded.rfind("\n", 0, last) - 1))
-        before = len(found)
-        found.add(m.lastgroup or "")
-        if len(found) == wanted and before < wanted:
-            full += 1
-            if full >= SNIPPETS:
-                return hits, True
-    return hits, False
-
-
-def find_snippets(
-    text: str, pattern: re.Pattern[str], wanted: int, max_hits: int = 60
-) -> list[dict[str, Any]]:
-    """Up to two lines where the query words occur, preferring lines with more of them.
-
-    Stops early once two lines hold every word, so long documents cost little.
-    """
-    if not text:
-        return []
-    hits, _ = _collect(text, pattern, wanted, max_hits)
-    return _render(text, hits)
-
-
-def snippets_from_start(
-    start: str, pattern: re.Pattern[str], wanted: int, max_hits: int = 60
-) -> list[dict[str, Any]] | None:
-    """The snippets `find_snippets` would give for the whole document, decided from its
-    start alone, or None when the start is not enough (then scan the whole text)."""
-    hits, stopped = _collect(start, pattern, wanted, max_hits)
-    if not stopped or max(hits) >= start.count("\n") + 1:
-        return None  # the words may lie further on, or the last line is cut
-    return _render(start, hits)
-
-
-def _render(text: str, hits: Hits) -> list[dict[str, Any]]:
-    if not hits:
-        return []
-    best = sorted(hits.items(), key=lambda item: (-len(item[1][0]), item[0]))[:SNIPPETS]
-    lines = text.split("\n", max(n for n, _ in best))
-    snippets = []
-    for number, (_, col) in sorted(best):
-        source = lines[number - 1] if number - 1 < len(lines) else ""
-        start = max(0, min(col - SNIPPET_CHARS // 3, len(source) - SNIPPET_CHARS))
-        piece = source[start : start + SNIPPET_CHARS].strip()
-        if start > 0:
-            piece = "…" + piece
-        if start + SNIPPET_CHARS < len(source):
-            piece += "…"
-        snippets.append({"line": number, "text": piece})
-    return snippets

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from tools import Toolbox
-from tools.search import Searcher, _FoldedNames, find_snippets, snippets_from_start, split_query
+from tools.globs import FoldedNames, glob_match
+from tools.search import split_query
+from tools.snippets import find_snippets, snippets_from_start
 
 
 async def call(box: Toolbox, name: str, args: dict[str, Any] | str) -> dict[str, Any]:
@@ -101,13 +103,13 @@ class TestGlobNames:
 
     @pytest.mark.parametrize("glob", GLOBS)
     def test_one_scan_agrees_with_matching_each_name(self, glob: str) -> None:
-        names = _FoldedNames(dict.fromkeys(self.NAMES, (1, 1)))
-        expected = sorted(n for n in self.NAMES if Searcher.glob_match(n, [glob]))
+        names = FoldedNames(dict.fromkeys(self.NAMES, (1, 1)))
+        expected = sorted(n for n in self.NAMES if glob_match(n, [glob]))
         assert names.matching([glob]) == expected
         assert expected
 
     def test_several_globs_must_all_match(self) -> None:
-        names = _FoldedNames(dict.fromkeys(self.NAMES, (1, 1)))
+        names = FoldedNames(dict.fromkeys(self.NAMES, (1, 1)))
         assert names.matching(["docs*", "*.pdf"]) == ["Docs/Upper.PDF", "docs/x.pdf"]
 
 

@@ -1,0 +1,77 @@
+"""Name globs (`*.pdf`, `отчет*2024*`) matched against the visible paths, case- and ё-folded.
+
+A glob with `/` must match the whole path; one without may match the file name alone or the
+whole path (so `docs*` finds files in a folder of that name too).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+
+from tools.terms import fold
+
+
+def glob_match(path: str, globs: list[str]) -> bool:
+    """Whether one path matches every glob."""
+    folded = fold(path)
+    base = folded.rsplit("/", 1)[-1]
+    return all(
+        fnmatch.fnmatchcase(folded if "/" in g else base, g) or fnmatch.fnmatchcase(folded, g)
+        for g in globs
+    )
+
+
+def _glob_regex(glob: str, *, within_name: bool) -> str:
+    """A folded glob as a regex over one line; `within_name` keeps wildcards off `/`."""
+    star, one = ("[^/\n]*", "[^/\n]") if within_name else ("[^\n]*", "[^\n]")
+    out, i = [], 0
+    while i < len(glob):
+        char = glob[i]
+        end = glob.find("]", i + 2) if char == "[" else -1
+        if char == "*":
+            out.append(star)
+        elif char == "?":
+            out.append(one)
+        elif end > 0:
+            body = glob[i + 1 : end]
+            negate = body[:1] == "!"
+            body = re.escape(body[1:] if negate else body).replace("\\-", "-")
+            out.append(f"[{'^' if negate else ''}{body}]")
+            i = end
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return "".join(out)
+
+
+class FoldedNames:
+    """The visible paths folded and joined into one text, so a glob is one regex scan.
+
+    A glob with `/` must match the whole path; one without may match the file name alone
+    or the whole path (so `docs*` finds files in a folder of that name too).
+    """
+
+    def __init__(self, visible: dict[str, tuple[int, int]]) -> None:
+        self.source = visible
+        self._paths: dict[str, list[str]] = {}
+        self._odd: list[str] = []  # a line break in a name would split its line
+        for path in visible:
+            if "\n" in path:
+                self._odd.append(path)
+            else:
+                self._paths.setdefault(fold(path), []).append(path)
+        self._text = "\n".join(self._paths)
+
+    def matching(self, globs: list[str]) -> list[str]:
+        found: set[str] | None = None
+        for glob in globs:
+            whole = _glob_regex(glob, within_name=False)
+            if "/" in glob:
+                rx = f"^{whole}$"
+            else:
+                rx = f"^(?:(?:[^\n]*/)?{_glob_regex(glob, within_name=True)}|{whole})$"
+            lines = set(re.findall(rx, self._text, re.MULTILINE))
+            found = lines if found is None else found & lines
+        odd = [p for p in self._odd if glob_match(p, globs)]
+        return sorted([*(p for line in found or () for p in self._paths[line]), *odd])
