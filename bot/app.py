@@ -21,6 +21,7 @@ from openai import AsyncOpenAI
 from bot.agent import Agent, AgentConfig, HistoryStore, PromptError, build_client
 from bot.config import Settings
 from bot.logs import setup_logging
+from bot.upload_parts import remove_abandoned
 from tools import Toolbox, build_toolbox
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
     """Start the toolbox, open the history, build the agent; `client` replaces the real one."""
     config = AgentConfig.from_settings(settings)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    if settings.sandbox_dir.is_dir():
+        await asyncio.to_thread(remove_abandoned, settings.sandbox_dir)
     toolbox = build_toolbox(settings)
     await toolbox.start()
     try:

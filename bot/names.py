@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-_HIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+from tools.results import BIDI_CONTROLS
+
+_HIDDEN = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
 
 
 def visible(name: str) -> str:

@@ -13,7 +13,6 @@ import logging
 import mimetypes
 import os
 import re
-import secrets
 import unicodedata
 from contextlib import suppress
 from dataclasses import dataclass
@@ -25,7 +24,9 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import Document
 
+from bot.upload_parts import part_path
 from tools.errors import SandboxError
+from tools.results import BIDI_CONTROLS
 
 if TYPE_CHECKING:
     from tools import Toolbox
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_FORBIDDEN = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|\u200e\u200f\u202a-\u202e\u2066-\u2069]')
+_FORBIDDEN = re.compile(f'[\\x00-\\x1f\\x7f/\\\\:*?"<>|{BIDI_CONTROLS}]')
 _MAX_NAME_BYTES = 200
 _MAX_COPIES = 10_000
 _DOWNLOAD_TIMEOUT_S = 600
@@ -178,7 +179,7 @@ async def save_upload(
 
 async def _download(bot: Bot, file_path: str, folder: Path, name: str, limit: int) -> Path:
     """Fetch into a hidden temp file, then give it its final name; nothing is left on failure."""
-    temp = folder / f".upload-{secrets.token_hex(8)}.part"
+    temp = part_path(folder)
     created: list[Path] = []
     final: Path | None = None
     try:
