@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import openai
 import pytest
 from pydantic import SecretStr
 
 from bot.agent import DEFAULT_SYSTEM_PROMPT, AgentConfig, PromptError, build_client
 from bot.agent.tokens import TokenCounter
 from bot.config import Settings
+from tests.support.fake_llm import FakeLLM
 
 
 def settings(**kw: object) -> Settings:
@@ -89,5 +91,31 @@ class TestBuildClient:
             assert str(client.base_url) == "http://127.0.0.1:9/v1/"
             assert client.timeout == 12.5
             assert client.max_retries == 4
+        finally:
+            await client.close()
+
+    async def test_the_built_client_talks_to_the_server_and_times_out(
+        self, fake_llm: FakeLLM
+    ) -> None:
+        client = build_client(
+            settings(
+                openai_api_key=SecretStr("sk-secret-value"),
+                openai_base_url=fake_llm.base_url,
+                request_timeout=0.5,
+                model_max_retries=0,
+            )
+        )
+        try:
+            fake_llm.reply_text("сахар - 1 стакан")
+            reply = await client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "сколько сахара?"}]
+            )
+            assert reply.choices[0].message.content == "сахар - 1 стакан"
+            assert fake_llm.requests[-1]["messages"][0]["content"] == "сколько сахара?"
+            fake_llm.reply_hang()
+            with pytest.raises(openai.APITimeoutError):
+                await client.chat.completions.create(
+                    model="m", messages=[{"role": "user", "content": "ещё?"}]
+                )
         finally:
             await client.close()
