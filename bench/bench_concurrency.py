@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from aiogram import Bot
-from openai import AsyncOpenAI, DefaultAioHttpClient
+from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
 from bench import corpus
 from bench.context import Context
@@ -38,19 +38,20 @@ ANSWER_MARK = "сахар - 1 стакан"
 
 
 def variants(quick: bool) -> list[str]:
-    """Progress on (the default) and off, and the SDK's aiohttp transport; a fresh process each.
+    """Progress on (the default) and off, and the SDK's default httpx2 transport instead of the
+    aiohttp one the bot uses; a fresh process each.
 
     Quick mode runs the default only, with 200 chats.
     """
-    return ["progress-on"] if quick else ["progress-on", "progress-off", "aiohttp-transport"]
+    return ["progress-on"] if quick else ["progress-on", "progress-off", "httpx-transport"]
 
 
-def _client(settings: Settings, aiohttp: bool) -> AsyncOpenAI:
-    """The bot's own client, or the same with the SDK's aiohttp transport instead of httpx2."""
+def _client(settings: Settings, httpx: bool) -> AsyncOpenAI:
+    """The bot's own client (aiohttp transport), or the same with the SDK's default httpx2."""
     client = build_client(settings)
-    if not aiohttp:
+    if not httpx:
         return client
-    return client.with_options(http_client=DefaultAioHttpClient())
+    return client.with_options(http_client=DefaultAsyncHttpxClient())
 
 
 def _settings(ctx: Context, base_url: str, variant: str) -> Settings:
@@ -80,11 +81,9 @@ def _answered_chats(session: Any) -> set[int]:
     return chats
 
 
-async def _bare(
-    settings: Settings, specs: list[dict[str, Any]], chats: int, aiohttp: bool
-) -> float:
+async def _bare(settings: Settings, specs: list[dict[str, Any]], chats: int, httpx: bool) -> float:
     """Three dependent calls per chat, every chat at once, with the SDK alone."""
-    client = _client(settings, aiohttp)
+    client = _client(settings, httpx)
 
     async def one(index: int) -> None:
         messages: list[dict[str, Any]] = [{"role": "user", "content": f"Вопрос {index}: шарлотка"}]
@@ -143,7 +142,7 @@ async def _burst(ctx: Context, variant: str) -> Burst:
     """
     chats = 200 if ctx.quick else CHATS
     runs = 1 if ctx.quick else 2
-    aiohttp = variant == "aiohttp-transport"
+    httpx = variant == "httpx-transport"
     baseline = _import_baseline_mb(ctx)
     elapsed: list[float] = []
     cpu: list[float] = []
@@ -153,7 +152,7 @@ async def _burst(ctx: Context, variant: str) -> Burst:
     server = FakeModelProcess.start(ctx.python, ctx.child_env(), delay_s=MODEL_DELAY_S)
     try:
         settings = _settings(ctx, server.base_url, variant)
-        services = await open_services(settings, client=_client(settings, aiohttp))
+        services = await open_services(settings, client=_client(settings, httpx))
         await wait_ready(services.toolbox, timeout_s=120)
         telegram = fake_telegram()
         session = telegram.FakeTelegramSession()
@@ -180,7 +179,7 @@ async def _burst(ctx: Context, variant: str) -> Burst:
         peak = peak_rss_mb()
         for _ in range(runs):
             bare_cpu_started = time.process_time()
-            bare.append(await _bare(settings, specs, chats, aiohttp))
+            bare.append(await _bare(settings, specs, chats, httpx))
             bare_cpu.append(time.process_time() - bare_cpu_started)
     finally:
         server.stop()
@@ -205,7 +204,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     label = {
         "progress-on": "progress on",
         "progress-off": "progress off",
-        "aiohttp-transport": "progress on, SDK's aiohttp transport",
+        "httpx-transport": "progress on, SDK's default httpx2 transport",
     }[variant]
     result = BenchResult("concurrency", TITLE)
     result.metrics.extend(_metrics(burst, label))
