@@ -2,8 +2,10 @@
 
 Each round sends the trimmed history and the tool specs, runs the calls the reply asks for and
 appends the assistant message with its results to the turn. The loop acts on the presence of
-tool calls, not on `finish_reason`. After `max_rounds` calls with tools, one last call without
-tools asks for an answer from what was found, so a question costs at most `max_rounds + 1` calls.
+tool calls, not on `finish_reason`. After `max_rounds` calls with tools, one last call asks for
+an answer from what was found; it still carries the tool specs (some servers refuse a history of
+tool calls without them) but with `tool_choice: "none"`, so a question costs at most
+`max_rounds + 1` calls.
 """
 
 from __future__ import annotations
