@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from bot.handlers.tuning import Tuning
     from bot.middlewares import InFlight
+    from bot.pending_status import PendingStatusStore
 
 __all__ = [
     "Services",
@@ -137,10 +138,12 @@ def build_dispatcher(
         RateLimitMiddleware,
     )
     from bot.pacing import EditPacer  # noqa: PLC0415
+    from bot.pending_status import FILE_NAME, PendingStatusStore  # noqa: PLC0415
 
     tuning = tuning or Tuning()
     in_flight = InFlight()
     pacer = EditPacer(tuning.edit_interval_s)
+    pending_status = PendingStatusStore(settings.data_dir / FILE_NAME)
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,
@@ -148,7 +151,8 @@ def build_dispatcher(
         toolbox=toolbox,
         tuning=tuning,
         pacer=pacer,
-        asker=Asker(agent, settings, pacer, tuning),
+        asker=Asker(agent, settings, pacer, tuning, pending_status),
+        pending_status=pending_status,
         albums=Albums(),
         in_flight=in_flight,
     )
@@ -164,10 +168,14 @@ def build_dispatcher(
     return dp
 
 
-async def _on_startup(bot: Bot, settings: Settings, toolbox: Toolbox) -> None:
+async def _on_startup(
+    bot: Bot, settings: Settings, toolbox: Toolbox, pending_status: PendingStatusStore
+) -> None:
     from bot.menu import register_commands  # noqa: PLC0415 - see the module docstring
+    from bot.pending_status import tidy_leftovers  # noqa: PLC0415
 
     me = await bot.me()
+    await tidy_leftovers(bot, pending_status)
     await register_commands(bot, settings.admin_ids, settings.data_dir)
     warn_about_settings(settings)
     index = toolbox.status()
@@ -181,8 +189,13 @@ async def _on_startup(bot: Bot, settings: Settings, toolbox: Toolbox) -> None:
     )
 
 
-async def _on_shutdown(in_flight: InFlight, tuning: Tuning) -> None:
-    await in_flight.drain(tuning.shutdown_grace_s)
+async def _on_shutdown(
+    in_flight: InFlight, tuning: Tuning, pending_status: PendingStatusStore
+) -> None:
+    try:
+        await in_flight.drain(tuning.shutdown_grace_s)
+    finally:
+        await pending_status.close()
 
 
 def _secrets(settings: Settings) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from contextlib import suppress
 from types import TracebackType
 
@@ -20,6 +21,7 @@ from aiogram.types import LinkPreviewOptions
 
 from bot.agent.types import AgentEvent, ToolFinished, ToolStarted
 from bot.pacing import ChatPlace, EditPacer
+from bot.pending_status import PendingStatus, PendingStatusStore
 from bot.texts import Texts
 
 log = logging.getLogger(__name__)
@@ -44,6 +46,8 @@ class Progress:
     after the block `status_message_id` is the message to edit into the answer, if any.
     Stopping never cuts a Telegram call in the middle: a status message or edit still on its
     way gets `settle_s` to land, so no orphan "Thinking…" or stale edit arrives after the answer.
+    With `pending`, a sent status message is remembered on disk until the caller forgets it,
+    so a restart after a crash can still replace it.
     """
 
     def __init__(
@@ -56,6 +60,7 @@ class Progress:
         show_status: bool = True,
         typing_interval_s: float = 4.0,
         settle_s: float = 3.0,
+        pending: PendingStatusStore | None = None,
     ) -> None:
         self._bot = bot
         self._place = place
@@ -64,6 +69,7 @@ class Progress:
         self._show_status = show_status
         self._typing_interval = typing_interval_s
         self._settle = settle_s
+        self._pending_store = pending
         self._pending: str | None = None
         self._shown: str | None = None
         self._running_tools: set[str] = set()
@@ -195,6 +201,18 @@ class Progress:
         self.status_message_id = message.message_id
         self._shown = text
         self._pacer.used(self._place.chat_id)
+        await self._remember(message.message_id)
+
+    async def _remember(self, message_id: int) -> None:
+        if self._pending_store is None:
+            return
+        status = PendingStatus(
+            self._place.chat_id, message_id, self._texts.lang, self._place.thread_id
+        )
+        try:
+            await self._pending_store.add(status)
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("status message in chat %d not remembered: %s", self._place.chat_id, exc)
 
     async def _edit(self, text: str) -> bool:
         """One paced edit; False when the status message should no longer be touched."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from dataclasses import dataclass
 from html import escape
 
@@ -25,6 +26,7 @@ from bot.handlers.filters import addressed
 from bot.handlers.replies import place_of, say, user_texts
 from bot.handlers.tuning import Tuning
 from bot.pacing import EditPacer
+from bot.pending_status import PendingStatusStore
 from bot.progress import Progress
 from bot.render import render_answer
 from bot.texts import Texts
@@ -52,6 +54,7 @@ class Asker:
     settings: Settings
     pacer: EditPacer
     tuning: Tuning
+    pending: PendingStatusStore | None = None
 
     async def answer(self, bot: Bot, message: Message, *, text: str | None = None) -> None:
         """Ask the agent, showing progress, and deliver the answer (or a clear error).
@@ -76,6 +79,7 @@ class Asker:
             show_status=self.settings.show_progress,
             typing_interval_s=self.tuning.typing_interval_s,
             settle_s=self.tuning.progress_settle_s,
+            pending=self.pending,
         )
         delivery = Delivery(
             bot,
@@ -86,23 +90,35 @@ class Asker:
         )
         started = self.tuning.clock()
         try:
-            async with progress:
-                parts = await _ask(self.agent, conversation, question, texts, progress)
-        except asyncio.CancelledError:
-            await _tell_interrupted(delivery, texts, progress.status_message_id)
-            raise
-        delivered = await delivery.send(
-            parts,
-            status_message_id=progress.status_message_id,
-            failure_notice=texts.delivery_partial,
-            new_message=self.tuning.clock() - started > self.tuning.notify_after_s,
-        )
+            try:
+                async with progress:
+                    parts = await _ask(self.agent, conversation, question, texts, progress)
+            except asyncio.CancelledError:
+                await _tell_interrupted(delivery, texts, progress.status_message_id)
+                raise
+            delivered = await delivery.send(
+                parts,
+                status_message_id=progress.status_message_id,
+                failure_notice=texts.delivery_partial,
+                new_message=self.tuning.clock() - started > self.tuning.notify_after_s,
+            )
+        finally:
+            await self._forget_status(place.chat_id, progress.status_message_id)
         log.info(
             "conversation %s: delivered %d of %d part(s)",
             conversation,
             len(delivered.message_ids),
             len(parts),
         )
+
+    async def _forget_status(self, chat_id: int, status_id: int | None) -> None:
+        """The question is over: its status message needs no tidying after a restart."""
+        if self.pending is None or status_id is None:
+            return
+        try:
+            await asyncio.shield(self.pending.remove(chat_id, status_id))
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("status message in chat %d not forgotten: %s", chat_id, exc)
 
 
 async def on_text(

@@ -83,6 +83,9 @@ ENGLISH = Texts(
     progress_reading="📖 Reading {path}…",
     progress_listing="📂 Looking into {path}…",
     progress_writing="✍️ Writing the answer…",
+    # plain: a status message from before a restart becomes this
+    progress_restarted="⚠️ The bot restarted before it could answer this question. "
+    "Please send it again.",
     command_descriptions=(
         ("start", "What this bot does"),
         ("help", "How to use it"),

@@ -83,6 +83,7 @@ class Texts:
     progress_reading: str
     progress_listing: str
     progress_writing: str
+    progress_restarted: str
     command_descriptions: tuple[tuple[str, str], ...]
     reindex_command: str
     minutes_forms: tuple[str, ...]

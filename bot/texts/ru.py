@@ -89,6 +89,9 @@ RUSSIAN = Texts(
     progress_reading="📖 Читаю {path}…",
     progress_listing="📂 Смотрю папку {path}…",
     progress_writing="✍️ Пишу ответ…",
+    # plain: a status message from before a restart becomes this
+    progress_restarted="⚠️ Бот перезапустился и не успел ответить на этот вопрос. "
+    "Отправьте его ещё раз.",
     command_descriptions=(
         ("start", "Что умеет бот"),
         ("help", "Подсказка"),

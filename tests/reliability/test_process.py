@@ -25,6 +25,7 @@ API_KEY = "sk-e2e-secret-key-98765"
 SECRETS = (BOT_TOKEN, BOT_TOKEN.split(":", 1)[1], API_KEY)
 START_S = 60.0
 STEP_S = 30.0
+FIRST_MESSAGE_ID = 500  # the fake Bot API numbers the messages it is sent from here
 
 
 @pytest.fixture
@@ -59,6 +60,10 @@ def shown(api: FlakyBotApi, chat_id: int, needle: str) -> Callable[[Any], bool]:
     return lambda _: any(needle in text for text in api.texts_to(chat_id))
 
 
+def typing(calls: list[Any]) -> bool:
+    return any(c.method == "sendChatAction" for c in calls)
+
+
 def confirmed(update_id: int) -> Callable[[list[Any]], bool]:
     return lambda calls: any(
         c.method == "getUpdates" and int(c.params.get("offset") or 0) > update_id for c in calls
@@ -89,6 +94,7 @@ class TestKilledMidQuestion:
         await bot_api.push_update("message", updates.message_json("Первый вопрос"))
         await fake_llm.wait_for_requests(2, STEP_S)
         await bot_api.wait_for(confirmed(1), STEP_S)
+        await bot_api.wait_for(typing, STEP_S)  # typing follows the status message's record
         await child.kill()
 
         assert integrity(history) == "ok"
@@ -121,6 +127,10 @@ class TestKilledMidQuestion:
         restart = len(bot_api.calls)
         await child.start()
         await bot_api.wait_for(polled_since(restart), START_S)
+        tidied = [c.params for c in bot_api.calls[restart:] if c.method == "editMessageText"]
+        assert [(str(p["chat_id"]), str(p["message_id"]), p["text"]) for p in tidied] == [
+            (str(USER_ID), str(FIRST_MESSAGE_ID), RUSSIAN.progress_restarted)
+        ], "the status message left by the killed run was not replaced before polling"
         for message, chat, needle in steps:
             await bot_api.push_update("message", message)
             await bot_api.wait_for(shown(bot_api, chat, needle), STEP_S)
