@@ -41,7 +41,11 @@ def _parse_ids(value: object) -> object:
 
 
 class Settings(ToolSettings):
-    """Everything `python -m bot` reads from the environment or `.env`."""
+    """Everything `python -m bot` reads from the environment or `.env`.
+
+    The documents settings (SANDBOX_DIR, DATA_DIR, READ_PAGE_CHARS, MAX_FILE_MB) come from
+    `ToolSettings`, which `python -m tools` reads on its own without a token or key.
+    """
 
     bot_token: SecretStr | None = Field(
         default=None, description="Telegram bot token from @BotFather (secret)."
