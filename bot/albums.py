@@ -35,3 +35,13 @@ class Albums:
         if kept is None or self._clock() - kept[0] >= self._ttl:
             return None
         return kept[1]
+
+    def first_item(self, group_id: str | None, value: str) -> bool:
+        """Whether this message should be answered: not part of an album, or the first of its
+        album seen; the album is then remembered with `value`, so its other items stay quiet."""
+        if group_id is None:
+            return True
+        if self.recall(group_id) is not None:
+            return False
+        self.remember(group_id, value)
+        return True

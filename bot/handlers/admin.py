@@ -39,11 +39,8 @@ async def on_document_in_group(
     message: Message, *, bot: Bot, tuning: Tuning, albums: Albums
 ) -> None:
     """Uploads happen in private chats only, where the reply with the saved path stays private."""
-    group = message.media_group_id
-    if group is not None:
-        if albums.recall(group) is not None:
-            return
-        albums.remember(group, "told")
+    if not albums.first_item(message.media_group_id, "told"):
+        return
     await say(bot, message, user_texts(message).upload_in_private, tuning)
 
 

@@ -144,11 +144,8 @@ async def on_bare_document(message: Message, *, bot: Bot, tuning: Tuning, albums
 
     The other items of an album were answered (or refused) with its first one.
     """
-    group = message.media_group_id
-    if group is not None:
-        if albums.recall(group) is not None:
-            return
-        albums.remember(group, "refused")
+    if not albums.first_item(message.media_group_id, "refused"):
+        return
     await say(bot, message, user_texts(message).upload_refused, tuning)
 
 
