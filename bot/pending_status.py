@@ -66,9 +66,14 @@ class PendingStatusStore:
         self._connection: sqlite3.Connection | None = None
         self._closed = False
 
-    async def add(self, status: PendingStatus) -> None:
-        """Remember a status message that was just sent."""
-        await self._run(self._add, status)
+    def add(self, status: PendingStatus) -> asyncio.Future[None]:
+        """Remember a status message that was just sent.
+
+        The write is queued at once, before this returns, so a later `remove` can never
+        overtake it; the caller need not wait for the disk before going on (await the future
+        for the outcome).
+        """
+        return self._submit(self._add, status)
 
     async def remove(self, chat_id: int, message_id: int) -> None:
         """Forget a status message: its question is finished one way or another."""
@@ -91,10 +96,17 @@ class PendingStatusStore:
         await asyncio.to_thread(self._executor.shutdown, wait=True)
 
     async def _run(self, func: Callable[..., _T], *args: object) -> _T:
+        return await self._submit(func, *args)
+
+    def _submit(self, func: Callable[..., _T], *args: object) -> asyncio.Future[_T]:
+        loop = asyncio.get_running_loop()
         if self._closed:
-            msg = "the store of pending status messages is closed"
-            raise sqlite3.ProgrammingError(msg)
-        return await asyncio.get_running_loop().run_in_executor(self._executor, func, *args)
+            failed: asyncio.Future[_T] = loop.create_future()
+            failed.set_exception(
+                sqlite3.ProgrammingError("the store of pending status messages is closed")
+            )
+            return failed
+        return loop.run_in_executor(self._executor, func, *args)
 
     # --- on the worker thread ------------------------------------------------------------
     def _db(self) -> sqlite3.Connection:

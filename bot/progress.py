@@ -76,6 +76,7 @@ class Progress:
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        self._remembered: asyncio.Future[None] | None = None
         self.status_message_id: int | None = None
 
     async def __aenter__(self) -> Progress:
@@ -124,6 +125,7 @@ class Progress:
                 task.cancel()
                 with suppress(asyncio.CancelledError):
                     await task
+        await self._wait_remembered()
 
     async def _run(self) -> None:
         if self._show_status:
@@ -201,16 +203,23 @@ class Progress:
         self.status_message_id = message.message_id
         self._shown = text
         self._pacer.used(self._place.chat_id)
-        await self._remember(message.message_id)
+        self._remember(message.message_id)
 
-    async def _remember(self, message_id: int) -> None:
+    def _remember(self, message_id: int) -> None:
+        """Queue the crash record without waiting for it: a slow disk must not hold back the
+        status edits. `stop` waits for the write, so forgetting the record comes after it."""
         if self._pending_store is None:
             return
         status = PendingStatus(
             self._place.chat_id, message_id, self._texts.lang, self._place.thread_id
         )
+        self._remembered = self._pending_store.add(status)
+
+    async def _wait_remembered(self) -> None:
+        if self._remembered is None:
+            return
         try:
-            await self._pending_store.add(status)
+            await asyncio.shield(self._remembered)
         except (sqlite3.Error, OSError) as exc:
             log.warning("status message in chat %d not remembered: %s", self._place.chat_id, exc)
 

@@ -29,18 +29,26 @@ def _tool_results(request: dict[str, Any]) -> list[str]:
     return [m["content"] for m in request["messages"] if m["role"] == "tool"]
 
 
-def _wait_then_reply(
-    harness: Harness, before: dict[int, Callable[[FakeTelegramSession], bool]]
-) -> Callable[[dict[str, Any]], Any]:
-    """A model responder that holds request N until the fake Telegram has seen something."""
+def _edited(session: FakeTelegramSession, text: str) -> bool:
+    return any(text in str(e.text) for e in _edits(session))
 
-    async def responder(_: dict[str, Any]) -> Reply | None:
-        condition = before.get(len(harness.llm.requests))
+
+def _hold_tools(harness: Harness, until: dict[str, Callable[[FakeTelegramSession], bool]]) -> None:
+    """Hold each named tool until the fake Telegram has seen something.
+
+    The bot promises that a running tool's status line is shown while it runs; a tool that has
+    already finished may be replaced by the next line before its edit (edits are paced).
+    """
+    toolbox = harness.dp.workflow_data["toolbox"]
+    execute = toolbox.execute
+
+    async def held(name: str, arguments: Any) -> Any:
+        condition = until.get(name)
         if condition is not None:
             await harness.session.wait_for(condition)
-        return None
+        return await execute(name, arguments)
 
-    return responder
+    toolbox.execute = held
 
 
 class TestCharlotteChain:
@@ -49,11 +57,13 @@ class TestCharlotteChain:
         llm.reply_tool_calls(("search_files", {"query": "шарлотка"}))
         llm.reply_tool_calls(("read_file", {"path": CHARLOTTE_PATH}))
         llm.reply_text("Для шарлотки нужен **1 стакан сахара**.")
-        llm.responder = _wait_then_reply(
+        _hold_tools(
             harness,
             {
-                2: lambda s: any("Ищу «шарлотка»" in str(e.text) for e in _edits(s)),
-                3: lambda s: any(f"Читаю {CHARLOTTE_PATH}" in str(e.text) for e in _edits(s)),
+                "search_files": lambda s: any("Ищу «шарлотка»" in str(e.text) for e in _edits(s)),
+                "read_file": lambda s: any(
+                    f"Читаю {CHARLOTTE_PATH}" in str(e.text) for e in _edits(s)
+                ),
             },
         )
 

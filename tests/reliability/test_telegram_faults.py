@@ -21,7 +21,7 @@ from tests.reliability.network import Mode, TcpGate
 from tests.reliability.polling import http_bot, polling, watching
 from tests.reliability.transcript import Transcript
 from tests.support.fake_llm import Reply
-from tests.support.fake_telegram import USER_ID, FakeTelegramSession, Harness
+from tests.support.fake_telegram import USER_ID, Harness
 
 EDIT_REFUSALS = [
     "Bad Request: message is not modified: specified new message content and reply markup "
@@ -42,10 +42,6 @@ def hold_round(harness: Harness, number: int, until: Any) -> None:
     harness.llm.responder = responder
 
 
-def status_edits(session: FakeTelegramSession) -> int:
-    return sum("Ищу" in str(c.text) for c in session.called("editMessageText"))
-
-
 class TestRefusedEdits:
     @pytest.mark.parametrize("refusal", EDIT_REFUSALS, ids=["not-modified", "not-found", "cant"])
     async def test_final_edit_refused_the_answer_arrives_once(
@@ -64,7 +60,9 @@ class TestRefusedEdits:
         harness.llm.reply_tool_calls(("search_files", {"query": "шарлотка"}))
         harness.llm.reply_text("Стакан сахара.")
         harness.session.add_error("editMessageText", 400, refusal)
-        hold_round(harness, 2, lambda s: status_edits(s) >= 1)
+        # A status edit is guaranteed while the model works on round 2 (which line it shows
+        # depends on pacing: the tool may already have finished).
+        hold_round(harness, 2, lambda s: len(s.called("editMessageText")) >= 1)
         await harness.feed(harness.updates.message("Сколько сахара?"))
         assert transcript.replies(USER_ID) == ["Стакан сахара."]
 
