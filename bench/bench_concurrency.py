@@ -27,8 +27,9 @@ from bench.stats import current_rss_mb, median, peak_rss_mb
 from bench.support import fake_telegram
 from bench.toolbox import wait_ready
 from bot.agent import build_client
-from bot.app import build_dispatcher, close_services, open_services
 from bot.config import Settings
+from bot.services import close_services, open_services
+from bot.telegram.app import build_dispatcher
 
 TITLE = "concurrency: 1,000 chats × three-round questions, 300 ms model, real Dispatcher"
 CHATS = 1_000
@@ -157,7 +158,7 @@ async def _burst(ctx: Context, variant: str) -> Burst:
         telegram = fake_telegram()
         session = telegram.FakeTelegramSession()
         bot = Bot(telegram.BOT_TOKEN, session=session)
-        dp = build_dispatcher(settings, agent=services.agent, toolbox=services.toolbox)
+        dp = build_dispatcher(settings, services)
         builder = telegram.Updates(bot)
         await dp.emit_startup(bot=bot, **dp.workflow_data)
         rss_before = current_rss_mb()

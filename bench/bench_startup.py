@@ -2,7 +2,8 @@
 
 The bot runs as a real process against a fake Bot API on 127.0.0.1 (TELEGRAM_API_BASE). The
 reference is the smallest aiogram polling bot against the same server: what any aiogram bot
-pays to start. Import time is measured the same way for `bot.app` and for aiogram + openai.
+pays to start. Import time is measured the same way for
+`bot.services` (what the terminal chat needs) and for aiogram + openai.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from bench.stats import median
 
 TITLE = "start-up: python -m bot to first getUpdates, and import time"
 TOKEN = "42:BENCH_token_for_benchmarks_abcdefgh"
-POLLING_IMPORTS = "import bot.app, bot.handlers, bot.middlewares, aiogram"
+POLLING_IMPORTS = (
+    "import bot.telegram.app, bot.telegram.handlers, bot.telegram.middlewares, aiogram"
+)
 MINIMAL_BOT = """
 import asyncio, os
 from aiogram import Bot, Dispatcher
@@ -173,14 +176,14 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     ref_import: list[float] = []
     root_import: list[float] = []
     for _ in range(runs):
-        root_import.append(_import_seconds(ctx, "import bot.app"))
+        root_import.append(_import_seconds(ctx, "import bot.services"))
         ours_import.append(_import_seconds(ctx, POLLING_IMPORTS))
         ref_import.append(_import_seconds(ctx, "import aiogram, openai"))
     bare = [_import_seconds(ctx, "pass") for _ in range(runs)]
     heaviest = _heaviest_imports(ctx, POLLING_IMPORTS)
     result.metrics.append(
         Metric(
-            "python -c 'import bot.app' (the composition root; aiogram deferred)",
+            "python -c 'import bot.services' (shared services, no aiogram)",
             "s",
             root_import,
             ref_import,

@@ -1,17 +1,33 @@
-"""`python -m bot`: run the Telegram bot, a terminal chat, or a settings check."""
+"""`python -m bot`: the entrance. Load the settings, then open one front door.
+
+`run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal (`bot.terminal`),
+`check` neither. A front door is imported only once chosen, by its module name: importing
+aiogram costs seconds that the terminal chat and a settings check never pay. Front doors do
+not import this module back.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import importlib
+import logging
 import sys
 
+from bot.agent import PromptError
 from bot.cli import parse_command
+from bot.config import Settings
+from bot.logs import setup_logging
 from bot.settings_loader import SettingsError, load_settings
+
+log = logging.getLogger("bot")
 
 _REQUIRED = {
     "run": ("bot_token", "openai_api_key"),
     "chat": ("openai_api_key",),
     "check": (),
 }
+FRONT_DOORS = {"run": "bot.telegram.run", "chat": "bot.terminal"}
+"""Each module has `async def serve(settings) -> int`."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,9 +38,34 @@ def main(argv: list[str] | None = None) -> int:
     except SettingsError as exc:
         print(exc.report(), file=sys.stderr)  # noqa: T201 - the terminal is the audience
         return 2
-    from bot.app import run_command  # noqa: PLC0415 - heavy imports only after settings pass
-
     return run_command(command, settings)
+
+
+def run_command(command: str, settings: Settings) -> int:
+    """Run `command` (`run`, `chat` or `check`) with `settings`; returns the exit code."""
+    if command == "check":
+        print(  # noqa: T201 - the terminal is the audience
+            f"settings are valid (model {settings.model}, documents in {settings.sandbox_dir})",
+            file=sys.stderr,
+        )
+        return 0
+    level = settings.log_level
+    if command == "chat" and level == "INFO":
+        level = "WARNING"  # keep the terminal conversation readable
+    setup_logging(level, secrets=_secrets(settings))
+    front_door = importlib.import_module(FRONT_DOORS[command])
+    try:
+        return int(asyncio.run(front_door.serve(settings)))
+    except PromptError as exc:
+        log.error("the system prompt cannot be used: %s", exc)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _secrets(settings: Settings) -> list[str]:
+    values = [settings.bot_token, settings.openai_api_key, settings.webhook_secret]
+    return [v.get_secret_value().strip() for v in values if v is not None]
 
 
 if __name__ == "__main__":

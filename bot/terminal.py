@@ -1,18 +1,83 @@
-"""`python -m bot chat`: the same agent over stdin and stdout, without Telegram."""
+"""`python -m bot chat`: the terminal front door, the same agent over stdin and stdout.
+
+For admins trying the bot without Telegram. It builds on the shared services only: nothing here
+imports aiogram.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import stat
 import sys
 from collections.abc import Awaitable, Callable
 
-from bot.agent import chat_in_terminal
-from bot.app import close_services, open_services
+from bot.agent import Agent, AgentError, AgentEvent, AnswerReady, ToolFinished, ToolStarted
 from bot.config import Settings
+from bot.services import close_services, open_services
 
 _PROMPT = "› "
+_HELP = "Ask a question. /reset starts a new conversation, /exit (or Ctrl-D) quits."
+_ARGUMENTS_SHOWN = 120
+
+
+async def chat_in_terminal(
+    agent: Agent,
+    *,
+    conversation: str = "terminal",
+    read_line: Callable[[], Awaitable[str | None]],
+    write: Callable[[str], None],
+) -> None:
+    """Read questions until `/exit` or end of input; print progress, answers and sources."""
+
+    async def show(event: AgentEvent) -> None:
+        if isinstance(event, ToolStarted):
+            arguments = json.dumps(dict(event.arguments), ensure_ascii=False)
+            write(f"  … {event.name} {arguments[:_ARGUMENTS_SHOWN]}")
+        elif isinstance(event, ToolFinished):
+            outcome = f"error: {event.error}" if event.error else f"{event.result_chars} chars"
+            write(f"  ✓ {event.name} ({outcome}, {event.duration_s:.2f}s)")
+        elif isinstance(event, AnswerReady):
+            return
+
+    write(_HELP)
+    while True:
+        line = await read_line()
+        if line is None:
+            return
+        question = line.strip()
+        if not question:
+            continue
+        command = question.lower()
+        if command in ("/exit", "/quit"):
+            return
+        if command == "/reset":
+            await agent.reset(conversation)
+            write("New conversation started.")
+            continue
+        if command in ("/help", "/start"):
+            write(_HELP)
+            continue
+        try:
+            answer = await agent.ask(conversation, question, on_event=show)
+        except AgentError as exc:
+            write(f"! {exc.kind}: {exc}")
+            continue
+        write(answer.text)
+        if answer.sources:
+            write("Sources: " + ", ".join(answer.sources))
+        notes = []
+        if answer.cut_short:
+            notes.append("the search was cut short by the round limit")
+        if answer.truncated:
+            notes.append("the answer was cut at the output limit")
+        usage = answer.usage
+        notes.append(
+            f"{usage.rounds} round(s), {usage.prompt_tokens}+{usage.completion_tokens} tokens, "
+            f"{usage.elapsed_s:.1f}s"
+        )
+        write("(" + "; ".join(notes) + ")")
 
 
 async def _pipe_reader() -> Callable[[], Awaitable[str | None]]:
@@ -50,7 +115,7 @@ def _write(text: str) -> None:
     sys.stdout.flush()
 
 
-async def run_terminal(settings: Settings) -> int:
+async def serve(settings: Settings) -> int:
     """Chat with the agent over this terminal until /exit or end of input."""
     services = await open_services(settings)
     try:

@@ -2,9 +2,10 @@
 
 from tools.indexer import FileReport, IndexStatus, ReindexReport
 from tools.sandbox import Sandbox
-from tools.toolbox import Toolbox, build_toolbox
+from tools.toolbox import INDEX_FILE, Toolbox, build_toolbox
 
 __all__ = [
+    "INDEX_FILE",
     "FileReport",
     "IndexStatus",
     "ReindexReport",

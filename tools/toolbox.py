@@ -33,7 +33,6 @@ from tools.terms import Stemmer
 
 log = logging.getLogger(__name__)
 INDEX_FILE = "search-index.sqlite3"
-HISTORY_FILE = "history.sqlite3"  # the bot's conversation log, kept in the same folder
 _DB_SUFFIXES = ("", "-wal", "-shm", "-journal", ".in-use")
 
 
@@ -62,18 +61,20 @@ class Toolbox:
         extract_timeout: float = 30.0,
         cache_bytes: int = 64 * 1024 * 1024,
         extraction_worker: Sequence[str] | None = None,
+        bot_databases: Sequence[Path] = (),
     ) -> None:
         self.settings = settings
         data_dir = Path(settings.data_dir).absolute()
         index = data_dir / INDEX_FILE
         # Named one by one as well: should the data folder ever be the documents folder (the
-        # settings refuse it), its own files still stay out of reach.
+        # settings refuse it), its files (the index and the caller's `bot_databases`, with
+        # their SQLite side files) still stay out of reach.
         own = (
             data_dir,
             *(
-                data_dir / f"{name}{s}"
-                for name in (INDEX_FILE, HISTORY_FILE)
-                for s in _DB_SUFFIXES
+                database.with_name(database.name + suffix)
+                for database in (index, *bot_databases)
+                for suffix in _DB_SUFFIXES
             ),
         )
         self.sandbox = Sandbox(Path(settings.sandbox_dir), reserved=own)

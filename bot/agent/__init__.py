@@ -3,9 +3,9 @@
 from bot.agent.config import AgentConfig
 from bot.agent.history import HistoryStore
 from bot.agent.llm import build_client
+from bot.agent.locks import KeyedLocks
 from bot.agent.loop import Agent
 from bot.agent.prompts import DEFAULT_SYSTEM_PROMPT, PromptError
-from bot.agent.terminal import chat_in_terminal
 from bot.agent.types import (
     AgentError,
     AgentEvent,
@@ -36,6 +36,7 @@ __all__ = [
     "ContextStatus",
     "EventHandler",
     "HistoryStore",
+    "KeyedLocks",
     "ModelAuthError",
     "ModelBadReply",
     "ModelRateLimited",
@@ -46,5 +47,4 @@ __all__ = [
     "ToolStarted",
     "Usage",
     "build_client",
-    "chat_in_terminal",
 ]

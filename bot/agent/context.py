@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.agent.cutting import cut_result
 from bot.agent.prompts import OMITTED_TURNS_NOTE
 from bot.agent.tokens import TokenCounter
 from bot.agent.types import ContextOverflow
+from tools.cutting import cut_result
 
 Message = dict[str, Any]
 Turn = Sequence[Message]

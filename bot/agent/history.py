@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.agent.types import Usage
+from bot.data_files import HISTORY_FILE
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Message = dict[str, Any]
 
-DEFAULT_FILE_NAME = "history.sqlite3"
 _SCHEMA_VERSION = 1
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
@@ -252,7 +252,7 @@ def _row_id(cursor: sqlite3.Cursor) -> int:
 def _connect_or_quarantine(path: Path) -> tuple[sqlite3.Connection, Path, bool]:
     """The open connection, its in-use marker, and whether the integrity was checked."""
     if path.is_dir():
-        path = path / DEFAULT_FILE_NAME
+        path = path / HISTORY_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     marker = path.with_name(path.name + ".in-use")
     check = marker.exists()

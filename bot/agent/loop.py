@@ -21,9 +21,10 @@ from openai import AsyncOpenAI
 from bot.agent.calls import RepeatGuard, run_calls
 from bot.agent.config import AgentConfig
 from bot.agent.context import Fitted, fit, repair
-from bot.agent.events import KeyedLocks, emit
+from bot.agent.events import emit
 from bot.agent.history import HistoryStore
 from bot.agent.llm import ModelClient, ModelReply
+from bot.agent.locks import KeyedLocks
 from bot.agent.prompts import EMPTY_REPLY_NOTE, ROUND_LIMIT_NOTE, no_answer_text
 from bot.agent.tokens import TokenCounter
 from bot.agent.types import (
@@ -79,13 +80,15 @@ class Agent:
         client: AsyncOpenAI,
         tools: ToolRunner,
         history: HistoryStore,
+        *,
+        locks: KeyedLocks | None = None,
     ) -> None:
         self._config = config
         self._model = ModelClient(client, config.model, config.max_output_tokens)
         self._tools = tools
         self._history = history
         self._counter = TokenCounter.for_model(config.model)
-        self._locks = KeyedLocks()
+        self._locks = locks if locks is not None else KeyedLocks()
         self._ceiling: int | None = None
 
     @property

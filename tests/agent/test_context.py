@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.agent.context import compact, fit, repair
-from bot.agent.cutting import cut_result
 from bot.agent.prompts import OMITTED_TURNS_NOTE
 from bot.agent.tokens import TokenCounter
 from bot.agent.types import ContextOverflow
 from tests.agent.conftest import assert_request_valid
+from tools.cutting import cut_result
 
 SYSTEM = "Answer from the documents. Отвечай по документам."
 TOOLS_TOKENS = 120

@@ -6,8 +6,7 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
-from bot.agent import HistoryStore, Usage
-from bot.agent.events import KeyedLocks
+from bot.agent import HistoryStore, KeyedLocks, Usage
 
 
 def call_message(call_id: str) -> dict[str, object]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 
-from bot.agent import HistoryStore, chat_in_terminal
+from bot.agent import HistoryStore
+from bot.terminal import chat_in_terminal
 from tests.agent.conftest import AgentFactory
 from tests.support.fake_llm import FakeLLM
 

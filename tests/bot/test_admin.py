@@ -10,7 +10,7 @@ from aiogram import Bot
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.types import Document
 
-from bot.uploads import save_upload
+from bot.telegram.uploads import save_upload
 from tests.support.fake_telegram import (
     ADMIN_ID,
     BOT_TOKEN,

@@ -9,8 +9,8 @@ from typing import Any
 
 from aiogram.methods import EditMessageText, SendMessage
 
-from bot.handlers.tuning import Tuning
-from bot.render import utf16_len
+from bot.telegram.render import utf16_len
+from bot.telegram.tuning import Tuning
 from tests.support.fake_llm import Reply
 from tests.support.fake_telegram import FakeTelegramSession, Harness
 

@@ -10,8 +10,8 @@ import pytest
 from aiogram import Bot
 from aiohttp.client_reqrep import ConnectionKey
 
-from bot.delivery import Chunk, Delivery
-from bot.pacing import ChatPlace, EditPacer
+from bot.telegram.output.delivery import Chunk, Delivery
+from bot.telegram.output.pacing import ChatPlace, EditPacer
 from tests.support.fake_telegram import USER_ID, FakeTelegramSession, Harness, RecordedSleep
 
 FLOOD = "Too Many Requests: retry after 1"

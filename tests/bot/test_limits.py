@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bot.handlers.tuning import Tuning
-from bot.middlewares import InFlight, SlidingWindow
-from bot.middlewares.keyed_locks import KeyedLocks
+from bot.agent import KeyedLocks
+from bot.telegram.middlewares import InFlight, SlidingWindow
+from bot.telegram.tuning import Tuning
 from tests.support.fake_llm import Reply
 from tests.support.fake_telegram import ADMIN_ID, USER_ID, Harness
 
@@ -121,11 +121,9 @@ class TestOrder:
     async def test_lock_table_does_not_grow(self) -> None:
         locks = KeyedLocks()
 
-        async def work() -> int:
-            return 1
-
         for i in range(100):
-            assert await locks.run(f"chat:{i}", work) == 1
+            async with locks.hold(f"chat:{i}"):
+                assert len(locks) == 1
         assert len(locks) == 0
 
 

@@ -7,8 +7,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.handlers.listing import FILES_PER_FOLDER, overview
-from bot.texts import RUSSIAN
+from bot.telegram.handlers.listing import FILES_PER_FOLDER, overview
+from bot.telegram.texts import RUSSIAN
 from tools.sandbox import Entry
 
 

@@ -10,9 +10,14 @@ from typing import Any
 import pytest
 from aiogram import Bot
 
-from bot.handlers.tuning import Tuning
-from bot.pending_status import FILE_NAME, PendingStatus, PendingStatusStore, tidy_leftovers
-from bot.texts import ENGLISH, RUSSIAN
+from bot.telegram.output.pending_status import (
+    FILE_NAME,
+    PendingStatus,
+    PendingStatusStore,
+    tidy_leftovers,
+)
+from bot.telegram.texts import ENGLISH, RUSSIAN
+from bot.telegram.tuning import Tuning
 from tests.support.fake_llm import Reply
 from tests.support.fake_telegram import USER_ID, FakeTelegramSession, Harness
 
@@ -134,7 +139,7 @@ class TestLeftoversAtStartup:
         )
         # newest first: message 9 is gone, 8 and 7 are still there
         bot_session.add_error("editMessageText", 400, "Bad Request: message to edit not found")
-        with caplog.at_level(logging.INFO, logger="bot.pending_status"):
+        with caplog.at_level(logging.INFO, logger="bot.telegram.output.pending_status"):
             async with make_dispatcher() as harness:
                 edits = [c for c in harness.startup_calls if c.__api_method__ == "editMessageText"]
                 assert [e.message_id for e in edits] == [9, 8, 7]

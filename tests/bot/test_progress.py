@@ -10,10 +10,10 @@ from aiogram import Bot
 from aiogram.methods import TelegramMethod
 
 from bot.agent.types import ToolStarted
-from bot.handlers.tuning import Tuning
-from bot.pacing import ChatPlace, EditPacer
-from bot.progress import Progress
-from bot.texts import RUSSIAN
+from bot.telegram.output.pacing import ChatPlace, EditPacer
+from bot.telegram.output.progress import Progress
+from bot.telegram.texts import RUSSIAN
+from bot.telegram.tuning import Tuning
 from tests.support.fake_llm import Reply
 from tests.support.fake_telegram import USER_ID, FakeTelegramSession, Harness, RecordedSleep
 

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.agent import Answer
-from bot.handlers.addressing import conversation_key, has_words, question_text
-from bot.handlers.compose import answer_markdown, unclosed_fence
-from bot.texts import ENGLISH, RUSSIAN, Texts, language_of, texts_for
-from bot.texts.numbers import count, plural
-from bot.uploads import safe_file_name
+from bot.telegram.addressing import conversation_key, has_words, question_text
+from bot.telegram.handlers.compose import answer_markdown, unclosed_fence
+from bot.telegram.texts import ENGLISH, RUSSIAN, Texts, language_of, texts_for
+from bot.telegram.texts.numbers import count, plural
+from bot.telegram.uploads import safe_file_name
 from tests.support.fake_telegram import bot_user_json, mention_entity
 
 ME = User.model_validate(bot_user_json())

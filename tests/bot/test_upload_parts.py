@@ -6,7 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from bot.upload_parts import part_path, remove_abandoned
+from bot.telegram.upload_parts import part_path, remove_abandoned
 
 
 class TestAbandonedUploads:

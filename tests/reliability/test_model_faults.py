@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bot.texts import RUSSIAN
+from bot.telegram.texts import RUSSIAN
 from tests.agent.conftest import assert_request_valid
 from tests.reliability.conftest import stored_turns
 from tests.reliability.network import Mode, TcpGate

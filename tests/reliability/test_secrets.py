@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.texts import RUSSIAN
+from bot.telegram.texts import RUSSIAN
 from tests.reliability.conftest import bot_log
 from tests.reliability.flaky_bot_api import FlakyBotApi
 from tests.reliability.polling import http_bot, polling

@@ -34,7 +34,7 @@ from typing import Any
 
 import pytest
 
-from bot.texts import RUSSIAN
+from bot.telegram.texts import RUSSIAN
 from tests.agent.conftest import assert_request_valid
 from tests.reliability.transcript import Transcript
 from tests.support.fake_llm import Reply, error_reply, text_reply, tool_calls_reply

@@ -17,7 +17,7 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.methods import TelegramMethod
 
-from bot.texts import ENGLISH, RUSSIAN
+from bot.telegram.texts import ENGLISH, RUSSIAN
 from tests.support.fake_telegram import FakeTelegramSession
 
 _PROGRESS_FIELDS = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.render import MIN_LIMIT, Part, escape, render_answer, utf16_len
+from bot.telegram.render import MIN_LIMIT, Part, escape, render_answer, utf16_len
 from tests.render.telegram_html import check_html
 
 

@@ -7,8 +7,8 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.render import render_answer, utf16_len
-from bot.render.blocks import markdown_to_spans
+from bot.telegram.render import render_answer, utf16_len
+from bot.telegram.render.blocks import markdown_to_spans
 from tests.render.telegram_html import check_html, squash
 
 LETTERS = list("abcxyzQW") + list("абвгдеёжзийклмнопрстуфхцчшщъыьэюяЖЯ") + list("0123456789")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.render import Part, render_answer, utf16_len
+from bot.telegram.render import Part, render_answer, utf16_len
 from tests.render.telegram_html import check_html, squash
 
 LIMIT = 4096

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.render import render_answer
+from bot.telegram.render import render_answer
 from tests.render.telegram_html import check_html
 
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from aiogram import Dispatcher
 
     from bot.config import Settings
-    from bot.handlers.tuning import Tuning
+    from bot.telegram.tuning import Tuning
     from tests.support.fake_llm import FakeLLM
 
 BOT_ID = 42
@@ -396,9 +396,10 @@ def make_dispatcher(  # noqa: PLR0917 - fixtures are requested by parameter
 
     @asynccontextmanager
     async def start(tuning: Tuning | None = None, **overrides: Any) -> AsyncIterator[Harness]:
-        from bot.app import build_dispatcher, close_services, open_services  # noqa: PLC0415
-        from bot.handlers.tuning import Tuning  # noqa: PLC0415
+        from bot.services import close_services, open_services  # noqa: PLC0415
         from bot.settings_loader import load_settings  # noqa: PLC0415
+        from bot.telegram.app import build_dispatcher  # noqa: PLC0415
+        from bot.telegram.tuning import Tuning  # noqa: PLC0415
         from tests.support.fake_llm import make_client  # noqa: PLC0415
 
         values: dict[str, Any] = {
@@ -419,8 +420,7 @@ def make_dispatcher(  # noqa: PLR0917 - fixtures are requested by parameter
         sleep = RecordedSleep()
         dp = build_dispatcher(
             settings,
-            agent=services.agent,
-            toolbox=services.toolbox,
+            services,
             tuning=tuning
             or Tuning(
                 edit_interval_s=0.0, retry_wait_cap_s=5.0, progress_settle_s=0.5, sleep=sleep

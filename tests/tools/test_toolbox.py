@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from bot.data_files import DataFiles
 from tools import Toolbox, build_toolbox, listing, paths
 from tools import toolbox as toolbox_module
 from tools.config import ToolSettings
@@ -141,7 +142,7 @@ class TestDataFolder:
         (sandbox_dir / "history.sqlite3").write_text("история переписки", encoding="utf-8")
         (sandbox_dir / "history.sqlite3-wal").write_text("журнал", encoding="utf-8")
         unchecked = ToolSettings.model_construct(sandbox_dir=sandbox_dir, data_dir=sandbox_dir)
-        box = Toolbox(unchecked)
+        box = Toolbox(unchecked, bot_databases=DataFiles(sandbox_dir).bot_databases())
         await box.start()
         try:
             await asyncio.wait_for(box.wait_ready(), 30)

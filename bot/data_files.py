@@ -1,0 +1,42 @@
+"""Every file the bot keeps in DATA_DIR, named in one place.
+
+The search index is the toolbox's own (`tools.INDEX_FILE`); the conversation log and the
+record of status messages on screen are the bot's. The toolbox is told about the bot's files so
+that no path a model names can reach them, whatever the folders' layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools import INDEX_FILE
+
+HISTORY_FILE = "history.sqlite3"
+PENDING_STATUS_FILE = "pending_status.sqlite3"
+
+
+@dataclass(frozen=True, slots=True)
+class DataFiles:
+    """The paths of the bot's files under one DATA_DIR."""
+
+    root: Path
+
+    @property
+    def history(self) -> Path:
+        """The conversation log (SQLite)."""
+        return self.root / HISTORY_FILE
+
+    @property
+    def pending_status(self) -> Path:
+        """Status messages whose questions have not ended (SQLite), tidied after a crash."""
+        return self.root / PENDING_STATUS_FILE
+
+    @property
+    def index(self) -> Path:
+        """The search index (SQLite), rebuilt from the documents when missing."""
+        return self.root / INDEX_FILE
+
+    def bot_databases(self) -> tuple[Path, ...]:
+        """The bot's own databases, which the toolbox keeps out of the model's reach."""
+        return (self.history, self.pending_status)

@@ -1,0 +1,17 @@
+"""The bot's routers, one per feature, collected in the order they must be tried."""
+
+from __future__ import annotations
+
+from aiogram import Router
+
+from bot.telegram.handlers import admin, commands, other, questions
+
+
+def make_routers() -> list[Router]:
+    """Admin first (it claims admins' documents), then commands, questions, the fallback."""
+    return [
+        admin.make_router(),
+        commands.make_router(),
+        questions.make_router(),
+        other.make_router(),
+    ]

@@ -1,0 +1,120 @@
+"""Admins: documents sent in a private chat are added to the sandbox; /reindex rebuilds.
+
+A document an admin posts in a group gets a pointer to the private chat instead.
+"""
+
+from __future__ import annotations
+
+import logging
+from html import escape
+
+from aiogram import Bot, F, Router
+from aiogram.exceptions import TelegramAPIError
+from aiogram.filters import Command, MagicData
+from aiogram.types import Message
+
+from bot.config import Settings
+from bot.telegram.albums import Albums
+from bot.telegram.handlers.filters import addressed
+from bot.telegram.handlers.replies import say, user_texts
+from bot.telegram.texts import Texts
+from bot.telegram.tuning import Tuning
+from bot.telegram.uploads import UploadError, names_a_folder, save_upload
+from tools import Toolbox
+
+log = logging.getLogger(__name__)
+
+
+def make_router() -> Router:
+    """Admin-only handlers; the access rule sits on the router once."""
+    router = Router(name="admin")
+    router.message.filter(MagicData(F.is_admin))
+    router.message.register(on_reindex, Command("reindex"))
+    router.message.register(on_document, F.document, F.chat.type == "private")
+    router.message.register(on_document_in_group, F.document, addressed)
+    return router
+
+
+async def on_document_in_group(
+    message: Message, *, bot: Bot, tuning: Tuning, albums: Albums
+) -> None:
+    """Uploads happen in private chats only, where the reply with the saved path stays private."""
+    if not albums.first_item(message.media_group_id, "told"):
+        return
+    await say(bot, message, user_texts(message).upload_in_private, tuning)
+
+
+async def on_document(
+    message: Message,
+    *,
+    bot: Bot,
+    toolbox: Toolbox,
+    settings: Settings,
+    tuning: Tuning,
+    albums: Albums,
+) -> None:
+    """Save the document (a path-like caption names the folder); say whether its text was read."""
+    texts = user_texts(message)
+    assert message.document is not None
+    caption = (message.caption or "").strip()
+    group = message.media_group_id
+    if caption:
+        folder = caption if names_a_folder(toolbox.sandbox, caption) else None
+        if group is not None:
+            albums.remember(group, folder or "")
+    else:
+        folder = albums.recall(group)
+    try:
+        saved = await save_upload(bot, message.document, folder, toolbox, settings.max_upload_mb)
+    except UploadError as exc:
+        log.warning("upload of %r refused: %s", message.document.file_name, exc)
+        await say(bot, message, _upload_problem(texts, exc, settings, folder), tuning)
+        return
+    except TelegramAPIError as exc:
+        # The error text may quote a download URL, which carries the token: log it only.
+        log.warning("upload of %r failed: %s", message.document.file_name, exc)
+        await say(bot, message, texts.upload_download_failed, tuning)
+        return
+    if saved.error is not None:
+        log.info("no text from upload %s: %s", saved.path, saved.error)
+    reply = texts.upload_saved(saved.path, saved.chars, readable=saved.error is None)
+    if caption and folder is None:
+        reply += "\n" + texts.caption_not_folder
+    await say(bot, message, reply, tuning)
+
+
+def _upload_problem(texts: Texts, exc: UploadError, settings: Settings, folder: str | None) -> str:
+    """The admin's sentence for each kind of failure; the detail is only in the log."""
+    if exc.kind == "too_big":
+        return texts.upload_too_big_reply(exc.size / 1024 / 1024, settings.max_upload_mb)
+    if exc.kind in {"bad_folder", "folder_is_file"}:
+        template = texts.upload_bad_folder if exc.kind == "bad_folder" else texts.folder_is_file
+        return template.format(folder=escape(folder or ""))
+    simple = {
+        "too_big_for_server": texts.upload_too_big_for_server,
+        "disk_full": texts.upload_disk_full,
+        "download_failed": texts.upload_download_failed,
+        "download_timeout": texts.upload_download_timeout,
+    }
+    return simple.get(exc.kind, texts.upload_failed)
+
+
+async def on_reindex(message: Message, *, bot: Bot, toolbox: Toolbox, tuning: Tuning) -> None:
+    """Rebuild the whole index and report the counts."""
+    texts = user_texts(message)
+    await say(bot, message, texts.reindex_started, tuning)
+    try:
+        report = await toolbox.reindex()
+    except Exception:  # a failed rebuild must still get a reply; the trace goes to the log
+        log.exception("reindex failed")
+        await say(bot, message, texts.reindex_failed, tuning)
+        return
+    log.info(
+        "reindex: %d indexed, %d skipped, %d errors in %.1f s",
+        report.indexed,
+        report.skipped,
+        len(report.errors),
+        report.seconds,
+    )
+    text = texts.reindex_report(report.indexed, report.skipped, len(report.errors), report.seconds)
+    await say(bot, message, text, tuning)

@@ -1,0 +1,46 @@
+"""Messages the bot cannot read (stickers, photos, voice…): a short note on what it can do.
+
+Edited messages get no handler on purpose: the original was already answered, and answering
+every correction would repeat the work; a corrected question is simply sent again.
+"""
+
+from __future__ import annotations
+
+from aiogram import Bot, F, Router
+from aiogram.enums import ContentType
+from aiogram.types import Message
+
+from bot.telegram.handlers.filters import addressed
+from bot.telegram.handlers.replies import say, user_texts
+from bot.telegram.tuning import Tuning
+
+UNREADABLE = frozenset(
+    {
+        ContentType.STICKER,
+        ContentType.PHOTO,
+        ContentType.VOICE,
+        ContentType.VIDEO,
+        ContentType.VIDEO_NOTE,
+        ContentType.AUDIO,
+        ContentType.ANIMATION,
+        ContentType.LOCATION,
+        ContentType.VENUE,
+        ContentType.CONTACT,
+        ContentType.POLL,
+        ContentType.DICE,
+        ContentType.STORY,
+    }
+)
+
+
+def make_router() -> Router:
+    """The fallback for content the bot does not read; service messages stay unanswered."""
+    router = Router(name="other")
+    router.message.filter(addressed)
+    router.message.register(on_unreadable, F.content_type.in_(UNREADABLE))
+    return router
+
+
+async def on_unreadable(message: Message, *, bot: Bot, tuning: Tuning) -> None:
+    """Say what the bot can do instead."""
+    await say(bot, message, user_texts(message).non_text, tuning)

@@ -1,0 +1,173 @@
+"""Questions: text (and, from non-admins, document captions) answered from the documents.
+
+One status message shows progress and then becomes the answer; the answer ends with the files
+it came from. Agent failures become one short message in the user's language, with the detail
+in the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from dataclasses import dataclass
+from html import escape
+
+from aiogram import Bot, F, Router
+from aiogram.types import Message
+
+from bot.agent import Agent, AgentError
+from bot.config import Settings
+from bot.telegram.addressing import conversation_key, has_words, question_text
+from bot.telegram.albums import Albums
+from bot.telegram.handlers.compose import answer_markdown, quoted_context, with_quote
+from bot.telegram.handlers.filters import addressed
+from bot.telegram.handlers.replies import place_of, say, user_texts
+from bot.telegram.output.delivery import Chunk, Delivery, Renderable
+from bot.telegram.output.pacing import EditPacer
+from bot.telegram.output.pending_status import PendingStatusStore
+from bot.telegram.output.progress import Progress
+from bot.telegram.render import render_answer
+from bot.telegram.texts import Texts
+from bot.telegram.tuning import Tuning
+
+log = logging.getLogger(__name__)
+
+_FLAGS = {"question": True}
+
+
+def make_router() -> Router:
+    """Text questions and captions; in groups only what is addressed to the bot."""
+    router = Router(name="questions")
+    router.message.filter(addressed)
+    router.message.register(on_text, F.text, flags=_FLAGS)
+    router.message.register(on_captioned_document, F.document, F.caption, flags=_FLAGS)
+    router.message.register(on_bare_document, F.document)
+    return router
+
+
+@dataclass(frozen=True, slots=True)
+class Asker:
+    """Everything answering a question needs, built once by the composition root."""
+
+    agent: Agent
+    settings: Settings
+    pacer: EditPacer
+    tuning: Tuning
+    pending: PendingStatusStore | None = None
+
+    async def answer(self, bot: Bot, message: Message, *, text: str | None = None) -> None:
+        """Ask the agent, showing progress, and deliver the answer (or a clear error).
+
+        `text` replaces the message's own text (a paste joined from several messages).
+        """
+        texts = user_texts(message)
+        me = await bot.me()
+        question = text.strip() if text is not None else question_text(message, me)
+        if not has_words(question):
+            await say(bot, message, texts.empty_question, self.tuning)
+            return
+        conversation = conversation_key(message)
+        log.debug("question in %s: %r", conversation, question)
+        question = with_quote(question, quoted_context(message, me))
+        place = place_of(message)
+        progress = Progress(
+            bot,
+            place,
+            texts,
+            self.pacer,
+            show_status=self.settings.show_progress,
+            typing_interval_s=self.tuning.typing_interval_s,
+            settle_s=self.tuning.progress_settle_s,
+            pending=self.pending,
+        )
+        delivery = Delivery(
+            bot,
+            place,
+            pacer=self.pacer,
+            retry_wait_cap_s=self.tuning.retry_wait_cap_s,
+            sleep=self.tuning.sleep,
+        )
+        started = self.tuning.clock()
+        try:
+            try:
+                async with progress:
+                    parts = await _ask(self.agent, conversation, question, texts, progress)
+            except asyncio.CancelledError:
+                await _tell_interrupted(delivery, texts, progress.status_message_id)
+                raise
+            delivered = await delivery.send(
+                parts,
+                status_message_id=progress.status_message_id,
+                failure_notice=texts.delivery_partial,
+                new_message=self.tuning.clock() - started > self.tuning.notify_after_s,
+            )
+        finally:
+            await self._forget_status(place.chat_id, progress.status_message_id)
+        log.info(
+            "conversation %s: delivered %d of %d part(s)",
+            conversation,
+            len(delivered.message_ids),
+            len(parts),
+        )
+
+    async def _forget_status(self, chat_id: int, status_id: int | None) -> None:
+        """The question is over: its status message needs no tidying after a restart."""
+        if self.pending is None or status_id is None:
+            return
+        try:
+            await asyncio.shield(self.pending.remove(chat_id, status_id))
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("status message in chat %d not forgotten: %s", chat_id, exc)
+
+
+async def on_text(
+    message: Message, *, bot: Bot, asker: Asker, joined_text: str | None = None
+) -> None:
+    """A question typed (or forwarded) as text; a paste Telegram split arrives joined."""
+    await asker.answer(bot, message, text=joined_text)
+
+
+async def on_captioned_document(
+    message: Message, *, bot: Bot, asker: Asker, is_admin: bool, albums: Albums
+) -> None:
+    """A non-admin's document: uploads are for admins, so the caption is the question."""
+    if message.media_group_id is not None:
+        albums.remember(message.media_group_id, "answered")
+    if not is_admin:
+        await say(bot, message, user_texts(message).caption_as_question, asker.tuning)
+    await asker.answer(bot, message)
+
+
+async def on_bare_document(message: Message, *, bot: Bot, tuning: Tuning, albums: Albums) -> None:
+    """A non-admin's document without a caption: nothing to answer, and no upload.
+
+    The other items of an album were answered (or refused) with its first one.
+    """
+    if not albums.first_item(message.media_group_id, "refused"):
+        return
+    await say(bot, message, user_texts(message).upload_refused, tuning)
+
+
+async def _tell_interrupted(delivery: Delivery, texts: Texts, status_id: int | None) -> None:
+    """The bot is stopping mid-question: say so instead of leaving "Thinking…" forever."""
+    notice = [Chunk.from_html(escape(texts.error_interrupted))]
+    try:
+        await asyncio.wait_for(delivery.send(notice, status_message_id=status_id), 3)
+    except Exception as exc:  # noqa: BLE001 - best effort while shutting down
+        log.debug("could not send the interruption notice: %s", exc)
+
+
+async def _ask(
+    agent: Agent, conversation: str, question: str, texts: Texts, progress: Progress
+) -> list[Renderable]:
+    try:
+        result = await agent.ask(conversation, question, on_event=progress.on_event)
+    except AgentError as exc:
+        log.debug("question in %s ended with %s", conversation, exc.kind)
+        return [Chunk.from_html(escape(texts.agent_error(exc.kind)))]
+    except Exception:  # an unexpected failure still owes the user a reply; the trace is logged
+        log.exception("question in %s failed unexpectedly", conversation)
+        return [Chunk.from_html(escape(texts.error_generic))]
+    parts: list[Renderable] = list(render_answer(answer_markdown(result, texts)))
+    return parts or [Chunk.from_html(escape(texts.error_bad_reply))]

@@ -1,0 +1,84 @@
+"""The command menu Telegram shows next to the input field, per language and for admins.
+
+Russian goes to every language whose users get Russian replies, English to everyone else.
+Admins' private chats get a menu that also lists /reindex. The ids that got one are kept in
+DATA_DIR, so an admin removed from ADMIN_IDS loses the admin menu at the next start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+
+from aiogram import Bot
+from aiogram.exceptions import TelegramAPIError
+from aiogram.types import BotCommand, BotCommandScopeChat, BotCommandScopeDefault
+
+from bot.telegram.texts import ENGLISH, RUSSIAN, RUSSIAN_READERS, Texts
+
+log = logging.getLogger(__name__)
+
+ADMIN_MENUS_FILE = "admin_menus.json"
+
+
+def _menus() -> list[tuple[Texts, str | None]]:
+    return [(ENGLISH, None), *((RUSSIAN, code) for code in RUSSIAN_READERS)]
+
+
+def _commands(texts: Texts) -> list[BotCommand]:
+    return [BotCommand(command=c, description=d) for c, d in texts.command_descriptions]
+
+
+async def register_commands(bot: Bot, admin_ids: frozenset[int], data_dir: Path) -> None:
+    """Set the menus; a failure costs a log line, never the start-up."""
+    for texts, language in _menus():
+        commands = _commands(texts)
+        try:
+            await bot.set_my_commands(
+                commands, scope=BotCommandScopeDefault(), language_code=language
+            )
+        except TelegramAPIError as exc:
+            log.warning("could not register the command menu (%s): %s", language or "en", exc)
+            continue
+        admin_menu = [*commands, BotCommand(command="reindex", description=texts.reindex_command)]
+        for admin in sorted(admin_ids):
+            try:
+                await bot.set_my_commands(
+                    admin_menu, scope=BotCommandScopeChat(chat_id=admin), language_code=language
+                )
+            except TelegramAPIError as exc:  # a chat the admin has not opened yet
+                log.debug("no admin menu for %d yet: %s", admin, exc)
+    await _drop_stale_admin_menus(bot, admin_ids, data_dir / ADMIN_MENUS_FILE)
+
+
+async def _drop_stale_admin_menus(bot: Bot, admin_ids: frozenset[int], record: Path) -> None:
+    """Remove the admin menu of ids that are admins no longer, then remember the current ones."""
+    for former in sorted(await asyncio.to_thread(_read_ids, record) - admin_ids):
+        try:
+            for _, language in _menus():
+                await bot.delete_my_commands(
+                    scope=BotCommandScopeChat(chat_id=former), language_code=language
+                )
+        except TelegramAPIError as exc:
+            log.info("could not remove the admin menu of %d: %s", former, exc)
+            continue
+        log.info("removed the admin menu of former admin %d", former)
+    try:
+        await asyncio.to_thread(record.write_text, json.dumps(sorted(admin_ids)), "utf-8")
+    except OSError as exc:
+        log.warning("could not remember the admin menus in %s: %s", record, exc)
+
+
+def _read_ids(record: Path) -> frozenset[int]:
+    try:
+        values = json.loads(record.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return frozenset()
+    except (OSError, ValueError) as exc:
+        log.warning("ignoring %s: %s", record, exc)
+        return frozenset()
+    if not isinstance(values, list):
+        return frozenset()
+    return frozenset(v for v in values if isinstance(v, int))

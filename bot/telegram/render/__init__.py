@@ -1,0 +1,42 @@
+"""The model's Markdown answer as Telegram HTML, cut into parts that fit one message each.
+
+`render_answer` is the only entry point the Telegram layer needs: every part carries the HTML
+for `parse_mode="HTML"` and the same text without markup, sent when Telegram rejects the HTML.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.telegram.render.blocks import markdown_to_spans
+from bot.telegram.render.markup import Span
+from bot.telegram.render.split import split_spans
+from bot.telegram.render.text import escape, utf16_len
+
+__all__ = ["MIN_LIMIT", "Part", "escape", "render_answer", "utf16_len"]
+
+MIN_LIMIT = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One message: `html` for parse_mode HTML, `plain` as the fallback without markup."""
+
+    html: str
+    plain: str
+
+
+def render_answer(markdown: str, *, limit: int = 4096) -> list[Part]:
+    """Render Markdown to Telegram HTML parts, each under `limit` UTF-16 units.
+
+    Returns an empty list only for blank input. Concatenating the parts' text gives back the
+    whole rendered text, except the whitespace at the points where it was cut.
+    """
+    if limit < MIN_LIMIT:
+        raise ValueError(f"limit must be at least {MIN_LIMIT} UTF-16 units, got {limit}")
+    if not markdown.strip():
+        return []
+    spans = markdown_to_spans(markdown, max_href=limit // 4)
+    if not any(span.text.strip() for span in spans):
+        spans = [Span(markdown.strip())]
+    return [Part(html, plain) for html, plain in split_spans(spans, limit)]

@@ -1,0 +1,101 @@
+"""The bot's texts in English."""
+
+from __future__ import annotations
+
+from bot.telegram.texts.model import Texts
+
+ENGLISH = Texts(
+    lang="en",
+    about="👋 I answer questions from the documents in a shared folder and name the files "
+    "each answer comes from.",
+    ask_hint="Just type your question, for example: <i>how many vacation days do I get?</i>",
+    documents_count="📚 Searchable documents: <b>{n}</b>.",
+    index_building="⏳ The index is still being built; some files may not be found yet.",
+    group_privacy="👥 In groups I answer only when you mention me with @ or reply to my "
+    "message (privacy mode).",
+    commands_help="/help — how to use me\n/reset — start a new conversation (or /new)\n"
+    "/files — what is in the folder\n/status — model, context and search",
+    admin_help="🛠 For admins: to add a file, send it as a document in a private chat. A "
+    "caption such as <code>docs/hr</code> picks the folder. /reindex rebuilds the index.",
+    reset_done="🆕 New conversation started: earlier messages no longer count.",
+    files_header="📂 Files in the folder ({total}):",
+    files_empty="📂 The documents folder is empty so far.",
+    files_more="…and {n} more. Ask me and I will find the right file.",
+    folder_more="… and {n} more",
+    stranger="🔒 You do not have access to this bot.\nYour Telegram ID: {id}\n"
+    "Send it to the bot's admin and ask to be added.",
+    rate_limited="⏳ That is a lot of questions in a row. You can ask the next one in about "
+    "{minutes}.",
+    chat_busy="⏳ I am still answering your earlier questions. Wait for the answer and ask again.",
+    empty_question="✍️ Please ask in words, for example: <i>where is the apple pie recipe?</i>",
+    non_text="I only understand text: type your question and I will look for the answer in the "
+    "documents. I cannot read pictures, voice messages or stickers.",
+    caption_as_question="ℹ️ Only admins can add documents, so I read your caption as a question.",
+    upload_refused="🔒 Only admins can add documents. If you have a question, type it as text.",
+    admin_only="🔒 This command is for admins only.",
+    upload_too_big="📦 The file is too big: {size} MB, and the limit is {limit} MB.",
+    upload_too_big_for_server="📦 Telegram does not give bots files over 20 MB. Copy the file "
+    "into the documents folder by hand or use a self-hosted Bot API server.",
+    upload_bad_folder="📁 I cannot use the folder “{folder}”: it is outside the documents "
+    "folder or its name is not allowed. Nothing was written.",
+    folder_is_file="📁 “{folder}” is a file, not a folder. Nothing was written.",
+    upload_disk_full="💾 Could not save: the disk is full. Nothing was written.",
+    upload_download_failed="⚠️ Could not download the file from Telegram. Please send it again.",
+    upload_download_timeout="⚠️ The download took too long and was stopped. Please send the "
+    "file again.",
+    upload_failed="⚠️ Could not save the file; nothing was written. The log has the details.",
+    upload_in_private="📥 Documents are added in a private chat with me: send the file there.",
+    caption_not_folder="ℹ️ The caption does not look like a path, so the file went to the top "
+    "folder. To pick a folder, make the caption just the path, e.g. <code>docs/hr</code>.",
+    upload_saved_text="✅ Saved: {path}\nCharacters extracted: {chars}. It is searchable now.",
+    upload_saved_no_text="⚠️ Saved: {path}\nBut no text could be extracted from it, so "
+    "searches will not find it.",
+    write_as_yourself="👤 I only answer people: write from your own account, not as the group "
+    "or a channel.",
+    group_not_allowed="🔒 I do not answer in this group. Message me privately instead.",
+    reindex_started="🔄 Rebuilding the index…",
+    reindex_done="✅ Index rebuilt in {seconds} s: {indexed} searchable, {skipped} skipped, "
+    "{errors}.",
+    reindex_failed="⚠️ Could not rebuild the index. The log has the details.",
+    status_title="<b>Status</b>",
+    status_model="🤖 Model: {model}",
+    status_context="🧠 Context: {tokens} of {window} tokens ({percent}%), {messages}",
+    status_documents="📚 Searchable documents: {n}",
+    status_building="(the index is still being built)",
+    status_last="🔁 Last question: {rounds}, {prompt} tokens in + {completion} out",
+    status_no_last="🔁 No questions in this conversation yet.",
+    error_unavailable="⚠️ The model server is down or too slow right now. Try again in a minute.",
+    error_auth="⚠️ The model server refused the key or does not know the model. Tell the admin.",
+    error_rate_limited="⚠️ The model server is overloaded. Try again in a minute.",
+    error_bad_reply="⚠️ The model sent a reply I could not use. Try rephrasing the question.",
+    error_too_long="⚠️ The question or the conversation is too long for the model. Shorten the "
+    "question or start over with /reset.",
+    error_generic="⚠️ Something went wrong. Please try again a bit later.",
+    error_interrupted="⚠️ The bot is restarting and could not finish. Please ask again in a "
+    "minute.",
+    delivery_partial="⚠️ Part of the answer could not be delivered. Please ask again.",
+    note_cut_short="_The search was cut short: this answer uses what was found so far._",
+    note_truncated="_The answer stopped at the model's length limit. Write “continue”._",
+    sources_label="📄 Sources:",
+    sources_more="and {n} more",
+    progress_thinking="🤔 Thinking…",
+    progress_searching="🔎 Searching for “{query}”…",
+    progress_reading="📖 Reading {path}…",
+    progress_listing="📂 Looking into {path}…",
+    progress_writing="✍️ Writing the answer…",
+    # plain: a status message from before a restart becomes this
+    progress_restarted="⚠️ The bot restarted before it could answer this question. "
+    "Please send it again.",
+    command_descriptions=(
+        ("start", "What this bot does"),
+        ("help", "How to use it"),
+        ("reset", "Start a new conversation"),
+        ("files", "What is in the documents folder"),
+        ("status", "Model, context and search"),
+    ),
+    reindex_command="Rebuild the index (admins)",
+    minutes_forms=("minute", "minutes"),
+    rounds_forms=("round", "rounds"),
+    messages_forms=("message", "messages"),
+    errors_forms=("error", "errors"),
+)

@@ -1,0 +1,216 @@
+"""The shape of one language's texts, and the few that need numbers or values filled in.
+
+Texts that go out with HTML parse mode escape every value they interpolate; plain texts do not
+need to. Both languages are instances of one dataclass, so a missing translation is an error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+
+from bot.telegram.texts.names import visible
+from bot.telegram.texts.numbers import count, decimal, integer
+
+
+def _code(value: object) -> str:
+    return f"<code>{escape(str(value))}</code>"
+
+
+@dataclass(frozen=True, slots=True)
+class Texts:
+    """One language's texts. HTML unless a field's comment in the language module says plain."""
+
+    lang: str
+    about: str
+    ask_hint: str
+    documents_count: str
+    index_building: str
+    group_privacy: str
+    commands_help: str
+    admin_help: str
+    reset_done: str
+    files_header: str
+    files_empty: str
+    files_more: str
+    folder_more: str
+    stranger: str
+    rate_limited: str
+    chat_busy: str
+    empty_question: str
+    non_text: str
+    caption_as_question: str
+    upload_refused: str
+    admin_only: str
+    upload_too_big: str
+    upload_too_big_for_server: str
+    upload_bad_folder: str
+    folder_is_file: str
+    upload_disk_full: str
+    upload_download_failed: str
+    upload_download_timeout: str
+    upload_failed: str
+    upload_in_private: str
+    caption_not_folder: str
+    upload_saved_text: str
+    upload_saved_no_text: str
+    write_as_yourself: str
+    group_not_allowed: str
+    reindex_started: str
+    reindex_done: str
+    reindex_failed: str
+    status_title: str
+    status_model: str
+    status_context: str
+    status_documents: str
+    status_building: str
+    status_last: str
+    status_no_last: str
+    error_unavailable: str
+    error_auth: str
+    error_rate_limited: str
+    error_bad_reply: str
+    error_too_long: str
+    error_generic: str
+    error_interrupted: str
+    delivery_partial: str
+    note_cut_short: str
+    note_truncated: str
+    sources_label: str
+    sources_more: str
+    progress_thinking: str
+    progress_searching: str
+    progress_reading: str
+    progress_listing: str
+    progress_writing: str
+    progress_restarted: str
+    command_descriptions: tuple[tuple[str, str], ...]
+    reindex_command: str
+    minutes_forms: tuple[str, ...]
+    rounds_forms: tuple[str, ...]
+    messages_forms: tuple[str, ...]
+    errors_forms: tuple[str, ...]
+
+    def number(self, n: int) -> str:
+        """An integer with this language's thousands separator."""
+        return integer(self.lang, n)
+
+    def start(self, documents: int, *, ready: bool, admin: bool) -> str:
+        """Greeting: what the bot does and how much it can see."""
+        lines = [self.about, "", self.documents_count.format(n=self.number(documents))]
+        if not ready:
+            lines.append(self.index_building)
+        lines += ["", self.ask_hint, "", self.commands_help]
+        if admin:
+            lines += ["", self.admin_help]
+        return "\n".join(lines)
+
+    def help(self, *, admin: bool) -> str:
+        """The command list, with the admin part for admins."""
+        lines = [self.ask_hint, "", self.commands_help]
+        if admin:
+            lines += ["", self.admin_help]
+        return "\n".join(lines)
+
+    def files_more_in_folder(self, n: int) -> str:
+        """The line under a folder's first files: how many more it holds."""
+        return self.folder_more.format(n=self.number(n))
+
+    def stranger_reply(self, user_id: int) -> str:
+        """What a user without access learns: their id and how to ask for access."""
+        return self.stranger.format(id=_code(user_id))
+
+    def rate_limited_reply(self, retry_after_s: float) -> str:
+        """Polite refusal saying when the next question will be accepted."""
+        minutes = max(1, round(retry_after_s / 60))
+        return self.rate_limited.format(minutes=count(self.lang, minutes, self.minutes_forms))
+
+    def upload_saved(self, path: str, chars: int, *, readable: bool) -> str:
+        """Result of an admin upload: where it went and whether its text could be read."""
+        if readable and chars > 0:
+            return self.upload_saved_text.format(path=_code(path), chars=self.number(chars))
+        return self.upload_saved_no_text.format(path=_code(path))
+
+    def status(
+        self,
+        *,
+        model: str,
+        tokens: int,
+        window: int,
+        messages: int,
+        documents: int,
+        ready: bool,
+        last: tuple[int, int, int] | None,
+    ) -> str:
+        """`/status`: model, context fill, index size and the last question's cost."""
+        percent = round(100 * tokens / window) if window else 0
+        lines = [
+            self.status_title,
+            self.status_model.format(model=_code(model)),
+            self.status_context.format(
+                tokens=self.number(tokens),
+                window=self.number(window),
+                percent=percent,
+                messages=count(self.lang, messages, self.messages_forms),
+                messages_n=self.number(messages),
+            ),
+            self.status_documents.format(n=self.number(documents))
+            + ("" if ready else f" {self.status_building}"),
+        ]
+        if last is None:
+            lines.append(self.status_no_last)
+        else:
+            rounds, prompt, completion = last
+            lines.append(
+                self.status_last.format(
+                    rounds=count(self.lang, rounds, self.rounds_forms),
+                    rounds_n=self.number(rounds),
+                    prompt=self.number(prompt),
+                    completion=self.number(completion),
+                )
+            )
+        return "\n".join(lines)
+
+    def reindex_report(self, indexed: int, skipped: int, errors: int, seconds: float) -> str:
+        """Counts after a full rebuild."""
+        return self.reindex_done.format(
+            indexed=self.number(indexed),
+            skipped=self.number(skipped),
+            errors=count(self.lang, errors, self.errors_forms),
+            errors_n=self.number(errors),
+            seconds=decimal(self.lang, seconds),
+        )
+
+    def upload_too_big_reply(self, size_mb: float, limit_mb: float) -> str:
+        """The document exceeds MAX_UPLOAD_MB."""
+        limit = decimal(self.lang, limit_mb, 0 if limit_mb == int(limit_mb) else 1)
+        return self.upload_too_big.format(size=decimal(self.lang, size_mb), limit=limit)
+
+    def agent_error(self, kind: str) -> str:
+        """A short, useful message for an `AgentError.kind`."""
+        return {
+            "unavailable": self.error_unavailable,
+            "auth": self.error_auth,
+            "rate_limited": self.error_rate_limited,
+            "bad_reply": self.error_bad_reply,
+            "too_long": self.error_too_long,
+        }.get(kind, self.error_generic)
+
+    def progress_for_tool(self, name: str, argument: str) -> str:
+        """Status line for a tool call that has just started (plain text)."""
+        shown = visible(argument)
+        short = shown if len(shown) <= 60 else shown[:59] + "…"
+        if name == "search_files":
+            return self.progress_searching.format(query=short)
+        if name == "read_file":
+            return self.progress_reading.format(path=short)
+        if name == "list_files":
+            return self.progress_listing.format(path=short or "/")
+        return self.progress_thinking
+
+    def sources_line(self, sources: tuple[str, ...], limit: int = 5) -> str:
+        """Markdown for the answer's last line, paths as code."""
+        shown = ", ".join("`" + visible(s).replace("`", "'") + "`" for s in sources[:limit])
+        if len(sources) > limit:
+            shown += " " + self.sources_more.format(n=self.number(len(sources) - limit))
+        return f"{self.sources_label} {shown}"

@@ -1,0 +1,230 @@
+"""Saving a document an admin sends into the sandbox, safely and without overwriting.
+
+The bytes go to a hidden `.upload-<random>.part` file in the target folder (the tools never see
+hidden names), then get a final, sanitised, unused name in one atomic step. A failure at any
+point leaves no partial file behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import mimetypes
+import os
+import re
+import unicodedata
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import aiohttp
+from aiogram import Bot
+from aiogram.exceptions import TelegramBadRequest
+from aiogram.types import Document
+
+from bot.telegram.upload_parts import part_path
+from tools.errors import SandboxError
+from tools.results import BIDI_CONTROLS
+
+if TYPE_CHECKING:
+    from tools import Toolbox
+    from tools.sandbox import Sandbox
+
+log = logging.getLogger(__name__)
+
+_FORBIDDEN = re.compile(f'[\\x00-\\x1f\\x7f/\\\\:*?"<>|{BIDI_CONTROLS}]')
+_MAX_NAME_BYTES = 200
+_MAX_COPIES = 10_000
+_DOWNLOAD_TIMEOUT_S = 600
+_MB = 1024 * 1024
+
+
+class UploadError(Exception):
+    """The upload was refused or failed; `kind` picks the user's message, `detail` the log's.
+
+    Kinds: `too_big`, `too_big_for_server`, `bad_folder`, `folder_is_file`, `disk_full`,
+    `download_failed`, `download_timeout`, `failed`.
+    """
+
+    def __init__(self, kind: str, detail: str = "", *, size: int = 0) -> None:
+        super().__init__(detail or kind)
+        self.kind = kind
+        self.detail = detail
+        self.size = size
+
+
+@dataclass(frozen=True, slots=True)
+class SavedUpload:
+    """Where the document landed (relative to the sandbox) and how much text it gave."""
+
+    path: str
+    chars: int
+    error: str | None
+
+
+def safe_file_name(name: str | None, mime_type: str | None = None) -> str:
+    """A file name that is safe on any disk: no folders, control or reserved characters,
+    not hidden, at most ~200 bytes with its extension kept."""
+    raw = unicodedata.normalize("NFC", name or "")
+    raw = raw.replace("\\", "/").rsplit("/", 1)[-1]
+    clean = _FORBIDDEN.sub("_", raw).strip().lstrip(".").rstrip(". ")
+    clean = re.sub(r"\s+", " ", clean)
+    stem, dot, ext = clean.rpartition(".")
+    if not dot:
+        stem, ext = clean, ""
+    if not stem:
+        stem = "document"
+    if not ext and mime_type:
+        guessed = mimetypes.guess_extension(mime_type) or ""
+        ext = guessed.lstrip(".")
+    ext = ext[:16]
+    suffix = f".{ext}" if ext else ""
+    budget = _MAX_NAME_BYTES - len(suffix.encode())
+    stem = stem.encode()[:budget].decode(errors="ignore").rstrip(". ") or "document"
+    return stem + suffix
+
+
+def _numbered(name: str, copy: int) -> str:
+    stem, dot, ext = name.rpartition(".")
+    if not dot or not stem:
+        return f"{name} ({copy})"
+    return f"{stem} ({copy}).{ext}"
+
+
+def _place_without_overwrite(temp: Path, folder: Path, name: str) -> Path:
+    """Give `temp` the first free name among `name`, `name (2)`, … atomically."""
+    for copy in range(1, _MAX_COPIES):
+        target = folder / (name if copy == 1 else _numbered(name, copy))
+        try:
+            os.link(temp, target)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            if exc.errno not in {errno.EPERM, errno.ENOTSUP, errno.EXDEV, errno.EMLINK}:
+                raise
+            if target.exists():  # no hard links on this disk: check, then rename
+                continue
+            temp.rename(target)
+            return target
+        temp.unlink()
+        return target
+    msg = f"no free name for {name}"
+    raise UploadError("failed", msg)
+
+
+def names_a_folder(sandbox: Sandbox, caption: str | None) -> bool:
+    """Whether a caption reads as a folder path rather than a remark about the file.
+
+    `docs/hr`, `Договоры/` or the name of an existing folder are paths; "Новый регламент,
+    посмотри" is a sentence, so the file goes to the top folder instead.
+    """
+    wanted = (caption or "").strip()
+    if not wanted:
+        return False
+    if wanted.endswith("/") or not any(ch.isspace() for ch in wanted):
+        return True
+    try:
+        return sandbox.resolve(wanted.strip("/")).is_dir()
+    except SandboxError:
+        return False
+
+
+def target_folder(sandbox: Sandbox, folder: str | None) -> Path:
+    """The folder named `folder` (inside the sandbox only), or the sandbox root."""
+    wanted = (folder or "").strip().strip("/")
+    if not wanted:
+        return sandbox.root
+    try:
+        path = sandbox.resolve(wanted, must_exist=False)
+    except SandboxError as exc:
+        raise UploadError("bad_folder", exc.message) from exc
+    if path.exists() and not path.is_dir():
+        raise UploadError("folder_is_file", f"'{wanted}' is a file")
+    return path
+
+
+async def save_upload(
+    bot: Bot, document: Document, folder_name: str | None, toolbox: Toolbox, max_mb: float
+) -> SavedUpload:
+    """Download `document` into the folder `folder_name` of the sandbox and index it.
+
+    Raises:
+        UploadError: see its kinds.
+    """
+    limit = int(max_mb * _MB)
+    if document.file_size is not None and document.file_size > limit:
+        raise UploadError("too_big", f"{document.file_size} bytes", size=document.file_size)
+    folder = target_folder(toolbox.sandbox, folder_name)
+    name = safe_file_name(document.file_name, document.mime_type)
+    try:
+        file = await bot.get_file(document.file_id)
+    except TelegramBadRequest as exc:
+        if "too big" in exc.message.lower():
+            raise UploadError("too_big_for_server", exc.message) from exc
+        raise
+    if file.file_path is None:
+        raise UploadError("failed", "Telegram gave no file path")
+    final = await _download(bot, file.file_path, folder, name, limit)
+    rel = toolbox.sandbox.relative(final)
+    log.info("saved upload %s (%d bytes)", rel, final.stat().st_size)
+    try:
+        report = await toolbox.refresh(rel)
+    except Exception as exc:  # the file is saved; the watcher indexes it on its next pass
+        log.exception("indexing the upload %s failed", rel)
+        return SavedUpload(path=rel, chars=0, error=type(exc).__name__)
+    return SavedUpload(path=rel, chars=report.chars, error=report.error)
+
+
+async def _download(bot: Bot, file_path: str, folder: Path, name: str, limit: int) -> Path:
+    """Fetch into a hidden temp file, then give it its final name; nothing is left on failure."""
+    temp = part_path(folder)
+    created: list[Path] = []
+    final: Path | None = None
+    try:
+        created = await asyncio.to_thread(_make_folder, folder)
+        await bot.download_file(file_path, destination=temp, timeout=_DOWNLOAD_TIMEOUT_S)
+        final = await asyncio.to_thread(_finish, temp, folder, name, limit)
+    except aiohttp.ClientError as exc:
+        # Its text quotes the download URL, which carries the bot token: keep only the status.
+        raise UploadError("download_failed", _download_problem(exc)) from None
+    except TimeoutError:  # before OSError: TimeoutError is one of them
+        msg = f"no complete download within {_DOWNLOAD_TIMEOUT_S} s"
+        raise UploadError("download_timeout", msg) from None
+    except OSError as exc:
+        kind = "disk_full" if exc.errno in {errno.ENOSPC, errno.EDQUOT} else "failed"
+        raise UploadError(kind, exc.strerror or "could not write the file") from exc
+    finally:
+        await asyncio.to_thread(_clean_up, temp, created if final is None else [])
+    return final
+
+
+def _download_problem(exc: aiohttp.ClientError) -> str:
+    """What went wrong with a download, in words that hold no URL."""
+    if isinstance(exc, aiohttp.ClientResponseError):
+        return f"Telegram did not hand over the file (HTTP {exc.status})"
+    return "the download from Telegram was interrupted"
+
+
+def _make_folder(folder: Path) -> list[Path]:
+    """Create the target folder; returns the folders that did not exist before, deepest first."""
+    created = [p for p in (folder, *folder.parents) if not p.exists()]
+    folder.mkdir(parents=True, exist_ok=True)
+    return created
+
+
+def _finish(temp: Path, folder: Path, name: str, limit: int) -> Path:
+    size = temp.stat().st_size
+    if size > limit:
+        raise UploadError("too_big", f"{size} bytes after download", size=size)
+    return _place_without_overwrite(temp, folder, name)
+
+
+def _clean_up(temp: Path, folders: list[Path]) -> None:
+    """Remove the temp file, and the folders made for a failed upload (only when empty)."""
+    with suppress(OSError):
+        temp.unlink(missing_ok=True)
+    for path in folders:
+        with suppress(OSError):
+            path.rmdir()
