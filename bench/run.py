@@ -16,10 +16,10 @@ from pathlib import Path
 if not __package__:  # `python bench/run.py`: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import machine  # noqa: E402
-from bench.context import REPO_ROOT, Context  # noqa: E402
-from bench.report import render_document, render_table  # noqa: E402
-from bench.results import BenchResult  # noqa: E402
+from bench import machine
+from bench.context import REPO_ROOT, Context
+from bench.report import render_document, render_table
+from bench.results import BenchResult
 
 BENCHMARKS: dict[str, str] = {
     "search": "bench.bench_search",

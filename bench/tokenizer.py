@@ -54,7 +54,7 @@ def reference_counter() -> ReferenceCounter:
         import bpe_openai  # type: ignore[import-untyped]  # noqa: PLC0415 - optional
 
         encoding = bpe_openai.get_encoding("o200k_base")
-    except Exception:  # noqa: BLE001 - any failure means: not available offline
+    except Exception:  # any failure means: not available offline
         return ReferenceCounter("UTF-8 bytes / 4 (o200k unavailable)", _bytes_over_four)
 
     def count(text: str) -> int:

@@ -80,7 +80,7 @@ def docx_text(data: bytes, max_chars: int) -> str:
                     cells: list[str] = []
                     previous = None
                     for cell in row.cells:
-                        if previous is None or cell._tc is not previous._tc:  # noqa: SLF001
+                        if previous is None or cell._tc is not previous._tc:
                             cells.append(" ".join(cell.text.split()))  # merged cells repeat
                         previous = cell
                     lines.append(" | ".join(cells))

@@ -37,7 +37,7 @@ def _handle(request: dict[str, object], data: bytes) -> dict[str, str]:
         message = "the document needs too much memory to read"
     except RecursionError:
         message = "the document is nested too deeply to read"
-    except Exception as exc:  # noqa: BLE001  (any parser failure is a property of the file)
+    except Exception as exc:  # any parser failure is a property of the file
         message = f"the document could not be parsed ({type(exc).__name__})"
     return {"error": message}
 

@@ -126,7 +126,7 @@ class Indexer:
         self.readers.close()
 
     async def _run(self, fn: object, *args: object) -> object:
-        assert callable(fn)  # noqa: S101
+        assert callable(fn)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, fn, *args)
 
@@ -167,7 +167,7 @@ class Indexer:
 
     async def reindex(self) -> ReindexReport:
         result = await self._run(self._rebuild)
-        assert isinstance(result, ReindexReport)  # noqa: S101
+        assert isinstance(result, ReindexReport)
         return result
 
     def status(self) -> IndexStatus:
@@ -214,7 +214,7 @@ class Indexer:
             log.warning("the search index file is missing or damaged; rebuilding it")
             self.broken = False
             self._reset()
-        assert self._writer is not None  # noqa: S101
+        assert self._writer is not None
         return self._writer
 
     def _sync(self) -> None:

@@ -87,8 +87,8 @@ class IsolatedExtractor:
                 self._kill()
                 self._proc = self._spawn()
             proc = self._proc
-            assert proc.stdin is not None  # noqa: S101  (created with pipes)
-            assert proc.stdout is not None  # noqa: S101
+            assert proc.stdin is not None  # created with pipes
+            assert proc.stdout is not None
             request = {"kind": kind, "size": len(data), "max_chars": max_chars}
             try:
                 proc.stdin.write(json.dumps(request).encode("ascii") + b"\n")

@@ -94,7 +94,7 @@ def _cached_file_intact(encoding_name: str) -> bool:
     if encoding_name not in _ENCODING_SHA256 or cache_dir is None:
         return False
     url = _ENCODING_URL.format(encoding_name)
-    cached = cache_dir / hashlib.sha1(url.encode()).hexdigest()  # noqa: S324 - tiktoken's key
+    cached = cache_dir / hashlib.sha1(url.encode()).hexdigest()  # tiktoken's key
     try:
         digest = hashlib.sha256(cached.read_bytes()).hexdigest()
     except OSError:
@@ -120,7 +120,7 @@ def offline_encoder(model: str) -> Callable[[str], int] | None:
         return None
     try:
         encoding = tiktoken.get_encoding(encoding_name)
-    except Exception:  # noqa: BLE001 - a broken cache must only cost exactness, never a question
+    except Exception:  # a broken cache must only cost exactness, never a question
         logger.warning("tiktoken's cached %s file is unusable; estimating tokens", encoding_name)
         return None
     return lambda text: len(encoding.encode(text, disallowed_special=()))

@@ -51,7 +51,7 @@ async def serve(settings: Settings) -> int:
     finally:
         try:
             await bot.session.close()
-        except Exception as exc:  # noqa: BLE001 - closing must go on to the stores
+        except Exception as exc:  # closing must go on to the stores
             log.warning("closing the Telegram session failed: %s", exc)
         finally:
             await close_services(services)

@@ -57,13 +57,13 @@ def main() -> None:
     from tools import extract_worker  # noqa: PLC0415  (found through PYTHONPATH)
 
     folder = Path(sys.argv[1])
-    handle = extract_worker._handle  # noqa: SLF001
+    handle = extract_worker._handle
 
     def gated(request: dict[str, object], data: bytes) -> dict[str, str]:
         _wait_at_gate(folder, data)
         return handle(request, data)
 
-    extract_worker._handle = gated  # noqa: SLF001
+    extract_worker._handle = gated
     extract_worker.main()
 
 

@@ -154,7 +154,7 @@ async def _tell_interrupted(delivery: Delivery, texts: Texts, status_id: int | N
     notice = [Chunk.from_html(escape(texts.error_interrupted))]
     try:
         await asyncio.wait_for(delivery.send(notice, status_message_id=status_id), 3)
-    except Exception as exc:  # noqa: BLE001 - best effort while shutting down
+    except Exception as exc:  # best effort while shutting down
         log.debug("could not send the interruption notice: %s", exc)
 
 

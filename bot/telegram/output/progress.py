@@ -165,7 +165,7 @@ class Progress:
                 continue
             except TelegramForbiddenError:
                 return
-            except Exception as exc:  # noqa: BLE001 - cosmetic: any failure is only logged
+            except Exception as exc:  # cosmetic: any failure is only logged
                 log.debug("typing action failed in chat %d: %s", self._place.chat_id, exc)
             await self._pause(self._typing_interval)
 
@@ -197,7 +197,7 @@ class Progress:
                 link_preview_options=LinkPreviewOptions(is_disabled=True),
                 disable_notification=True,
             )
-        except Exception as exc:  # noqa: BLE001 - cosmetic: the answer is sent anyway
+        except Exception as exc:  # cosmetic: the answer is sent anyway
             log.info("status message not sent in chat %d: %s", self._place.chat_id, exc)
             return
         self.status_message_id = message.message_id
@@ -239,7 +239,7 @@ class Progress:
             return True
         except TelegramForbiddenError:
             return False
-        except Exception as exc:  # noqa: BLE001 - cosmetic: the answer is sent anyway
+        except Exception as exc:  # cosmetic: the answer is sent anyway
             log.debug("status edit failed in chat %d: %s", self._place.chat_id, exc)
             return True
         self._shown = text
