@@ -12,11 +12,13 @@ from hypothesis import strategies as st
 
 from bot.agent import Answer
 from bot.telegram.addressing import conversation_key, has_words, question_text
-from bot.telegram.handlers.compose import answer_markdown, unclosed_fence
+from bot.telegram.handlers.compose import answer_markdown
+from bot.telegram.render import render_answer
 from bot.telegram.texts import ENGLISH, RUSSIAN, Texts, language_of, texts_for
 from bot.telegram.texts.numbers import count, plural
 from bot.telegram.uploads import safe_file_name
-from tests.support.fake_telegram import bot_user_json, mention_entity
+from tests.fakes.accounts import bot_user_json
+from tests.fakes.updates import mention_entity
 
 ME = User.model_validate(bot_user_json())
 
@@ -99,30 +101,32 @@ class TestAnswerMarkdown:
     def test_sources_line_last_and_open_fence_closed(self) -> None:
         answer = Answer(text="```python\nprint(1)", sources=("a.txt", "b/c.md"), truncated=True)
         text = answer_markdown(answer, ENGLISH)
-        assert text.splitlines()[-1] == "📄 Sources: `a.txt`, `b/c.md`"
-        assert "print(1)\n```\n\n_The answer stopped at" in text
+        assert text.tail[-1] == "📄 Sources: `a.txt`, `b/c.md`"
+        html = render_answer(text.body, tail=text.tail)[0].html
+        assert "print(1)</code></pre>\n\n<i>The answer stopped at" in html
 
     def test_many_sources_are_shortened(self) -> None:
         answer = Answer(text="ok", sources=tuple(f"f{i}.txt" for i in range(8)))
-        assert answer_markdown(answer, RUSSIAN).endswith("`f4.txt` и ещё 3")
+        assert answer_markdown(answer, RUSSIAN).tail[-1].endswith("`f4.txt` и ещё 3")
 
 
 class TestUnclosedFence:
     @pytest.mark.parametrize(
-        ("markdown", "fence"),
+        "markdown",
         [
-            ("a\n```py\nx = 1", "```"),
-            ("a\n```\nx\n```", None),
-            ("````\n```\nx", "````"),
-            ("````\n```\nx\n```", "````"),
-            ("    ```\nindented code", None),
-            ("- item\n  ```\n  x", "```"),
-            ("```", "```"),
-            ("~~~\nx\n~~~", None),
+            "a\n```py\nx = 1",
+            "a\n```\nx\n```",
+            "````\n```\nx",
+            "````\n```\nx\n```",
+            "    ```\nindented code",
+            "- item\n  ```\n  x",
+            "```",
+            "~~~\nx\n~~~",
         ],
     )
-    def test_matches_the_renderer(self, markdown: str, fence: str | None) -> None:
-        assert unclosed_fence(markdown) == fence
+    def test_notes_stay_outside_the_code(self, markdown: str) -> None:
+        html = render_answer(markdown, tail=("note",))[-1].html
+        assert html.split("\n\n")[-1] == "note"
 
 
 class TestNumbersInWords:

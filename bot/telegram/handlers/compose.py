@@ -1,15 +1,17 @@
 """Text around the model: the question with its quoted context, the answer with its notes.
 
 Both directions need care: what the user replied to or quoted is context the model cannot see
-otherwise, and the model's Markdown must stay well-formed after the notes are appended.
+otherwise, and the notes that follow the model's Markdown must stay outside anything it left
+open, so they travel next to it rather than appended to it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from aiogram.types import Message, User
 
 from bot.agent import Answer
-from bot.telegram.render.blocks import make_parser
 from bot.telegram.texts import Texts
 
 MAX_QUOTE_CHARS = 1500
@@ -44,33 +46,23 @@ def with_quote(question: str, quoted: str | None) -> str:
     return f"The user is replying to this message (quoted for context):\n{block}\n\n{question}"
 
 
-def unclosed_fence(markdown: str) -> str | None:
-    """The fence (e.g. "```") of a code block left open at the end, or None.
+@dataclass(frozen=True, slots=True)
+class AnswerMarkdown:
+    """The model's Markdown and the paragraphs that follow it, kept apart for the renderer.
 
-    Uses the renderer's own parser, so indented code, longer fences and fences inside lists
-    are judged exactly as they will be rendered.
+    The renderer ends whatever the body leaves open (a code fence cut off by the token limit)
+    before the tail, so the notes and the sources line never land inside a code block.
     """
-    lines = markdown.splitlines()
-    for token in make_parser().parse(markdown):
-        if token.type != "fence" or token.map is None or token.map[1] != len(lines):
-            continue
-        start, end = token.map
-        last = lines[end - 1].strip()
-        fence = token.markup
-        closed = end - start >= 2 and len(last) >= len(fence) and set(last) == {fence[0]}
-        if not closed:
-            return fence
-    return None
+
+    body: str
+    tail: tuple[str, ...] = ()
 
 
-def answer_markdown(result: Answer, texts: Texts) -> str:
-    """The model's answer with the notes and the sources line appended as Markdown."""
+def answer_markdown(result: Answer, texts: Texts) -> AnswerMarkdown:
+    """The model's answer, then its notes and the sources line; all empty for a blank answer."""
     body = result.text.strip()
     if not body:
-        return ""
-    fence = unclosed_fence(body)
-    if fence is not None:
-        body += "\n" + fence
+        return AnswerMarkdown("")
     tail = []
     if result.cut_short:
         tail.append(texts.note_cut_short)
@@ -78,4 +70,4 @@ def answer_markdown(result: Answer, texts: Texts) -> str:
         tail.append(texts.note_truncated)
     if result.sources:
         tail.append(texts.sources_line(result.sources))
-    return "\n\n".join([body, *tail])
+    return AnswerMarkdown(body, tuple(tail))

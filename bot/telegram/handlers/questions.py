@@ -169,5 +169,6 @@ async def _ask(
     except Exception:  # an unexpected failure still owes the user a reply; the trace is logged
         log.exception("question in %s failed unexpectedly", conversation)
         return [Chunk.from_html(escape(texts.error_generic))]
-    parts: list[Renderable] = list(render_answer(answer_markdown(result, texts)))
+    answer = answer_markdown(result, texts)
+    parts: list[Renderable] = list(render_answer(answer.body, tail=answer.tail))
     return parts or [Chunk.from_html(escape(texts.error_bad_reply))]

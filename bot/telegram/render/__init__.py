@@ -6,6 +6,7 @@ for `parse_mode="HTML"` and the same text without markup, sent when Telegram rej
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.telegram.render.blocks import markdown_to_spans
@@ -26,17 +27,20 @@ class Part:
     plain: str
 
 
-def render_answer(markdown: str, *, limit: int = 4096) -> list[Part]:
+def render_answer(markdown: str, *, tail: Sequence[str] = (), limit: int = 4096) -> list[Part]:
     """Render Markdown to Telegram HTML parts, each under `limit` UTF-16 units.
 
+    `tail` holds Markdown paragraphs that follow the body (notes, the sources line), each
+    rendered on its own after it: a code block the body leaves open ends with the body.
     Returns an empty list only for blank input. Concatenating the parts' text gives back the
     whole rendered text, except the whitespace at the points where it was cut.
     """
     if limit < MIN_LIMIT:
         raise ValueError(f"limit must be at least {MIN_LIMIT} UTF-16 units, got {limit}")
-    if not markdown.strip():
+    texts = [text for text in (markdown, *tail) if text.strip()]
+    if not texts:
         return []
-    spans = markdown_to_spans(markdown, max_href=limit // 4)
+    spans = markdown_to_spans(markdown, max_href=limit // 4, tail=tail)
     if not any(span.text.strip() for span in spans):
-        spans = [Span(markdown.strip())]
+        spans = [Span("\n\n".join(texts).strip())]
     return [Part(html, plain) for html, plain in split_spans(spans, limit)]

@@ -7,6 +7,7 @@ the model's answer reaches the user escaped, never as markup.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
@@ -27,11 +28,17 @@ def make_parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 
 
-def markdown_to_spans(markdown: str, *, max_href: int) -> list[Span]:
-    """Render Markdown to spans; `max_href` caps the length of a link address kept as a link."""
-    tree = SyntaxTreeNode(make_parser().parse(markdown))
+def markdown_to_spans(markdown: str, *, max_href: int, tail: Sequence[str] = ()) -> list[Span]:
+    """Render Markdown to spans; `max_href` caps the length of a link address kept as a link.
+
+    Each `tail` text is parsed on its own and follows as its own blocks, so a construct the
+    body leaves open (a code fence, a list) ends where the body ends instead of taking in
+    the tail.
+    """
+    parser = make_parser()
     renderer = _BlockRenderer(InlineRenderer(max_href=max_href))
-    renderer.blocks(tree.children)
+    for text in (markdown, *tail):
+        renderer.blocks(SyntaxTreeNode(parser.parse(text)).children)
     return renderer.out.spans()
 
 
