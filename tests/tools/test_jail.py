@@ -12,7 +12,7 @@ import os
 import threading
 import unicodedata
 from collections.abc import Callable, Coroutine, Iterator
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any, TypeVar
 
 import pytest
@@ -35,7 +35,15 @@ def load_attacks() -> list[str]:
     return [json.loads(line) for line in lines if line and not line.startswith("#")]
 
 
+def names_a_root(path: str) -> bool:
+    """An absolute path in POSIX or Windows spelling, a drive ("c:secret.txt") or a home ("~")."""
+    text = path.strip()
+    windows = PureWindowsPath(text)
+    return bool(windows.drive or windows.root) or text.startswith("~")
+
+
 ATTACKS = load_attacks()
+ABSOLUTE_ATTACKS = [a for a in ATTACKS if names_a_root(a)]
 VISIBLE_FILES = {p for p in SANDBOX_FILES if not any(s.startswith(".") for s in p.split("/"))}
 VISIBLE = VISIBLE_FILES | {p.rsplit("/", 1)[0] for p in VISIBLE_FILES if "/" in p} | {"alias.txt"}
 
@@ -164,6 +172,29 @@ class TestKnownAttacks:
     ) -> None:
         payload = assert_contained(driven("list_files", {"path": "", "depth": 5}), tmp_path)
         assert {e["path"] for e in payload["entries"]} == VISIBLE
+
+
+class TestAbsolutePaths:
+    def test_list_has_them(self) -> None:
+        assert len(ABSOLUTE_ATTACKS) >= 30
+
+    @pytest.mark.parametrize("path", ABSOLUTE_ATTACKS)
+    def test_refused_as_absolute(self, host: tuple[Path, Path], path: str) -> None:
+        root, data = host
+        with pytest.raises(SandboxError) as caught:
+            Sandbox(root, reserved=(data,)).resolve(path)
+        assert caught.value.reason == "absolute"
+        assert "absolute" in caught.value.message
+        assert str(root) not in caught.value.message
+
+    def test_the_model_is_told_the_path_is_absolute(
+        self, driven: Callable[[str, dict[str, Any]], str], tmp_path: Path
+    ) -> None:
+        for path in ABSOLUTE_ATTACKS:
+            for tool in ("read_file", "list_files"):
+                payload = assert_contained(driven(tool, {"path": path}), tmp_path)
+                assert "absolute" in payload["error"], (tool, path)
+                assert "relative" in payload["hint"], (tool, path)
 
 
 class TestSymlinks:
