@@ -57,7 +57,7 @@ async def _bare(client: AsyncOpenAI, tools: CannedTools, model: str, prompt: str
             name = call.function.name  # type: ignore[union-attr]
             arguments = call.function.arguments  # type: ignore[union-attr]
             result = await tools.execute(name, arguments)
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": result.text})
 
 
 async def _on_event(event: AgentEvent) -> None:

@@ -32,7 +32,7 @@ def variants(quick: bool) -> list[str]:
 
 async def _read(toolbox: Toolbox, rel: str, offset: int) -> tuple[float, dict[str, object]]:
     started = time.perf_counter()
-    raw = await toolbox.execute("read_file", {"path": rel, "offset": offset})
+    raw = (await toolbox.execute("read_file", {"path": rel, "offset": offset})).text
     elapsed = (time.perf_counter() - started) * 1000.0
     return elapsed, json.loads(raw)
 

@@ -6,6 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from tools.results import ToolResult
+
 SEARCH_RESULT = json.dumps(
     {
         "results": [
@@ -45,6 +47,12 @@ class CannedTools:
     def specs(self) -> list[dict[str, Any]]:
         return self._specs
 
-    async def execute(self, name: str, arguments: str | Mapping[str, Any]) -> str:
+    def subject(self, name: str, arguments: Mapping[str, Any]) -> str | None:
+        del name
+        return str(arguments.get("query") or arguments.get("path") or "")
+
+    async def execute(self, name: str, arguments: str | Mapping[str, Any]) -> ToolResult:
         del arguments
-        return SEARCH_RESULT if name == "search_files" else READ_RESULT
+        if name == "search_files":
+            return ToolResult(SEARCH_RESULT)
+        return ToolResult(READ_RESULT, source="Кухня/рецепт_шарлотки.txt")

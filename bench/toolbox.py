@@ -39,7 +39,7 @@ async def started_toolbox(sandbox: Path, data: Path, **overrides: Any) -> tuple[
 
 async def search_paths(toolbox: Toolbox, query: str, limit: int = 10) -> tuple[list[str], int]:
     """The paths a search returns, and the total it reports."""
-    raw = await toolbox.execute("search_files", {"query": query, "limit": limit})
+    raw = (await toolbox.execute("search_files", {"query": query, "limit": limit})).text
     data = json.loads(raw)
     results = data.get("results") or []
     return [str(r.get("path")) for r in results], int(data.get("total") or 0)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tools.config import ToolSettings
-from tools.results import to_json
+from tools.jsontext import to_json
 from tools.toolbox import Toolbox
 
 READY_TIMEOUT = 600.0
@@ -109,10 +108,10 @@ async def run(
                 except TimeoutError:
                     sys.stderr.write("the index is not complete yet; searching what it holds\n")
         name, call = _call(args)
-        text = await box.execute(name, call)
+        result = await box.execute(name, call)
     finally:
         await box.close()
-    return text, "error" in json.loads(text)
+    return result.text, result.error is not None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,16 +4,19 @@ A cut result stays valid JSON. A page of `read_file` loses whole lines from its 
 exactly where to continue (`end_line` and `next_offset` rewritten); a list of results or
 entries loses whole items from its end; any other object loses the end of its longest text
 field, and text that is not an object keeps its head.
+
+A fresh result knows its shape and calls its cutter directly (`tools.results.ToolResult`);
+`cut_result` reads the shape back from text that arrives without one.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from tools.results import to_json as _dumps
+from tools.jsontext import to_json as _dumps
 
 _NUMBERED = re.compile(r"\s*(\d+)\| ")
 _LISTS = ("results", "entries")
@@ -42,18 +45,17 @@ def cut_result(content: str, cap: int) -> str:
         parsed = None
     if isinstance(parsed, dict):
         if isinstance(parsed.get("document"), str) and isinstance(parsed.get("end_line"), int):
-            return _cut_page(parsed, cap)
+            return cut_page(parsed, cap)
         for key in _LISTS:
             if isinstance(parsed.get(key), list):
                 return _cut_list(parsed, key, cap)
-        texts = [k for k, v in parsed.items() if isinstance(v, str)]
-        if texts:
-            return _cut_field(parsed, max(texts, key=lambda k: len(parsed[k])), cap)
+        if any(isinstance(v, str) for v in parsed.values()):
+            return cut_longest_field(parsed, cap)
     return _cut_text(content, cap)
 
 
-def _cut_page(page: dict[str, Any], cap: int) -> str:
-    """Keep the page's first lines (and its closing marker) within `cap`."""
+def cut_page(page: Mapping[str, Any], cap: int) -> str:
+    """A `read_file` page: keep its first lines (and its closing marker) within `cap`."""
     head, *body = page["document"].split("\n")
     tail = body.pop() if body else ""
     numbers = [m.group(1) if (m := _NUMBERED.match(line)) else None for line in body]
@@ -74,7 +76,17 @@ def _cut_page(page: dict[str, Any], cap: int) -> str:
     return _largest(len(body) - 1, render, cap)
 
 
-def _cut_list(payload: dict[str, Any], key: str, cap: int) -> str:
+def cut_results(payload: Mapping[str, Any], cap: int) -> str:
+    """A `search_files` result: keep its first hits."""
+    return _cut_list(payload, "results", cap)
+
+
+def cut_entries(payload: Mapping[str, Any], cap: int) -> str:
+    """A `list_files` result: keep its first entries."""
+    return _cut_list(payload, "entries", cap)
+
+
+def _cut_list(payload: Mapping[str, Any], key: str, cap: int) -> str:
     """Keep the first whole items of `payload[key]` within `cap`."""
     items: list[Any] = payload[key]
     total = payload.get("total", len(items))
@@ -86,8 +98,12 @@ def _cut_list(payload: dict[str, Any], key: str, cap: int) -> str:
     return _largest(len(items) - 1, render, cap)
 
 
-def _cut_field(payload: dict[str, Any], key: str, cap: int) -> str:
+def cut_longest_field(payload: Mapping[str, Any], cap: int) -> str:
     """An object of no known shape: its longest text field loses its end."""
+    texts = [k for k, v in payload.items() if isinstance(v, str)]
+    if not texts:
+        return _cut_text(_dumps(payload), cap)
+    key = max(texts, key=lambda k: len(payload[k]))
     value: str = payload[key]
 
     def render(shown: int) -> str:

@@ -1,28 +1,55 @@
-"""The JSON text every tool result is written as, and the one shape of an error result.
+"""What a tool call gives back: the text the model reads, and what callers need to know of it.
 
-Shared by the toolbox and the agent loop, so the model reads one format whoever produced it.
+Callers never parse the text to learn whether a call failed or which document it read: the
+result says so. The tool that made a result also knows its shape, so the result itself knows
+how to shrink to a character budget (a page loses lines from its end, a list loses items).
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
-BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-"""A regex character-class body: marks and controls that reorder how text is displayed."""
+from tools.cutting import cut_longest_field, cut_result
+from tools.jsontext import to_json
 
-_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
-
-
-def to_json(payload: Mapping[str, Any]) -> str:
-    """JSON text for the model: readable Cyrillic, but bidi controls escaped so a file name
-    cannot reorder what a person reading the result sees."""
-    text = json.dumps(payload, ensure_ascii=False)
-    return _BIDI.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+Cutter = Callable[[Mapping[str, Any], int], str]
+"""Cuts a payload of one known shape to at most a number of characters, as JSON text."""
 
 
-def error_result(message: str, hint: str) -> str:
-    """A result that tells the model what went wrong and what to do instead."""
-    return to_json({"error": message, "hint": hint})
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """One call's outcome.
+
+    `text`: the JSON text the model reads. `error`: the message it got, when the call failed.
+    `source`: the document a successful read read (an answer's sources are these).
+    """
+
+    text: str
+    error: str | None = None
+    source: str | None = None
+    cut: Callable[[int], str] | None = field(default=None, repr=False, compare=False)
+
+    def shrink(self, cap: int) -> str:
+        """The text itself within `cap` characters, else a shorter valid-JSON version of it.
+
+        May still exceed `cap` when not even the frame of the result fits; callers measure.
+        """
+        if len(self.text) <= cap:
+            return self.text
+        return self.cut(cap) if self.cut is not None else cut_result(self.text, cap)
+
+    @classmethod
+    def of(
+        cls, payload: Mapping[str, Any], cutter: Cutter, *, source: str | None = None
+    ) -> ToolResult:
+        """A successful result of a known shape."""
+        return cls(to_json(payload), source=source, cut=partial(cutter, payload))
+
+    @classmethod
+    def failed(cls, message: str, hint: str) -> ToolResult:
+        """A result that tells the model what went wrong and what to do instead."""
+        payload = {"error": message, "hint": hint}
+        return cls(to_json(payload), error=message, cut=partial(cut_longest_field, payload))

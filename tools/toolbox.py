@@ -1,8 +1,9 @@
 """The toolbox the agent uses: three read-only tools over the sandbox, one async entry point.
 
 Every problem the model caused (bad JSON, unknown tool, invalid arguments, a refused or missing
-path, an unreadable file) comes back as an `{"error", "hint"}` result, never as an exception.
-Blocking work (SQLite, extraction) runs in threads, so the event loop never stalls.
+path, an unreadable file) comes back as a failed `ToolResult` (`{"error", "hint"}` for the
+model), never as an exception. Blocking work (SQLite, extraction) runs in threads, so the event
+loop never stalls.
 """
 
 from __future__ import annotations
@@ -10,38 +11,29 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
 from tools.cache import DocumentCache
 from tools.config import ToolSettings
+from tools.cutting import cut_entries, cut_page, cut_results
 from tools.errors import PathNotFoundError, ToolError
 from tools.extract import Extractor, Limits
 from tools.indexer import FileReport, Indexer, IndexStatus, ReindexReport
 from tools.listing import list_folder
 from tools.paths import did_you_mean, suggest_paths
 from tools.reading import Reader
-from tools.results import error_result, to_json
+from tools.results import ToolResult
 from tools.sandbox import Sandbox
-from tools.schemas import ListArgs, ReadArgs, SearchArgs, tool_spec
+from tools.schemas import ListArgs, ReadArgs, SearchArgs
 from tools.search import Searcher
 from tools.terms import Stemmer
+from tools.tool import Tool
 
 log = logging.getLogger(__name__)
 INDEX_FILE = "search-index.sqlite3"
 _DB_SUFFIXES = ("", "-wal", "-shm", "-journal", ".in-use")
-
-
-@dataclass(frozen=True)
-class _Tool:
-    name: str
-    description: str
-    args: type[BaseModel]
-    run: Callable[[Any], Awaitable[dict[str, Any]]]
 
 
 class Toolbox:
@@ -94,31 +86,38 @@ class Toolbox:
         )
         self._searcher = Searcher(self.indexer, self._stemmer)
         self._reader = Reader(self.sandbox, self._extractor, self._cache, self._stemmer)
-        self._tools = {
+        self.tools: dict[str, Tool] = {
             t.name: t
             for t in (
-                _Tool(
+                Tool(
                     "search_files",
                     "Find documents by words or a name glob; use first for any question "
                     "on the documents.",
                     SearchArgs,
                     self._search,
+                    example='{"query": "отпуск 2024"}',
+                    subject="query",
                 ),
-                _Tool(
+                Tool(
                     "read_file",
                     "Read a document page by page; use on a found path before answering.",
                     ReadArgs,
                     self._read,
+                    example='{"path": "docs/report.pdf", "offset": 1}',
+                    subject="path",
                 ),
-                _Tool(
+                Tool(
                     "list_files",
                     "List a folder; use when search finds nothing or to see what exists.",
                     ListArgs,
                     self._list,
+                    example='{"path": "", "depth": 1}',
+                    subject="path",
+                    subject_default="/",
                 ),
             )
         }
-        self._specs = [tool_spec(t.name, t.description, t.args) for t in self._tools.values()]
+        self._specs = [t.spec() for t in self.tools.values()]
 
     @property
     def specs(self) -> list[dict[str, Any]]:
@@ -162,59 +161,37 @@ class Toolbox:
         """Return once the index has caught up with files changed before this call."""
         await self.indexer.wait_synced()
 
-    async def execute(self, name: str, arguments: str | Mapping[str, Any]) -> str:
-        """Run one tool call; the result (or the error) is JSON text for the model."""
-        tool = self._tools.get(name)
+    def subject(self, name: str, arguments: Mapping[str, Any]) -> str | None:
+        """What a progress line shows for this call (the query, the path); None for a tool
+        that does not exist."""
+        tool = self.tools.get(name)
+        return tool.subject_of(arguments) if tool is not None else None
+
+    async def execute(self, name: str, arguments: str | Mapping[str, Any]) -> ToolResult:
+        """Run one tool call; a problem comes back as a failed result, never raised."""
+        tool = self.tools.get(name)
         if tool is None:
-            return error_result(
+            return ToolResult.failed(
                 f"there is no tool named '{str(name)[:60]}'",
-                "Use search_files, read_file or list_files.",
+                f"Use {', '.join(self.tools)}.",
             )
         try:
-            args = self._parse(tool, arguments)
+            return await tool.run(tool.parse(arguments))
         except ToolError as exc:
-            return error_result(exc.message, exc.hint)
-        try:
-            return to_json(await tool.run(args))
-        except ToolError as exc:
-            return error_result(exc.message, exc.hint)
+            return ToolResult.failed(exc.message, exc.hint)
         except Exception:  # the model must get an answer; the traceback goes to the log
             log.exception("tool %s failed", name)
-            return error_result(
+            return ToolResult.failed(
                 f"{name} failed unexpectedly", "Try again, or try another file or query."
             )
 
-    @staticmethod
-    def _parse(tool: _Tool, arguments: str | Mapping[str, Any]) -> BaseModel:
-        raw: object = arguments
-        if isinstance(arguments, str | bytes):
-            text = arguments.strip() if isinstance(arguments, str) else arguments
-            try:
-                raw = json.loads(text) if text else {}
-            except (ValueError, RecursionError):
-                raise ToolError(
-                    "the arguments are not valid JSON",
-                    f"Send a JSON object, e.g. {_example(tool.name)}.",
-                ) from None
-        if not isinstance(raw, Mapping):
-            raise ToolError("the arguments must be a JSON object", _example(tool.name))
-        try:
-            return tool.args.model_validate(dict(raw))
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-                for e in exc.errors(include_input=False, include_url=False)[:5]
-            )
-            raise ToolError(
-                f"invalid arguments: {problems}", f"Example: {_example(tool.name)}"
-            ) from None
+    async def _search(self, args: SearchArgs) -> ToolResult:
+        found = await asyncio.to_thread(self._searcher.search, args.query, args.limit)
+        return ToolResult.of(found, cut_results)
 
-    async def _search(self, args: SearchArgs) -> dict[str, Any]:
-        return await asyncio.to_thread(self._searcher.search, args.query, args.limit)
-
-    async def _read(self, args: ReadArgs) -> dict[str, Any]:
+    async def _read(self, args: ReadArgs) -> ToolResult:
         try:
-            return await asyncio.to_thread(
+            page = await asyncio.to_thread(
                 self._reader.read,
                 args.path,
                 args.offset,
@@ -224,6 +201,7 @@ class Toolbox:
         except PathNotFoundError as exc:
             await self._offer_close(exc, args.path, self._file_paths)
             raise
+        return ToolResult.of(page, cut_page, source=str(page["path"]))
 
     def _file_paths(self) -> list[str]:
         return list(self.indexer.state.visible) or [
@@ -248,23 +226,16 @@ class Toolbox:
         if found:
             raise PathNotFoundError(exc.rel, did_you_mean(found)) from None
 
-    async def _list(self, args: ListArgs) -> dict[str, Any]:
+    async def _list(self, args: ListArgs) -> ToolResult:
         snapshot = self.indexer.state.visible if self.indexer.passes else None
         try:
-            return await asyncio.to_thread(
+            listing = await asyncio.to_thread(
                 list_folder, self.sandbox, args.path, args.depth, snapshot
             )
         except PathNotFoundError as exc:
             await self._offer_close(exc, args.path, self._folder_paths)
             raise
-
-
-def _example(name: str) -> str:
-    return {
-        "search_files": '{"query": "отпуск 2024"}',
-        "read_file": '{"path": "docs/report.pdf", "offset": 1}',
-        "list_files": '{"path": "", "depth": 1}',
-    }[name]
+        return ToolResult.of(listing, cut_entries)
 
 
 def build_toolbox(settings: ToolSettings) -> Toolbox:

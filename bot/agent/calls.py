@@ -23,27 +23,24 @@ from bot.agent.events import emit
 from bot.agent.llm import ToolCall
 from bot.agent.prompts import REPEATED_CALL_HINT
 from bot.agent.types import EventHandler, ToolFinished, ToolRunner, ToolStarted
-from tools.results import error_result
+from tools.results import ToolResult
 
 logger = logging.getLogger(__name__)
 
-_READ_TOOL = "read_file"
 _REPEAT_LIMIT = 3
 _LOGGED_ARGUMENTS = 300
 
 
 @dataclass(frozen=True, slots=True)
 class CallOutcome:
-    """One call's result as the model will see it, and what the loop learns from it."""
+    """One call and its result: the model reads the text, the loop learns error and source."""
 
     call: ToolCall
-    result: str
-    error: str | None
-    source: str | None
+    result: ToolResult
 
     def tool_message(self) -> dict[str, Any]:
         """The `tool` message that answers the call."""
-        return {"role": "tool", "tool_call_id": self.call.id, "content": self.result}
+        return {"role": "tool", "tool_call_id": self.call.id, "content": self.result.text}
 
 
 class RepeatGuard:
@@ -76,7 +73,7 @@ async def run_calls(
         arguments = _parsed(call.arguments)
         problem = None if trusting else _generic_problem(call, arguments, known)
         if problem is None and guard.is_repeat(call.name, arguments, call.arguments):
-            problem = error_result("this exact call was repeated", REPEATED_CALL_HINT)
+            problem = ToolResult.failed("this exact call was repeated", REPEATED_CALL_HINT)
         prepared.append((call, arguments, problem))
     return list(
         await asyncio.gather(
@@ -96,13 +93,13 @@ def _parsed(raw: str) -> Mapping[str, Any] | None:
 
 def _generic_problem(
     call: ToolCall, arguments: Mapping[str, Any] | None, known: set[Any]
-) -> str | None:
+) -> ToolResult | None:
     """What a runner that does not check its input could not run (it would only raise)."""
     names = ", ".join(sorted(str(n) for n in known if n))
     if call.name not in known:
-        return error_result(f"unknown tool {call.name!r}", f"Use one of: {names}.")
+        return ToolResult.failed(f"unknown tool {call.name!r}", f"Use one of: {names}.")
     if arguments is None:
-        return error_result(
+        return ToolResult.failed(
             "the arguments are not one JSON object",
             "Send one JSON object with the tool's parameters.",
         )
@@ -113,11 +110,12 @@ async def _run_one(
     tools: ToolRunner,
     call: ToolCall,
     arguments: Mapping[str, Any] | None,
-    problem: str | None,
+    problem: ToolResult | None,
     on_event: EventHandler | None,
 ) -> CallOutcome:
     shown_arguments: Mapping[str, Any] = arguments if arguments is not None else {}
-    await emit(on_event, ToolStarted(call.id, call.name, shown_arguments))
+    subject = tools.subject(call.name, shown_arguments)
+    await emit(on_event, ToolStarted(call.id, call.name, shown_arguments, subject))
     started = time.monotonic()
     if problem is not None:
         result = problem
@@ -126,40 +124,23 @@ async def _run_one(
             result = await tools.execute(call.name, call.arguments)
         except Exception:  # a tool's own bug must not end the question: the model hears of it
             logger.exception("tool %s raised", call.name)
-            result = error_result(
+            result = ToolResult.failed(
                 f"the tool {call.name} failed unexpectedly",
                 "Try other arguments or another tool; the failure was logged.",
             )
     duration = time.monotonic() - started
-    error, source = _inspect(call.name, shown_arguments, result)
     logger.info(
         "tool %s(%s) took %.3fs, %d chars%s",
         call.name,
         json.dumps(shown_arguments, ensure_ascii=False)[:_LOGGED_ARGUMENTS],
         duration,
-        len(result),
-        f", error: {error}" if error else "",
+        len(result.text),
+        f", error: {result.error}" if result.error else "",
     )
     await emit(
         on_event,
-        ToolFinished(call.id, call.name, shown_arguments, duration, len(result), error),
+        ToolFinished(
+            call.id, call.name, shown_arguments, duration, len(result.text), result.error
+        ),
     )
-    return CallOutcome(call, result, error, source)
-
-
-def _inspect(
-    name: str, arguments: Mapping[str, Any], result: str
-) -> tuple[str | None, str | None]:
-    """The error a result reports, and the path it read if it was a successful read."""
-    try:
-        parsed = json.loads(result)
-    except ValueError:
-        parsed = None
-    if isinstance(parsed, dict) and parsed.get("error"):
-        return str(parsed["error"]), None
-    if name != _READ_TOOL:
-        return None, None
-    path = parsed.get("path") if isinstance(parsed, dict) else None
-    if not isinstance(path, str) or not path:
-        path = arguments.get("path")
-    return None, path if isinstance(path, str) and path else None
+    return CallOutcome(call, result)

@@ -3,11 +3,14 @@
 What is kept, in order of priority: the system prompt and the current question's turn (its tool
 results cut down if they must be), then recent turns with their tool traffic, then older turns
 as question and answer only. A tool call and its results form one unit: both stay or both go.
+
+Cutting a result is the toolbox's job: a result of this question shrinks itself (it knows its
+shape); text without its result object is cut by reading its shape back (`tools.cutting`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +18,7 @@ from bot.agent.prompts import OMITTED_TURNS_NOTE
 from bot.agent.tokens import TokenCounter
 from bot.agent.types import ContextOverflow
 from tools.cutting import cut_result
+from tools.results import ToolResult
 
 Message = dict[str, Any]
 Turn = Sequence[Message]
@@ -80,6 +84,7 @@ def fit(
     budget: int,
     tools_tokens: int,
     counter: TokenCounter,
+    results: Mapping[str, ToolResult] | None = None,
 ) -> Fitted:
     """The request `[system, *past turns, *current]`, trimmed to `budget` tokens.
 
@@ -88,7 +93,7 @@ def fit(
     """
     system = {"role": "system", "content": system_prompt}
     base = counter.messages([system]) + tools_tokens
-    current_list, cut = _fit_current(current, budget - base, counter)
+    current_list, cut = _fit_current(current, budget - base, counter, results or {})
     room = budget - base - sum(counter.message(m) for m in current_list)
     turns, compacted, dropped, with_note = _fit_past(past, room, counter)
     if with_note:
@@ -131,7 +136,10 @@ def _fit_past(
 
 
 def _fit_current(
-    current: Sequence[Message], room: int, counter: TokenCounter
+    current: Sequence[Message],
+    room: int,
+    counter: TokenCounter,
+    results: Mapping[str, ToolResult],
 ) -> tuple[list[Message], int]:
     """The current turn as is, or with its tool results cut to a common length that fits."""
     messages = list(current)
@@ -145,7 +153,10 @@ def _fit_current(
     best: list[Message] | None = None
     while low <= high:
         cap = (low + high) // 2
-        attempt = [_cut_result(m, cap) if i in tool_indexes else m for i, m in enumerate(messages)]
+        attempt = [
+            _cut_result(m, cap, results) if i in tool_indexes else m
+            for i, m in enumerate(messages)
+        ]
         if sum(counter.message(m) for m in attempt) <= room:
             best, low = attempt, cap + 1
         else:
@@ -156,11 +167,13 @@ def _fit_current(
     return best, cut
 
 
-def _cut_result(message: Message, cap: int) -> Message:
+def _cut_result(message: Message, cap: int, results: Mapping[str, ToolResult]) -> Message:
     content = str(message.get("content") or "")
     if len(content) <= cap:
         return message
-    return {**message, "content": cut_result(content, cap)}
+    result = results.get(str(message.get("tool_call_id")))
+    shrunk = result.shrink(cap) if result is not None else cut_result(content, cap)
+    return {**message, "content": shrunk}
 
 
 def _overflow_text(room: int) -> str:

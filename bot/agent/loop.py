@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,7 @@ from bot.agent.types import (
     ToolRunner,
     Usage,
 )
+from tools.results import ToolResult
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +61,7 @@ class _Progress:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     sources: list[str] = field(default_factory=list)
+    results: dict[str, ToolResult] = field(default_factory=dict)
     nudged: bool = False
 
     def usage(self, started: float) -> Usage:
@@ -218,8 +221,10 @@ class Agent:
                 progress.current.extend(new)
                 await self._history.append(turn, new)
                 for outcome in outcomes:
-                    if outcome.source and outcome.source not in progress.sources:
-                        progress.sources.append(outcome.source)
+                    progress.results[outcome.call.id] = outcome.result
+                    source = outcome.result.source
+                    if source and source not in progress.sources:
+                        progress.sources.append(source)
                 continue
             cut = progress.rounds >= limit and not tools_allowed
             return await self._finish(turn, reply, progress, started, cut=cut)
@@ -260,6 +265,7 @@ class Agent:
         current: list[Message],
         specs: list[dict[str, Any]],
         budget: int,
+        results: Mapping[str, ToolResult] | None = None,
     ) -> Fitted:
         return fit(
             self._config.system_prompt,
@@ -268,6 +274,7 @@ class Agent:
             budget=budget,
             tools_tokens=self._counter.tools(specs),
             counter=self._counter,
+            results=results,
         )
 
     async def _call(
@@ -280,7 +287,7 @@ class Agent:
     ) -> ModelReply:
         """One model call that fits the window; on a context-length error, trim harder once."""
         budget = self._budget()
-        fitted = self._fit(past, current, specs, budget)
+        fitted = self._fit(past, current, specs, budget, progress.results)
         for attempt in (1, 2):
             progress.model_calls += 1
             try:
@@ -296,7 +303,8 @@ class Agent:
                     fitted.tokens,
                     exc,
                 )
-                fitted = self._fit(past, current, specs, int(min(budget, fitted.tokens) * _HARDER))
+                harder = int(min(budget, fitted.tokens) * _HARDER)
+                fitted = self._fit(past, current, specs, harder, progress.results)
                 continue
             self._counter.observe(fitted.raw_tokens, reply.prompt_tokens)
             progress.prompt_tokens += reply.prompt_tokens or fitted.tokens

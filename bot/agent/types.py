@@ -10,27 +10,40 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tools.results import ToolResult
+
 
 class ToolRunner(Protocol):
-    """The toolbox as the loop sees it: specs to attach and one way to run a call."""
+    """The toolbox as the loop sees it: specs to attach, one way to run a call, and what a
+    call is about (for progress lines)."""
 
     @property
     def specs(self) -> list[dict[str, Any]]:
         """OpenAI tool specs, attached to every request that allows tools."""
         ...
 
-    async def execute(self, name: str, arguments: str | Mapping[str, Any]) -> str:
-        """Run one call; problems the model caused come back as `{"error": ...}` JSON text."""
+    def subject(self, name: str, arguments: Mapping[str, Any]) -> str | None:
+        """What a progress line shows for the call (its query, its path); None for a tool
+        that does not exist."""
+        ...
+
+    async def execute(self, name: str, arguments: str | Mapping[str, Any]) -> ToolResult:
+        """Run one call; problems the model caused come back as a failed result."""
         ...
 
 
 @dataclass(frozen=True, slots=True)
 class ToolStarted:
-    """The model asked for a tool call and it is about to run."""
+    """The model asked for a tool call and it is about to run.
+
+    `subject` is what the call is about in the tool's own terms (a query, a path); None when
+    the model named a tool that does not exist.
+    """
 
     call_id: str
     name: str
     arguments: Mapping[str, Any]
+    subject: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

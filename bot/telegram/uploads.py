@@ -26,7 +26,7 @@ from aiogram.types import Document
 
 from bot.telegram.upload_parts import part_path
 from tools.errors import SandboxError
-from tools.results import BIDI_CONTROLS
+from tools.jsontext import BIDI_CONTROLS
 
 if TYPE_CHECKING:
     from tools import Toolbox

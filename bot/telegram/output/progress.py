@@ -33,10 +33,7 @@ def describe_event(event: AgentEvent, texts: Texts) -> str | None:
     """The status line for a tool that starts, or None when the event changes nothing visible."""
     if not isinstance(event, ToolStarted):
         return None
-    args = event.arguments
-    key = {"search_files": "query", "read_file": "path", "list_files": "path"}.get(event.name)
-    value = args.get(key, "") if key else ""
-    return texts.progress_for_tool(event.name, str(value) if value is not None else "")
+    return texts.progress_for_tool(event.name, event.subject)
 
 
 class Progress:

@@ -79,9 +79,12 @@ ENGLISH = Texts(
     sources_label="📄 Sources:",
     sources_more="and {n} more",
     progress_thinking="🤔 Thinking…",
-    progress_searching="🔎 Searching for “{query}”…",
-    progress_reading="📖 Reading {path}…",
-    progress_listing="📂 Looking into {path}…",
+    progress_tools={
+        "search_files": "🔎 Searching for “{subject}”…",
+        "read_file": "📖 Reading {subject}…",
+        "list_files": "📂 Looking into {subject}…",
+    },
+    progress_tool="🔧 Tool {tool}: {subject}…",
     progress_writing="✍️ Writing the answer…",
     # plain: a status message from before a restart becomes this
     progress_restarted="⚠️ The bot restarted before it could answer this question. "

@@ -6,6 +6,7 @@ need to. Both languages are instances of one dataclass, so a missing translation
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
 
@@ -79,9 +80,10 @@ class Texts:
     sources_label: str
     sources_more: str
     progress_thinking: str
-    progress_searching: str
-    progress_reading: str
-    progress_listing: str
+    progress_tools: Mapping[str, str]
+    """A status line per tool name, `{subject}` being what the call is about."""
+    progress_tool: str
+    """The status line of a tool without its own, with `{tool}` and `{subject}`."""
     progress_writing: str
     progress_restarted: str
     command_descriptions: tuple[tuple[str, str], ...]
@@ -196,17 +198,21 @@ class Texts:
             "too_long": self.error_too_long,
         }.get(kind, self.error_generic)
 
-    def progress_for_tool(self, name: str, argument: str) -> str:
-        """Status line for a tool call that has just started (plain text)."""
-        shown = visible(argument)
+    def progress_for_tool(self, name: str, subject: str | None) -> str:
+        """Status line for a tool call that has just started (plain text).
+
+        `subject` comes from the tool itself (its query, its path), so a new tool needs at
+        most its own line here, and shows the general one until it has it. A tool that does
+        not exist (None) changes nothing visible.
+        """
+        if subject is None:
+            return self.progress_thinking
+        shown = visible(subject)
         short = shown if len(shown) <= 60 else shown[:59] + "…"
-        if name == "search_files":
-            return self.progress_searching.format(query=short)
-        if name == "read_file":
-            return self.progress_reading.format(path=short)
-        if name == "list_files":
-            return self.progress_listing.format(path=short or "/")
-        return self.progress_thinking
+        template = self.progress_tools.get(name)
+        if template is None:
+            return self.progress_tool.format(tool=visible(name)[:40], subject=short)
+        return template.format(subject=short)
 
     def sources_line(self, sources: tuple[str, ...], limit: int = 5) -> str:
         """Markdown for the answer's last line, paths as code."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tools.results import BIDI_CONTROLS
+from tools.jsontext import BIDI_CONTROLS
 
 _HIDDEN = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
 

@@ -85,9 +85,12 @@ RUSSIAN = Texts(
     sources_label="📄 Источники:",
     sources_more="и ещё {n}",
     progress_thinking="🤔 Думаю…",
-    progress_searching="🔎 Ищу «{query}»…",
-    progress_reading="📖 Читаю {path}…",
-    progress_listing="📂 Смотрю папку {path}…",
+    progress_tools={
+        "search_files": "🔎 Ищу «{subject}»…",
+        "read_file": "📖 Читаю {subject}…",
+        "list_files": "📂 Смотрю папку {subject}…",
+    },
+    progress_tool="🔧 Инструмент {tool}: {subject}…",
     progress_writing="✍️ Пишу ответ…",
     # plain: a status message from before a restart becomes this
     progress_restarted="⚠️ Бот перезапустился и не успел ответить на этот вопрос. "
