@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from tools.errors import PathNotFoundError, SandboxError
-from tools.results import BIDI_CONTROLS
+from tools.jsontext import BIDI_CONTROLS
 
 MAX_PATH_CHARS = 1024
 MAX_PART_BYTES = 255
