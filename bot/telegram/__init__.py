@@ -1,0 +1,13 @@
+"""The Telegram wing: everything that imports aiogram, and nothing else does.
+
+- `run` (the front door: polling or webhook) and `app` (builds the Bot and the Dispatcher);
+- `context` (what each update is: its conversation, language and place), `addressing` (who a
+  message is for), `tuning` (timing knobs), `albums`, `uploads` and `upload_parts`;
+- `middlewares/` (access, rate limit, paste joining, per-conversation order),
+  `handlers/` (one router per feature);
+- `output/` (the status message, answer delivery, edit pacing, status records for restarts),
+  `render/` (Markdown to Telegram HTML parts), `texts/` (every text, Russian and English).
+
+Middlewares never import handlers; handlers use `output`, `render` and `texts`, never the
+other way round.
+"""
