@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import socket
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from bot.config import Settings
 
 logger = logging.getLogger(__name__)
+_MAX_CAUSES = 8
 
 _THINK_BLOCK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
 _LEADING_OPEN = re.compile(r"\A\s*<think(?:ing)?>", re.IGNORECASE)
@@ -215,6 +217,14 @@ class ModelClient:
 
     def _translate(self, exc: openai.OpenAIError) -> AgentError:
         detail = self._scrub(_detail(exc))
+        if isinstance(exc, openai.APIConnectionError):
+            # Checked before the timeout: a transport may report a refused connection or an
+            # unknown host as a timeout, and "did not answer within 60 s" after 0.06 s misleads.
+            reason = _unreachable_reason(exc)
+            if reason is not None:
+                return ModelUnavailable(
+                    f"cannot reach the model server at {self._client.base_url}: {reason}"
+                )
         if isinstance(exc, openai.APITimeoutError):
             return ModelUnavailable(self._timeout_text())
         if isinstance(exc, openai.APIConnectionError):
@@ -222,6 +232,27 @@ class ModelClient:
         if isinstance(exc, openai.APIStatusError):
             return _status_error(exc.status_code, detail, _detail(exc))
         return ModelBadReply(f"the model server's reply could not be used: {detail}")
+
+
+def _unreachable_reason(exc: BaseException) -> str | None:
+    """Why no connection was made (refused, unknown host, no route), from the exception's
+    causes; None when the connection was made, or the cause was only slowness."""
+    causes: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and len(causes) < _MAX_CAUSES:
+        causes.append(seen)
+        inner = getattr(seen, "os_error", None)  # aiohttp keeps the socket's error here
+        if isinstance(inner, BaseException):
+            causes.append(inner)
+        seen = seen.__cause__ or seen.__context__
+    if any(isinstance(c, socket.gaierror) for c in causes):
+        return "the host name could not be resolved"
+    if any(isinstance(c, ConnectionRefusedError) for c in causes):
+        return "the connection was refused (is the server running, on this port?)"
+    for cause in causes:
+        if isinstance(cause, OSError) and not isinstance(cause, TimeoutError) and cause.errno:
+            return cause.strerror or f"network error {cause.errno}"
+    return None
 
 
 def _status_error(status: int, detail: str, raw_detail: str) -> AgentError:
