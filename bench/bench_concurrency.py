@@ -24,12 +24,14 @@ from bench.context import Context
 from bench.fake_model import FakeModelProcess
 from bench.results import Aim, BenchResult, Metric
 from bench.stats import current_rss_mb, median, peak_rss_mb
-from bench.support import fake_telegram
 from bench.toolbox import wait_ready
 from bot.agent import build_client
 from bot.config import Settings
 from bot.services import close_services, open_services
 from bot.telegram.app import build_dispatcher
+from tests.fakes.accounts import BOT_TOKEN
+from tests.fakes.fake_telegram import FakeTelegramSession
+from tests.fakes.updates import Updates
 
 TITLE = "concurrency: 1,000 chats × three-round questions, 300 ms model, real Dispatcher"
 CHATS = 1_000
@@ -59,7 +61,7 @@ def _settings(ctx: Context, base_url: str, variant: str) -> Settings:
     root = corpus.ensure(ctx.workdir, 100, ctx.python, ctx.child_env())
     return Settings(
         _env_file=None,
-        bot_token=fake_telegram().BOT_TOKEN,
+        bot_token=BOT_TOKEN,
         openai_api_key="bench-key",
         openai_base_url=base_url,
         sandbox_dir=root,
@@ -72,7 +74,7 @@ def _settings(ctx: Context, base_url: str, variant: str) -> Settings:
     )
 
 
-def _answered_chats(session: Any) -> set[int]:
+def _answered_chats(session: FakeTelegramSession) -> set[int]:
     chats: set[int] = set()
     for call in session.calls:
         if call.__api_method__ in {"sendMessage", "editMessageText"}:
@@ -155,11 +157,10 @@ async def _burst(ctx: Context, variant: str) -> Burst:
         settings = _settings(ctx, server.base_url, variant)
         services = await open_services(settings, client=_client(settings, httpx))
         await wait_ready(services.toolbox, timeout_s=120)
-        telegram = fake_telegram()
-        session = telegram.FakeTelegramSession()
-        bot = Bot(telegram.BOT_TOKEN, session=session)
+        session = FakeTelegramSession()
+        bot = Bot(BOT_TOKEN, session=session)
         dp = build_dispatcher(settings, services)
-        builder = telegram.Updates(bot)
+        builder = Updates(bot)
         await dp.emit_startup(bot=bot, **dp.workflow_data)
         rss_before = current_rss_mb()
         try:

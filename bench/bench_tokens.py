@@ -19,10 +19,10 @@ from bench.agent_setup import agent_config
 from bench.context import Context
 from bench.fake_model import Script
 from bench.results import Aim, BenchResult, Metric
-from bench.support import fake_llm
 from bench.tokenizer import ReferenceCounter, reference_counter
 from bench.toolbox import started_toolbox
 from bot.agent import Agent, HistoryStore
+from tests.fakes.fake_llm import FakeLLM
 from tools import Toolbox
 
 TITLE = "tokens: ten questions with large reads, our trimming vs a naive keep-everything loop"
@@ -136,7 +136,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     root = corpus.ensure(ctx.workdir, 100, ctx.python, ctx.child_env())
     reference = reference_counter()
     script = Script(0.0, reference.request, itertools.count(1))
-    fake = fake_llm().FakeLLM()
+    fake = FakeLLM()
 
     async def responder(body: dict[str, Any]) -> Any:
         return script.reply(body)

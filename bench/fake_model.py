@@ -5,7 +5,7 @@ first path the search returned, then an answer — so any number of chats can ru
 a queue. `--delay` adds latency per call (a slow model); `--usage` reports the prompt tokens it
 counts with o200k (when the offline tokenizer is installed) so the agent can calibrate.
 
-It reuses the test suite's fake server (`tests.support.fake_llm`): same HTTP shape, real SDK.
+It reuses the test suite's fake server (`tests.fakes.fake_llm`): same HTTP shape, real SDK.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bench.support import fake_llm
 from bench.tokenizer import reference_counter
+from tests.fakes.fake_llm import FakeLLM, Reply, text_reply, tool_calls_reply
 
 FALLBACK_PATH = "Кухня/рецепт_шарлотки.txt"
 ANSWER = "Шарлотка: сахар - 1 стакан, яйца - 3 штуки, мука - 1 стакан. Источник: {path}."
@@ -55,9 +55,8 @@ class Script:
     ids: itertools.count[int]
     requests: int = 0
 
-    def reply(self, body: dict[str, Any]) -> Any:
-        """The next step of the script for this request (a `Reply` of the test fake)."""
-        fakes = fake_llm()
+    def reply(self, body: dict[str, Any]) -> Reply:
+        """The next step of the script for this request."""
         self.requests += 1
         messages = list(body.get("messages") or [])
         turn = _current_turn(messages)
@@ -68,19 +67,17 @@ class Script:
         prefix = f"c{next(self.ids)}"
         if not body.get("tools") or len(results) >= 2:
             path = _first_path(results[-1]) if results else FALLBACK_PATH
-            reply = fakes.text_reply(ANSWER.format(path=path), usage=usage)
+            reply = text_reply(ANSWER.format(path=path), usage=usage)
         elif not results:
             query = _query_of(str(turn[0].get("content") or "")) if turn else "шарлотка"
-            reply = fakes.tool_calls_reply(
+            reply = tool_calls_reply(
                 ("search_files", {"query": query}), usage=usage, id_prefix=prefix
             )
         else:
             path = _first_path(results[-1])
-            reply = fakes.tool_calls_reply(
-                ("read_file", {"path": path}), usage=usage, id_prefix=prefix
-            )
+            reply = tool_calls_reply(("read_file", {"path": path}), usage=usage, id_prefix=prefix)
         if self.delay_s:
-            return fakes.Reply(reply.status, reply.body, reply.content_type, delay_s=self.delay_s)
+            return Reply(reply.status, reply.body, reply.content_type, delay_s=self.delay_s)
         return reply
 
 
@@ -88,9 +85,9 @@ async def serve(delay_s: float, usage: bool) -> None:
     """Serve until SIGTERM or stdin closes; print the base URL first, the count last."""
     count = reference_counter() if usage else None
     script = Script(delay_s, count.request if count else None, itertools.count(1))
-    server = fake_llm().FakeLLM()
+    server = FakeLLM()
 
-    async def responder(body: dict[str, Any]) -> Any:
+    async def responder(body: dict[str, Any]) -> Reply:
         return script.reply(body)
 
     server.responder = responder

@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 
 pytest_plugins = [
-    "tests.support.sandbox_fixtures",
-    "tests.support.fake_llm",
-    "tests.support.fake_telegram",
+    "tests.fakes.sandbox_fixtures",
+    "tests.fakes.fixtures",
 ]
 
 _SECRET_ENV = ("BOT_TOKEN", "OPENAI_API_KEY", "WEBHOOK_SECRET", "OPENAI_BASE_URL")

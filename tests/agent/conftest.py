@@ -12,7 +12,7 @@ import pytest
 
 from bot.agent import Agent, AgentConfig, HistoryStore, ToolRunner
 from bot.agent.tokens import TokenCounter
-from tests.support.fake_llm import FakeLLM, make_client
+from tests.fakes.fake_llm import FakeLLM, make_client
 
 SPECS: list[dict[str, Any]] = [
     {

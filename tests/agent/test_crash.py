@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bot.agent import HistoryStore
 from tests.agent.conftest import AgentFactory, assert_request_valid
-from tests.support.fake_llm import FakeLLM
+from tests.fakes.fake_llm import FakeLLM
 
 REPO = Path(__file__).resolve().parents[2]
 

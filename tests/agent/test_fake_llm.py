@@ -5,7 +5,7 @@ from __future__ import annotations
 import openai
 import pytest
 
-from tests.support.fake_llm import FakeLLM, make_client
+from tests.fakes.fake_llm import FakeLLM, make_client
 
 
 class TestFakeLLM:

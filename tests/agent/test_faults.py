@@ -20,7 +20,7 @@ from bot.agent import (
 from bot.agent.llm import is_context_error
 from bot.agent.tokens import TokenCounter
 from tests.agent.conftest import AgentFactory, assert_request_valid
-from tests.support.fake_llm import FakeLLM
+from tests.fakes.fake_llm import FakeLLM
 
 CONTEXT_ERROR = {
     "error": {

@@ -26,7 +26,7 @@ from tests.agent.conftest import (
     assert_request_valid,
     event_recorder,
 )
-from tests.support.fake_llm import FakeLLM, Reply, completion_body, text_reply
+from tests.fakes.fake_llm import FakeLLM, Reply, completion_body, text_reply
 
 CHARLOTTE = "документы/рецепт_шарлотки.txt"
 

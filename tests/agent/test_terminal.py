@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from bot.agent import HistoryStore
 from bot.terminal import chat_in_terminal
 from tests.agent.conftest import AgentFactory
-from tests.support.fake_llm import FakeLLM
+from tests.fakes.fake_llm import FakeLLM
 
 CHARLOTTE = "документы/рецепт_шарлотки.txt"
 

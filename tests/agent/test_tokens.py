@@ -10,7 +10,7 @@ import pytest
 
 from bot.agent.tokens import TokenCounter, estimate_text_tokens, offline_encoder
 from tests.agent.conftest import AgentFactory
-from tests.support.fake_llm import FakeLLM, Reply, text_reply
+from tests.fakes.fake_llm import FakeLLM, Reply, text_reply
 
 ENGLISH = "The vacation policy gives every employee twenty-eight calendar days a year. " * 20
 RUSSIAN = "Политика отпусков даёт каждому сотруднику двадцать восемь календарных дней. " * 20
@@ -126,7 +126,7 @@ class TestAgainstRealTokenizers:
 
     def test_estimate_is_at_least_o200k_and_cl100k(self) -> None:
         bpe_openai = pytest.importorskip("bpe_openai")
-        from tests.support.sandbox_fixtures import SANDBOX_FILES  # noqa: PLC0415
+        from tests.fakes.sandbox_fixtures import SANDBOX_FILES  # noqa: PLC0415
 
         texts = [*self.SAMPLES]
         texts += [

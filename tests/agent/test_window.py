@@ -7,7 +7,7 @@ import json
 from bot.agent import DEFAULT_SYSTEM_PROMPT
 from bot.agent.prompts import OMITTED_TURNS_NOTE
 from tests.agent.conftest import AgentFactory, ProgrammableTools, assert_request_valid
-from tests.support.fake_llm import FakeLLM
+from tests.fakes.fake_llm import FakeLLM
 
 CHARLOTTE = "документы/рецепт_шарлотки.txt"
 WINDOW = 4_096

@@ -6,14 +6,9 @@ from typing import Any
 
 from aiogram.methods import SendMessage
 
-from tests.support.fake_telegram import (
-    ADMIN_ID,
-    BOT_USERNAME,
-    STRANGER_ID,
-    Harness,
-    bot_user_json,
-    mention_entity,
-)
+from tests.fakes.accounts import ADMIN_ID, BOT_USERNAME, STRANGER_ID, bot_user_json
+from tests.fakes.harness import Harness
+from tests.fakes.updates import mention_entity
 
 GROUP_ID = -100_555
 

@@ -11,14 +11,10 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.types import Document
 
 from bot.telegram.uploads import save_upload
-from tests.support.fake_telegram import (
-    ADMIN_ID,
-    BOT_TOKEN,
-    USER_ID,
-    FakeTelegramSession,
-    Harness,
-    mention_entity,
-)
+from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, USER_ID
+from tests.fakes.fake_telegram import FakeTelegramSession
+from tests.fakes.harness import Harness
+from tests.fakes.updates import mention_entity
 
 NOTE = "Памятка по командировкам\n\nСуточные составляют 700 рублей в день.\n".encode()
 

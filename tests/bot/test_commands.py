@@ -9,7 +9,8 @@ from typing import Any
 from aiogram.methods import DeleteMyCommands, SetMyCommands
 from aiogram.types import BotCommandScopeChat
 
-from tests.support.fake_telegram import ADMIN_ID, Harness
+from tests.fakes.accounts import ADMIN_ID
+from tests.fakes.harness import Harness
 
 
 def _last_text(harness: Harness) -> str:

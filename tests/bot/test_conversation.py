@@ -11,8 +11,9 @@ from aiogram.methods import EditMessageText, SendMessage
 
 from bot.telegram.render import utf16_len
 from bot.telegram.tuning import Tuning
-from tests.support.fake_llm import Reply
-from tests.support.fake_telegram import FakeTelegramSession, Harness
+from tests.fakes.fake_llm import Reply
+from tests.fakes.fake_telegram import FakeTelegramSession
+from tests.fakes.harness import Harness
 
 CHARLOTTE_PATH = "документы/рецепт_шарлотки.txt"
 

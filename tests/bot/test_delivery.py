@@ -12,7 +12,9 @@ from aiohttp.client_reqrep import ConnectionKey
 
 from bot.telegram.output.delivery import Chunk, Delivery
 from bot.telegram.output.pacing import ChatPlace, EditPacer
-from tests.support.fake_telegram import USER_ID, FakeTelegramSession, Harness, RecordedSleep
+from tests.fakes.accounts import USER_ID
+from tests.fakes.fake_telegram import FakeTelegramSession
+from tests.fakes.harness import Harness, RecordedSleep
 
 FLOOD = "Too Many Requests: retry after 1"
 

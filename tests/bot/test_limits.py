@@ -8,8 +8,9 @@ from typing import Any
 from bot.agent import KeyedLocks
 from bot.telegram.middlewares import InFlight, SlidingWindow
 from bot.telegram.tuning import Tuning
-from tests.support.fake_llm import Reply
-from tests.support.fake_telegram import ADMIN_ID, USER_ID, Harness
+from tests.fakes.accounts import ADMIN_ID, USER_ID
+from tests.fakes.fake_llm import Reply
+from tests.fakes.harness import Harness
 
 FAST = Tuning(edit_interval_s=0.0, retry_wait_cap_s=5.0)
 

@@ -18,8 +18,10 @@ from bot.telegram.output.pending_status import (
 )
 from bot.telegram.texts import ENGLISH, RUSSIAN
 from bot.telegram.tuning import Tuning
-from tests.support.fake_llm import Reply
-from tests.support.fake_telegram import USER_ID, FakeTelegramSession, Harness
+from tests.fakes.accounts import USER_ID
+from tests.fakes.fake_llm import Reply
+from tests.fakes.fake_telegram import FakeTelegramSession
+from tests.fakes.harness import Harness
 
 GROUP_ID = -100500
 

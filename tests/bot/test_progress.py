@@ -14,8 +14,10 @@ from bot.telegram.output.pacing import ChatPlace, EditPacer
 from bot.telegram.output.progress import Progress
 from bot.telegram.texts import RUSSIAN
 from bot.telegram.tuning import Tuning
-from tests.support.fake_llm import Reply
-from tests.support.fake_telegram import USER_ID, FakeTelegramSession, Harness, RecordedSleep
+from tests.fakes.accounts import USER_ID
+from tests.fakes.fake_llm import Reply
+from tests.fakes.fake_telegram import FakeTelegramSession
+from tests.fakes.harness import Harness, RecordedSleep
 
 CHARLOTTE_PATH = "документы/рецепт_шарлотки.txt"
 

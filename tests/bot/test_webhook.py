@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.settings_loader import load_settings
 from bot.telegram.app import build_bot, warn_about_settings
 from bot.telegram.webhook import build_webhook_app, run_webhook, webhook_secret
-from tests.support.fake_telegram import BOT_TOKEN, USER_ID
+from tests.fakes.accounts import BOT_TOKEN, USER_ID
 
 SECRET = "s3cret_token-value"
 HEADER = "X-Telegram-Bot-Api-Secret-Token"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.fake_bot_api import ApiCall, FakeBotApi
-from tests.support.fake_llm import FakeLLM
-from tests.support.fake_telegram import BOT_TOKEN, USER_ID
+from tests.fakes.accounts import BOT_TOKEN, USER_ID
+from tests.fakes.bot_api_http import ApiCall, FakeBotApi
+from tests.fakes.fake_llm import FakeLLM
 
 REPO = Path(__file__).resolve().parents[2]
 API_KEY = "sk-e2e-secret-key-98765"

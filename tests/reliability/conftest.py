@@ -18,12 +18,13 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.fakes import fake_llm as fake_llm_module
+from tests.fakes.accounts import BOT_TOKEN
+from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.fake_telegram import FakeTelegramSession
 from tests.reliability.flaky_bot_api import FlakyBotApi
 from tests.reliability.network import TcpGate
 from tests.reliability.transcript import Transcript
-from tests.support import fake_llm as fake_llm_module
-from tests.support.fake_llm import FakeLLM
-from tests.support.fake_telegram import BOT_TOKEN, FakeTelegramSession
 
 REQUEST_TIMEOUT_S = 1.0
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.e2e.fake_bot_api import ApiCall, FakeBotApi, _decode
+from tests.fakes.bot_api_http import ApiCall, FakeBotApi, _decode
 
 
 @dataclass

@@ -17,7 +17,7 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.utils.backoff import BackoffConfig
 
-from tests.support.fake_telegram import BOT_TOKEN
+from tests.fakes.accounts import BOT_TOKEN
 
 QUICK_BACKOFF = BackoffConfig(min_delay=0.05, max_delay=0.3, factor=1.5, jitter=0.1)
 

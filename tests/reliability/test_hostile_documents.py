@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.accounts import USER_ID
+from tests.fakes.fake_llm import Reply, text_reply, tool_calls_reply
+from tests.fakes.harness import Harness
 from tests.reliability.transcript import Transcript
-from tests.support.fake_llm import Reply, text_reply, tool_calls_reply
-from tests.support.fake_telegram import USER_ID, Harness
 from tests.tools.docgen import cyclic_pdf, inflating_pdf, zip_bomb_docx
 
 NEIGHBOUR = USER_ID + 1

@@ -18,11 +18,12 @@ import pytest
 
 from bot.telegram.texts import RUSSIAN
 from tests.agent.conftest import assert_request_valid
+from tests.fakes.accounts import USER_ID
+from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.harness import Harness
 from tests.reliability.conftest import stored_turns
 from tests.reliability.network import Mode, TcpGate
 from tests.reliability.transcript import Transcript
-from tests.support.fake_llm import FakeLLM
-from tests.support.fake_telegram import USER_ID, Harness
 from tools import Toolbox
 
 API_KEY = "sk-test-secret-key-123"  # what make_dispatcher configures

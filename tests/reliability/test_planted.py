@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.accounts import USER_ID
 from tests.reliability.transcript import Transcript
-from tests.support.fake_telegram import USER_ID
 from tools.reading import BEGIN, END
 
 LETTER = "документы/служебная_записка.txt"

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from bot.telegram.texts import RUSSIAN
+from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, USER_ID
 from tests.reliability.conftest import bot_log
 from tests.reliability.flaky_bot_api import FlakyBotApi
 from tests.reliability.polling import http_bot, polling
-from tests.support.fake_telegram import ADMIN_ID, BOT_TOKEN, USER_ID
 
 API_KEY = "sk-test-secret-key-123"
 SECRETS = (BOT_TOKEN, BOT_TOKEN.split(":", 1)[1], API_KEY)

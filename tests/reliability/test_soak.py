@@ -36,8 +36,8 @@ import pytest
 
 from bot.telegram.texts import RUSSIAN
 from tests.agent.conftest import assert_request_valid
+from tests.fakes.fake_llm import Reply, error_reply, text_reply, tool_calls_reply
 from tests.reliability.transcript import Transcript
-from tests.support.fake_llm import Reply, error_reply, text_reply, tool_calls_reply
 
 USERS = int(os.environ.get("SOAK_USERS", "40"))
 QUESTIONS = int(os.environ.get("SOAK_QUESTIONS", "3"))

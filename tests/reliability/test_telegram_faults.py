@@ -16,12 +16,13 @@ import pytest
 from aiogram.exceptions import TelegramForbiddenError, TelegramNetworkError
 from aiogram.methods import TelegramMethod
 
+from tests.fakes.accounts import USER_ID
+from tests.fakes.fake_llm import Reply
+from tests.fakes.harness import Harness
 from tests.reliability.flaky_bot_api import FlakyBotApi
 from tests.reliability.network import Mode, TcpGate
 from tests.reliability.polling import http_bot, polling, watching
 from tests.reliability.transcript import Transcript
-from tests.support.fake_llm import Reply
-from tests.support.fake_telegram import USER_ID, Harness
 
 EDIT_REFUSALS = [
     "Bad Request: message is not modified: specified new message content and reply markup "

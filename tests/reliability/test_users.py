@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 
 from bot.telegram.texts import RUSSIAN
+from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, STRANGER_ID, USER_ID
+from tests.fakes.fake_llm import Reply
+from tests.fakes.harness import Harness
 from tests.reliability.conftest import bot_log
 from tests.reliability.flaky_bot_api import FlakyBotApi
 from tests.reliability.polling import http_bot
 from tests.reliability.transcript import Transcript
-from tests.support.fake_llm import Reply
-from tests.support.fake_telegram import ADMIN_ID, BOT_TOKEN, STRANGER_ID, USER_ID, Harness
 
 
 def uploads_left(root: Path) -> list[Path]:

@@ -18,7 +18,7 @@ from aiogram.exceptions import TelegramBadRequest
 from aiogram.methods import TelegramMethod
 
 from bot.telegram.texts import ENGLISH, RUSSIAN
-from tests.support.fake_telegram import FakeTelegramSession
+from tests.fakes.fake_telegram import FakeTelegramSession
 
 _PROGRESS_FIELDS = (
     "progress_thinking",

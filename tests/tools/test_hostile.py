@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.sandbox_fixtures import CHARLOTTE
+from tests.fakes.sandbox_fixtures import CHARLOTTE
 from tests.tools.docgen import cyclic_pdf, inflating_pdf, slow_pdf, text_pdf, zip_bomb_docx
 from tools import Toolbox
 from tools.config import ToolSettings

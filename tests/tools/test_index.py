@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.sandbox_fixtures import SANDBOX_FILES
+from tests.fakes.sandbox_fixtures import SANDBOX_FILES
 from tests.tools.docgen import text_pdf
 from tests.tools.gated_worker import GATE_MARK, WorkerGate
 from tools import Toolbox

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.support.sandbox_fixtures import SANDBOX_FILES
+from tests.fakes.sandbox_fixtures import SANDBOX_FILES
 from tools import Toolbox
 from tools.config import ToolSettings
 from tools.errors import PathNotFoundError, SandboxError

@@ -11,11 +11,10 @@ import itertools
 import json
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
 from aiohttp import web
 from openai import AsyncOpenAI
 
@@ -246,9 +245,7 @@ class FakeLLM:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        server = site._server
-        assert server is not None
-        port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        port = self._runner.addresses[0][1]
         self.base_url = f"http://127.0.0.1:{port}/v1"
 
     async def close(self) -> None:
@@ -299,21 +296,10 @@ class FakeLLM:
 
 
 def make_client(fake_llm: FakeLLM, **kw: Any) -> AsyncOpenAI:
-    """A real `AsyncOpenAI` pointed at the fake server, closed when the fixture ends."""
+    """A real `AsyncOpenAI` pointed at the fake server, closed when the server closes."""
     kw.setdefault("api_key", "test-key")
     kw.setdefault("timeout", 5.0)
     kw.setdefault("max_retries", 0)
     client = AsyncOpenAI(base_url=fake_llm.base_url, **kw)
     fake_llm._clients.append(client)
     return client
-
-
-@pytest.fixture
-async def fake_llm() -> AsyncIterator[FakeLLM]:
-    """A started fake model server, stopped after the test."""
-    server = FakeLLM()
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.close()

@@ -16,7 +16,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.support.fake_telegram import bot_user_json
+from tests.fakes.accounts import bot_user_json
 
 
 @dataclass

@@ -1,0 +1,107 @@
+"""Builds the `Update` objects Telegram would deliver, for feeding a dispatcher directly."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any
+
+from aiogram import Bot
+from aiogram.types import Update
+
+from tests.fakes.accounts import USER_ID
+
+
+class Updates:
+    """Builds real `Update` objects from the JSON Telegram sends, with increasing ids."""
+
+    def __init__(self, bot: Bot) -> None:
+        self._bot = bot
+        self._update_ids = itertools.count(1)
+        self._message_ids = itertools.count(1)
+
+    def user(
+        self, user_id: int = USER_ID, language_code: str | None = "ru", **extra: Any
+    ) -> dict[str, Any]:
+        """A `User` object."""
+        user: dict[str, Any] = {"id": user_id, "is_bot": False, "first_name": f"User{user_id}"}
+        if language_code is not None:
+            user["language_code"] = language_code
+        user.update(extra)
+        return user
+
+    def message_json(
+        self,
+        text: str | None = None,
+        *,
+        user_id: int = USER_ID,
+        chat_id: int | None = None,
+        chat_type: str = "private",
+        language_code: str | None = "ru",
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """A `Message` object; `extra` adds any other field (entities, document, sticker…)."""
+        chat: dict[str, Any] = {"id": chat_id if chat_id is not None else user_id}
+        chat["type"] = chat_type
+        if chat_type == "private":
+            chat["first_name"] = f"User{user_id}"
+        else:
+            chat["title"] = "Team"
+        message: dict[str, Any] = {
+            "message_id": next(self._message_ids),
+            "date": int(time.time()),
+            "chat": chat,
+            "from": self.user(user_id, language_code),
+        }
+        if text is not None:
+            message["text"] = text
+        message.update(extra)
+        return message
+
+    def message(self, text: str | None = None, **kwargs: Any) -> Update:
+        """An update carrying a new message."""
+        return self.wrap("message", self.message_json(text, **kwargs))
+
+    def edited(self, text: str, **kwargs: Any) -> Update:
+        """An update carrying an edited message."""
+        message = self.message_json(text, **kwargs)
+        message["edit_date"] = message["date"]
+        return self.wrap("edited_message", message)
+
+    def command(self, text: str, **kwargs: Any) -> Update:
+        """A message starting with a bot command, with its `bot_command` entity."""
+        length = len(text.split(maxsplit=1)[0].encode("utf-16-le")) // 2
+        entities = [{"type": "bot_command", "offset": 0, "length": length}]
+        return self.message(text, entities=entities, **kwargs)
+
+    def document(
+        self,
+        file_name: str | None,
+        *,
+        file_id: str = "doc1",
+        file_size: int | None = 10,
+        caption: str | None = None,
+        **kwargs: Any,
+    ) -> Update:
+        """A message with a document attached."""
+        document: dict[str, Any] = {"file_id": file_id, "file_unique_id": f"u{file_id}"}
+        if file_name is not None:
+            document["file_name"] = file_name
+        if file_size is not None:
+            document["file_size"] = file_size
+        extra: dict[str, Any] = {"document": document}
+        if caption is not None:
+            extra["caption"] = caption
+        return self.message(None, **extra, **kwargs)
+
+    def wrap(self, kind: str, payload: dict[str, Any]) -> Update:
+        """Wrap an event into an `Update` bound to the bot, as polling would deliver it."""
+        data = {"update_id": next(self._update_ids), kind: payload}
+        return Update.model_validate(data, context={"bot": self._bot})
+
+
+def mention_entity(text: str, mention: str) -> dict[str, Any]:
+    """The `mention` entity for `mention` (e.g. "@docs_test_bot") inside `text`."""
+    index = text.index(mention)
+    offset = len(text[:index].encode("utf-16-le")) // 2
+    return {"type": "mention", "offset": offset, "length": len(mention.encode("utf-16-le")) // 2}
