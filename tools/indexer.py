@@ -121,9 +121,11 @@ class Indexer:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        # Readers first: the writer's connection is then the last one, and closing it folds
+        # the write-ahead log back into the index and removes the side files.
+        self.readers.close()
         await self._run(self._close_writer)
         self._executor.shutdown(wait=True)
-        self.readers.close()
 
     async def _run(self, fn: object, *args: object) -> object:
         assert callable(fn)

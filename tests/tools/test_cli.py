@@ -66,6 +66,12 @@ class TestCli:
         assert (page["start_line"], page["end_line"], page["next_offset"]) == (6, 6, 7)
         assert "6| - сахар - 1 стакан" in page["document"]
 
+    def test_no_side_files_are_left_behind(self, folders: list[str], tmp_path: Path) -> None:
+        code, _, _ = run_cli(*folders, "search", "шарлотка", cwd=tmp_path)
+        assert code == 0
+        data = Path(folders[folders.index("--data") + 1])
+        assert sorted(p.name for p in data.iterdir()) == ["search-index.sqlite3"]
+
     def test_read_error_exits_1(self, folders: list[str], tmp_path: Path) -> None:
         code, out, _ = run_cli(*folders, "read", "шарлотка.txt", cwd=tmp_path)
         assert code == 1
