@@ -11,21 +11,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from aiogram.types import Message, MessageEntity, User
+from aiogram.types import Chat, Message, MessageEntity, User
 
 GROUP_TYPES = frozenset({"group", "supergroup"})
 
 
-def is_group(message: Message) -> bool:
-    """Whether the message was posted in a group or supergroup."""
-    return message.chat.type in GROUP_TYPES
+def is_group(chat: Chat) -> bool:
+    """Whether the chat is a group or supergroup."""
+    return chat.type in GROUP_TYPES
 
 
-def conversation_key(message: Message) -> str:
+def conversation_key(chat: Chat, user: User | None) -> str:
     """`chat:<id>` in private chats; `chat:<id>:user:<id>` so group members keep their own."""
-    if is_group(message) and message.from_user is not None:
-        return f"chat:{message.chat.id}:user:{message.from_user.id}"
-    return f"chat:{message.chat.id}"
+    if is_group(chat) and user is not None:
+        return f"chat:{chat.id}:user:{user.id}"
+    return f"chat:{chat.id}"
 
 
 def _text_and_entities(message: Message) -> tuple[str, list[MessageEntity]]:
@@ -91,7 +91,7 @@ def command_for_bot(message: Message, me: User) -> bool:
 
 def addressed_to_bot(message: Message, me: User) -> bool:
     """Whether the bot should react to `message` at all."""
-    if not is_group(message):
+    if not is_group(message.chat):
         return True
     return mentions_bot(message, me) or replies_to_bot(message, me) or command_for_bot(message, me)
 

@@ -17,6 +17,7 @@ from aiogram.client.telegram import TelegramAPIServer
 from bot.config import Settings
 from bot.services import Services
 from bot.telegram.albums import Albums
+from bot.telegram.context import ChatContextMiddleware
 from bot.telegram.handlers import make_routers
 from bot.telegram.handlers.questions import Asker
 from bot.telegram.menu import register_commands
@@ -91,6 +92,7 @@ def build_dispatcher(
         albums=Albums(),
         in_flight=in_flight,
     )
+    dp.update.outer_middleware(ChatContextMiddleware())
     dp.update.outer_middleware(AccessMiddleware(settings))
     dp.message.middleware(RateLimitMiddleware(settings.rate_limit_per_hour))
     dp.message.middleware(PasteJoiner(tuning.paste_window_s))

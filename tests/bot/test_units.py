@@ -56,8 +56,9 @@ class TestQuestionText:
         assert not has_words(text)
 
     def test_keys(self) -> None:
-        assert conversation_key(_message("x")) == "chat:7"
-        assert conversation_key(_message("x", "supergroup")) == "chat:-1007:user:7"
+        private, group = _message("x"), _message("x", "supergroup")
+        assert conversation_key(private.chat, private.from_user) == "chat:7"
+        assert conversation_key(group.chat, group.from_user) == "chat:-1007:user:7"
 
 
 class TestFileNames:

@@ -15,8 +15,9 @@ from aiogram.types import Message
 
 from bot.config import Settings
 from bot.telegram.albums import Albums
+from bot.telegram.context import ChatContext
 from bot.telegram.handlers.filters import addressed
-from bot.telegram.handlers.replies import say, user_texts
+from bot.telegram.handlers.replies import say
 from bot.telegram.texts import Texts
 from bot.telegram.tuning import Tuning
 from bot.telegram.uploads import UploadError, names_a_folder, save_upload
@@ -36,12 +37,12 @@ def make_router() -> Router:
 
 
 async def on_document_in_group(
-    message: Message, *, bot: Bot, tuning: Tuning, albums: Albums
+    message: Message, *, bot: Bot, tuning: Tuning, albums: Albums, chat_context: ChatContext
 ) -> None:
     """Uploads happen in private chats only, where the reply with the saved path stays private."""
     if not albums.first_item(message.media_group_id, "told"):
         return
-    await say(bot, message, user_texts(message).upload_in_private, tuning)
+    await say(bot, chat_context, chat_context.texts.upload_in_private, tuning)
 
 
 async def on_document(
@@ -52,9 +53,10 @@ async def on_document(
     settings: Settings,
     tuning: Tuning,
     albums: Albums,
+    chat_context: ChatContext,
 ) -> None:
     """Save the document (a path-like caption names the folder); say whether its text was read."""
-    texts = user_texts(message)
+    texts = chat_context.texts
     assert message.document is not None
     caption = (message.caption or "").strip()
     group = message.media_group_id
@@ -68,19 +70,19 @@ async def on_document(
         saved = await save_upload(bot, message.document, folder, toolbox, settings.max_upload_mb)
     except UploadError as exc:
         log.warning("upload of %r refused: %s", message.document.file_name, exc)
-        await say(bot, message, _upload_problem(texts, exc, settings, folder), tuning)
+        await say(bot, chat_context, _upload_problem(texts, exc, settings, folder), tuning)
         return
     except TelegramAPIError as exc:
         # The error text may quote a download URL, which carries the token: log it only.
         log.warning("upload of %r failed: %s", message.document.file_name, exc)
-        await say(bot, message, texts.upload_download_failed, tuning)
+        await say(bot, chat_context, texts.upload_download_failed, tuning)
         return
     if saved.error is not None:
         log.info("no text from upload %s: %s", saved.path, saved.error)
     reply = texts.upload_saved(saved.path, saved.chars, readable=saved.error is None)
     if caption and folder is None:
         reply += "\n" + texts.caption_not_folder
-    await say(bot, message, reply, tuning)
+    await say(bot, chat_context, reply, tuning)
 
 
 def _upload_problem(texts: Texts, exc: UploadError, settings: Settings, folder: str | None) -> str:
@@ -99,15 +101,17 @@ def _upload_problem(texts: Texts, exc: UploadError, settings: Settings, folder: 
     return simple.get(exc.kind, texts.upload_failed)
 
 
-async def on_reindex(message: Message, *, bot: Bot, toolbox: Toolbox, tuning: Tuning) -> None:
+async def on_reindex(
+    message: Message, *, bot: Bot, toolbox: Toolbox, tuning: Tuning, chat_context: ChatContext
+) -> None:
     """Rebuild the whole index and report the counts."""
-    texts = user_texts(message)
-    await say(bot, message, texts.reindex_started, tuning)
+    texts = chat_context.texts
+    await say(bot, chat_context, texts.reindex_started, tuning)
     try:
         report = await toolbox.reindex()
     except Exception:  # a failed rebuild must still get a reply; the trace goes to the log
         log.exception("reindex failed")
-        await say(bot, message, texts.reindex_failed, tuning)
+        await say(bot, chat_context, texts.reindex_failed, tuning)
         return
     log.info(
         "reindex: %d indexed, %d skipped, %d errors in %.1f s",
@@ -117,4 +121,4 @@ async def on_reindex(message: Message, *, bot: Bot, toolbox: Toolbox, tuning: Tu
         report.seconds,
     )
     text = texts.reindex_report(report.indexed, report.skipped, len(report.errors), report.seconds)
-    await say(bot, message, text, tuning)
+    await say(bot, chat_context, text, tuning)

@@ -11,10 +11,10 @@ from aiogram.types import Message
 
 from bot.agent import Agent
 from bot.config import Settings
-from bot.telegram.addressing import conversation_key, is_group
+from bot.telegram.context import ChatContext
 from bot.telegram.handlers.filters import bare_unknown_command
 from bot.telegram.handlers.listing import overview, scan
-from bot.telegram.handlers.replies import say, user_texts
+from bot.telegram.handlers.replies import say
 from bot.telegram.tuning import Tuning
 from tools import Toolbox
 
@@ -35,48 +35,60 @@ def make_router() -> Router:
 
 
 async def on_start(
-    message: Message, *, bot: Bot, toolbox: Toolbox, tuning: Tuning, is_admin: bool
+    message: Message,
+    *,
+    bot: Bot,
+    toolbox: Toolbox,
+    tuning: Tuning,
+    is_admin: bool,
+    chat_context: ChatContext,
 ) -> None:
     """What the bot does and how many documents it sees; one line on privacy in groups."""
-    texts = user_texts(message)
-    if is_group(message):
-        await say(bot, message, texts.group_privacy, tuning)
+    texts = chat_context.texts
+    if chat_context.is_group:
+        await say(bot, chat_context, texts.group_privacy, tuning)
         return
     index = toolbox.status()
     await say(
-        bot, message, texts.start(index.documents, ready=index.ready, admin=is_admin), tuning
+        bot, chat_context, texts.start(index.documents, ready=index.ready, admin=is_admin), tuning
     )
 
 
-async def on_help(message: Message, *, bot: Bot, tuning: Tuning, is_admin: bool) -> None:
+async def on_help(
+    message: Message, *, bot: Bot, tuning: Tuning, is_admin: bool, chat_context: ChatContext
+) -> None:
     """How to ask, and the commands."""
-    texts = user_texts(message)
+    texts = chat_context.texts
     text = texts.help(admin=is_admin)
-    if is_group(message):
+    if chat_context.is_group:
         text = f"{texts.group_privacy}\n\n{text}"
-    await say(bot, message, text, tuning)
+    await say(bot, chat_context, text, tuning)
 
 
-async def on_reset(message: Message, *, bot: Bot, agent: Agent, tuning: Tuning) -> None:
+async def on_reset(
+    message: Message, *, bot: Bot, agent: Agent, tuning: Tuning, chat_context: ChatContext
+) -> None:
     """Start a new conversation; the old one stays stored but no longer goes to the model."""
-    conversation = conversation_key(message)
+    conversation = chat_context.conversation
     await agent.reset(conversation)
     log.info("conversation %s reset", conversation)
-    await say(bot, message, user_texts(message).reset_done, tuning)
+    await say(bot, chat_context, chat_context.texts.reset_done, tuning)
 
 
-async def on_files(message: Message, *, bot: Bot, toolbox: Toolbox, tuning: Tuning) -> None:
+async def on_files(
+    message: Message, *, bot: Bot, toolbox: Toolbox, tuning: Tuning, chat_context: ChatContext
+) -> None:
     """What is in the documents folder, in short."""
-    texts = user_texts(message)
+    texts = chat_context.texts
     entries = await asyncio.to_thread(scan, toolbox.sandbox)
     listing = overview(entries, texts.files_more_in_folder)
     if not listing.files:
-        await say(bot, message, texts.files_empty, tuning)
+        await say(bot, chat_context, texts.files_empty, tuning)
         return
     lines = [texts.files_header.format(total=listing.files), *listing.lines]
     if listing.hidden_files:
         lines.append(texts.files_more.format(n=listing.hidden_files))
-    await say(bot, message, "\n".join(lines), tuning)
+    await say(bot, chat_context, "\n".join(lines), tuning)
 
 
 async def on_status(
@@ -87,31 +99,34 @@ async def on_status(
     toolbox: Toolbox,
     settings: Settings,
     tuning: Tuning,
+    chat_context: ChatContext,
 ) -> None:
     """Model, context use, index size and the last question's rounds and tokens."""
-    context = await agent.status(conversation_key(message))
+    used = await agent.status(chat_context.conversation)
     index = toolbox.status()
-    usage = context.last_usage
+    usage = used.last_usage
     last = (usage.rounds, usage.prompt_tokens, usage.completion_tokens) if usage else None
-    text = user_texts(message).status(
+    text = chat_context.texts.status(
         model=settings.model,
-        tokens=context.tokens,
-        window=context.window,
-        messages=context.messages,
+        tokens=used.tokens,
+        window=used.window,
+        messages=used.messages,
         documents=index.documents,
         ready=index.ready,
         last=last,
     )
-    await say(bot, message, text, tuning)
+    await say(bot, chat_context, text, tuning)
 
 
-async def on_admin_command(message: Message, *, bot: Bot, tuning: Tuning) -> None:
+async def on_admin_command(
+    message: Message, *, bot: Bot, tuning: Tuning, chat_context: ChatContext
+) -> None:
     """An admin command from someone who is not an admin (admins are served earlier)."""
-    await say(bot, message, user_texts(message).admin_only, tuning)
+    await say(bot, chat_context, chat_context.texts.admin_only, tuning)
 
 
 async def on_unknown_command(
-    message: Message, *, bot: Bot, tuning: Tuning, is_admin: bool
+    message: Message, *, bot: Bot, tuning: Tuning, is_admin: bool, chat_context: ChatContext
 ) -> None:
     """A command the bot does not know: show the ones it does."""
-    await say(bot, message, user_texts(message).help(admin=is_admin), tuning)
+    await say(bot, chat_context, chat_context.texts.help(admin=is_admin), tuning)

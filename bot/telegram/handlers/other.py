@@ -10,8 +10,9 @@ from aiogram import Bot, F, Router
 from aiogram.enums import ContentType
 from aiogram.types import Message
 
+from bot.telegram.context import ChatContext
 from bot.telegram.handlers.filters import addressed
-from bot.telegram.handlers.replies import say, user_texts
+from bot.telegram.handlers.replies import say
 from bot.telegram.tuning import Tuning
 
 UNREADABLE = frozenset(
@@ -41,6 +42,8 @@ def make_router() -> Router:
     return router
 
 
-async def on_unreadable(message: Message, *, bot: Bot, tuning: Tuning) -> None:
+async def on_unreadable(
+    message: Message, *, bot: Bot, tuning: Tuning, chat_context: ChatContext
+) -> None:
     """Say what the bot can do instead."""
-    await say(bot, message, user_texts(message).non_text, tuning)
+    await say(bot, chat_context, chat_context.texts.non_text, tuning)

@@ -18,11 +18,12 @@ from aiogram.types import Message
 
 from bot.agent import Agent, AgentError
 from bot.config import Settings
-from bot.telegram.addressing import conversation_key, has_words, question_text
+from bot.telegram.addressing import has_words, question_text
 from bot.telegram.albums import Albums
+from bot.telegram.context import ChatContext
 from bot.telegram.handlers.compose import answer_markdown, quoted_context, with_quote
 from bot.telegram.handlers.filters import addressed
-from bot.telegram.handlers.replies import place_of, say, user_texts
+from bot.telegram.handlers.replies import say
 from bot.telegram.output.delivery import Chunk, Delivery, Renderable
 from bot.telegram.output.pacing import EditPacer
 from bot.telegram.output.pending_status import PendingStatusStore
@@ -56,21 +57,23 @@ class Asker:
     tuning: Tuning
     pending: PendingStatusStore | None = None
 
-    async def answer(self, bot: Bot, message: Message, *, text: str | None = None) -> None:
+    async def answer(
+        self, bot: Bot, message: Message, chat_context: ChatContext, *, text: str | None = None
+    ) -> None:
         """Ask the agent, showing progress, and deliver the answer (or a clear error).
 
         `text` replaces the message's own text (a paste joined from several messages).
         """
-        texts = user_texts(message)
+        texts = chat_context.texts
         me = await bot.me()
         question = text.strip() if text is not None else question_text(message, me)
         if not has_words(question):
-            await say(bot, message, texts.empty_question, self.tuning)
+            await say(bot, chat_context, texts.empty_question, self.tuning)
             return
-        conversation = conversation_key(message)
+        conversation = chat_context.conversation
         log.debug("question in %s: %r", conversation, question)
         question = with_quote(question, quoted_context(message, me))
-        place = place_of(message)
+        place = chat_context.place
         progress = Progress(
             bot,
             place,
@@ -122,31 +125,44 @@ class Asker:
 
 
 async def on_text(
-    message: Message, *, bot: Bot, asker: Asker, joined_text: str | None = None
+    message: Message,
+    *,
+    bot: Bot,
+    asker: Asker,
+    chat_context: ChatContext,
+    joined_text: str | None = None,
 ) -> None:
     """A question typed (or forwarded) as text; a paste Telegram split arrives joined."""
-    await asker.answer(bot, message, text=joined_text)
+    await asker.answer(bot, message, chat_context, text=joined_text)
 
 
 async def on_captioned_document(
-    message: Message, *, bot: Bot, asker: Asker, is_admin: bool, albums: Albums
+    message: Message,
+    *,
+    bot: Bot,
+    asker: Asker,
+    is_admin: bool,
+    albums: Albums,
+    chat_context: ChatContext,
 ) -> None:
     """A non-admin's document: uploads are for admins, so the caption is the question."""
     if message.media_group_id is not None:
         albums.remember(message.media_group_id, "answered")
     if not is_admin:
-        await say(bot, message, user_texts(message).caption_as_question, asker.tuning)
-    await asker.answer(bot, message)
+        await say(bot, chat_context, chat_context.texts.caption_as_question, asker.tuning)
+    await asker.answer(bot, message, chat_context)
 
 
-async def on_bare_document(message: Message, *, bot: Bot, tuning: Tuning, albums: Albums) -> None:
+async def on_bare_document(
+    message: Message, *, bot: Bot, tuning: Tuning, albums: Albums, chat_context: ChatContext
+) -> None:
     """A non-admin's document without a caption: nothing to answer, and no upload.
 
     The other items of an album were answered (or refused) with its first one.
     """
     if not albums.first_item(message.media_group_id, "refused"):
         return
-    await say(bot, message, user_texts(message).upload_refused, tuning)
+    await say(bot, chat_context, chat_context.texts.upload_refused, tuning)
 
 
 async def _tell_interrupted(delivery: Delivery, texts: Texts, status_id: int | None) -> None:

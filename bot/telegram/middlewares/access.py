@@ -1,4 +1,7 @@
-"""Access control: the first thing every update meets, before any handler or other middleware.
+"""Access control: the first check every update meets, before any handler or other middleware.
+
+Only the update's `ChatContext` is worked out before it, so refusals come in the sender's
+language.
 
 Users listed in ALLOWED_USER_IDS or ADMIN_IDS (or everyone with ALLOW_ALL) pass, with
 `is_admin` added to the handler data. A stranger who writes to the bot learns their numeric id
@@ -16,9 +19,10 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message, TelegramObject, Update, User
 
 from bot.config import Settings
-from bot.telegram.addressing import addressed_to_bot, is_group
+from bot.telegram.addressing import addressed_to_bot
+from bot.telegram.context import CHAT_CONTEXT, ChatContext
 from bot.telegram.middlewares.notices import NoticeCooldown
-from bot.telegram.texts import texts_for
+from bot.telegram.texts import Texts
 
 log = logging.getLogger(__name__)
 
@@ -39,48 +43,48 @@ class AccessMiddleware(BaseMiddleware):
 
     async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
         user: User | None = data.get("event_from_user")
+        context: ChatContext | None = data.get(CHAT_CONTEXT)
         message = event.message if isinstance(event, Update) else None
         if user is None:
             return None
-        if message is not None and is_group(message):
+        if message is not None and context is not None and context.is_group:
             if message.sender_chat is not None:
-                await self._tell_chat(message, data["bot"], user, "anonymous")
+                await self._tell_chat(message, data["bot"], context.texts, "anonymous")
                 return None
             if not self._settings.may_answer_in_group(message.chat.id):
-                await self._tell_chat(message, data["bot"], user, "group")
+                await self._tell_chat(message, data["bot"], context.texts, "group")
                 return None
         if user.is_bot:
             return None
         if self._settings.may_use(user.id):
             data["is_admin"] = self._settings.is_admin(user.id)
             return await handler(event, data)
-        if message is not None:
-            await self._refuse(message, user, data["bot"])
+        if message is not None and context is not None:
+            await self._refuse(message, user, data["bot"], context.texts)
         else:
             log.debug("dropped a %s update from a stranger", type(event).__name__)
         return None
 
-    async def _tell_chat(self, message: Message, bot: Bot, user: User, why: str) -> None:
+    async def _tell_chat(self, message: Message, bot: Bot, texts: Texts, why: str) -> None:
         """One short notice per chat and period, and only when the bot was addressed."""
         if not addressed_to_bot(message, await bot.me()):
             return
         log.info("not answering in chat %d: %s", message.chat.id, why)
         if not self._chat_notices.allow(message.chat.id):
             return
-        texts = texts_for(user.language_code)
         text = texts.write_as_yourself if why == "anonymous" else texts.group_not_allowed
         try:
             await message.reply(text)
         except TelegramAPIError as exc:
             log.info("could not send the notice to chat %d: %s", message.chat.id, exc)
 
-    async def _refuse(self, message: Message, user: User, bot: Bot) -> None:
+    async def _refuse(self, message: Message, user: User, bot: Bot, texts: Texts) -> None:
         if not addressed_to_bot(message, await bot.me()):
             return
         log.info("refused user %d in chat %d: not on the access list", user.id, message.chat.id)
         if not self._notices.allow(user.id):
             return
-        text = texts_for(user.language_code).stranger_reply(user.id)
+        text = texts.stranger_reply(user.id)
         try:
             await message.reply(text, parse_mode="HTML")
         except TelegramAPIError as exc:

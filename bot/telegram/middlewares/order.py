@@ -15,13 +15,13 @@ from typing import Any
 
 from aiogram import BaseMiddleware
 from aiogram.exceptions import TelegramAPIError
-from aiogram.types import Message, TelegramObject, User
+from aiogram.types import Message, TelegramObject
 
 from bot.agent import KeyedLocks
-from bot.telegram.addressing import conversation_key
+from bot.telegram.context import CHAT_CONTEXT, ChatContext
 from bot.telegram.middlewares.in_flight import InFlight
 from bot.telegram.middlewares.notices import NoticeCooldown
-from bot.telegram.texts import texts_for
+from bot.telegram.texts import Texts
 
 log = logging.getLogger(__name__)
 
@@ -49,17 +49,17 @@ class ConversationOrderMiddleware(BaseMiddleware):
 
     async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
         assert isinstance(event, Message)  # registered on messages only
-        user: User | None = data.get("event_from_user")
+        context: ChatContext = data[CHAT_CONTEXT]
         if self._in_flight.closing:
             log.info("message in chat %d arrived during shutdown", event.chat.id)
-            await self._tell(event, user, stopping=True)
+            await self._tell(event, context.texts, stopping=True)
             return None
-        key = conversation_key(event)
+        key = context.conversation
         if self._locks.waiting(key) >= self._max_waiting:
             log.info("conversation %s has too many waiting messages", key)
             data[TURNED_AWAY] = True
             if self._notices.allow(event.chat.id):
-                await self._tell(event, user, stopping=False)
+                await self._tell(event, context.texts, stopping=False)
             return None
         started = False
 
@@ -73,12 +73,11 @@ class ConversationOrderMiddleware(BaseMiddleware):
             return await self._in_flight.track(work)
         except asyncio.CancelledError:
             if not started:  # cancelled while queued: the handler never got to say anything
-                await self._tell(event, user, stopping=True)
+                await self._tell(event, context.texts, stopping=True)
             raise
 
     @staticmethod
-    async def _tell(message: Message, user: User | None, *, stopping: bool) -> None:
-        texts = texts_for(user.language_code if user else None)
+    async def _tell(message: Message, texts: Texts, *, stopping: bool) -> None:
         try:
             text = texts.error_interrupted if stopping else texts.chat_busy
             await asyncio.wait_for(message.reply(text), _NOTICE_TIMEOUT_S)

@@ -18,7 +18,7 @@ from aiogram import BaseMiddleware
 from aiogram.dispatcher.flags import get_flag
 from aiogram.types import Message, TelegramObject
 
-from bot.telegram.addressing import conversation_key
+from bot.telegram.context import CHAT_CONTEXT, ChatContext
 from bot.telegram.middlewares.order import TURNED_AWAY
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,8 @@ class PasteJoiner(BaseMiddleware):
     async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
         if not isinstance(event, Message) or not event.text or not get_flag(data, "question"):
             return await handler(event, data)
-        key = conversation_key(event)
+        context: ChatContext = data[CHAT_CONTEXT]
+        key = context.conversation
         paste = self._open.get(key)
         if paste is not None:
             paste.pieces.append(event.text)

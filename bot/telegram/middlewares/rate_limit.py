@@ -19,9 +19,9 @@ from aiogram.dispatcher.flags import get_flag
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message, TelegramObject, User
 
+from bot.telegram.context import CHAT_CONTEXT, ChatContext
 from bot.telegram.middlewares.notices import NoticeCooldown
 from bot.telegram.middlewares.order import TURNED_AWAY
-from bot.telegram.texts import texts_for
 
 log = logging.getLogger(__name__)
 
@@ -88,8 +88,9 @@ class RateLimitMiddleware(BaseMiddleware):
                 self._window.undo(user.id)
             return result
         log.info("rate limit: refused a question from user %d for %.0f s", user.id, wait_s)
-        if isinstance(event, Message) and self._notices.allow(user.id):
-            text = texts_for(user.language_code).rate_limited_reply(wait_s)
+        context: ChatContext | None = data.get(CHAT_CONTEXT)
+        if isinstance(event, Message) and context is not None and self._notices.allow(user.id):
+            text = context.texts.rate_limited_reply(wait_s)
             try:
                 await event.reply(text)
             except TelegramAPIError as exc:

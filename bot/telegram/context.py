@@ -1,0 +1,78 @@
+"""What every middleware and handler needs to know about an update's chat, worked out once.
+
+The conversation an update belongs to, the language its sender reads and where replies go are
+asked for by the access check, the rate limit, the per-conversation order, the paste joiner and
+every handler. `ChatContextMiddleware` works them out once per update, right after aiogram's
+own `event_context`, and leaves a frozen `ChatContext` in the handler data under
+`chat_context`: middlewares read it there, and aiogram hands it to any handler with a
+`chat_context` parameter.
+
+It is built from aiogram's `EventContext` (chat, sender, forum topic), not from a message, so
+a callback query from a button under one of the bot's messages gets the same context as a
+message in that chat. Updates outside any chat (inline queries) get none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiogram import BaseMiddleware
+from aiogram.dispatcher.middlewares.user_context import EVENT_CONTEXT_KEY, EventContext
+from aiogram.types import TelegramObject, Update
+
+from bot.telegram.addressing import conversation_key, is_group
+from bot.telegram.output.pacing import ChatPlace
+from bot.telegram.texts import Texts, texts_for
+
+__all__ = ["CHAT_CONTEXT", "ChatContext", "ChatContextMiddleware", "chat_context"]
+
+CHAT_CONTEXT = "chat_context"
+
+Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatContext:
+    """One update's conversation, its sender's texts, and where the bot's replies go."""
+
+    conversation: str
+    texts: Texts = field(repr=False)
+    place: ChatPlace
+    is_group: bool
+
+    @property
+    def language(self) -> str:
+        """The language the sender is answered in (`ru` or `en`)."""
+        return self.texts.lang
+
+
+def chat_context(update: Update, event: EventContext) -> ChatContext | None:
+    """The context of an update in a chat; None for updates outside any chat.
+
+    Replies stay in the forum topic they came from; in groups a message is answered as a reply
+    to it, so members can tell whose question each answer is for.
+    """
+    chat = event.chat
+    if chat is None:
+        return None
+    group = is_group(chat)
+    question = update.message.message_id if group and update.message is not None else None
+    return ChatContext(
+        conversation=conversation_key(chat, event.user),
+        texts=texts_for(event.user.language_code if event.user else None),
+        place=ChatPlace(chat_id=chat.id, thread_id=event.thread_id, reply_to=question),
+        is_group=group,
+    )
+
+
+class ChatContextMiddleware(BaseMiddleware):
+    """Outer update middleware, before access control: puts the `ChatContext` into the data."""
+
+    async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
+        assert isinstance(event, Update)  # registered on updates only
+        context = chat_context(event, data[EVENT_CONTEXT_KEY])
+        if context is not None:
+            data[CHAT_CONTEXT] = context
+        return await handler(event, data)
