@@ -6,6 +6,8 @@ import logging
 from collections.abc import Iterable
 
 _MASK = "***"
+NOISY_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2", "openai", "aiohttp.access")
+"""Libraries that log every request at INFO; only their warnings are kept."""
 
 
 class SecretsFilter(logging.Filter):
@@ -51,5 +53,5 @@ def setup_logging(level: str, secrets: Iterable[str] = ()) -> None:
     root.addHandler(handler)
     root.setLevel(level)
     # The HTTP clients log every request at INFO; only their warnings matter here.
-    for noisy in ("httpx", "httpcore", "openai", "aiohttp.access"):
+    for noisy in NOISY_LOGGERS:
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))

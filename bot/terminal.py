@@ -36,8 +36,10 @@ async def chat_in_terminal(
             arguments = json.dumps(dict(event.arguments), ensure_ascii=False)
             write(f"  … {event.name} {arguments[:_ARGUMENTS_SHOWN]}")
         elif isinstance(event, ToolFinished):
-            outcome = f"error: {event.error}" if event.error else f"{event.result_chars} chars"
-            write(f"  ✓ {event.name} ({outcome}, {event.duration_s:.2f}s)")
+            if event.error:
+                write(f"  ✗ {event.name} (error: {event.error}, {event.duration_s:.2f}s)")
+            else:
+                write(f"  ✓ {event.name} ({event.result_chars} chars, {event.duration_s:.2f}s)")
         elif isinstance(event, AnswerReady):
             return
 

@@ -129,13 +129,19 @@ async def _run_one(
                 "Try other arguments or another tool; the failure was logged.",
             )
     duration = time.monotonic() - started
+    # What was searched or read comes from the user's question: it stays out of INFO.
     logger.info(
-        "tool %s(%s) took %.3fs, %d chars%s",
+        "tool %s took %.3fs, %d chars%s",
         call.name,
-        json.dumps(shown_arguments, ensure_ascii=False)[:_LOGGED_ARGUMENTS],
         duration,
         len(result.text),
-        f", error: {result.error}" if result.error else "",
+        ", failed" if result.error else "",
+    )
+    logger.debug(
+        "tool %s(%s): %s",
+        call.name,
+        json.dumps(shown_arguments, ensure_ascii=False)[:_LOGGED_ARGUMENTS],
+        result.error or "ok",
     )
     await emit(
         on_event,

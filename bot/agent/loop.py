@@ -157,9 +157,12 @@ class Agent:
             except Exception:  # the store is gone (shutdown): the turn stays open and is
                 # marked interrupted on the next start, so it is never sent either way
                 logger.exception("could not mark the failed turn in %s", conversation)
-            logger.warning(
-                "question in %s failed after %d model call(s): %s: %s",
+            # The front door tells the user and logs the failure where it matters to it; a
+            # cancellation is a stop (Ctrl-C, shutdown), not a failure.
+            logger.info(
+                "question in %s %s after %d model call(s): %s: %s",
                 conversation,
+                "stopped" if isinstance(exc, asyncio.CancelledError) else "failed",
                 progress.model_calls,
                 type(exc).__name__,
                 exc,

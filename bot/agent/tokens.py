@@ -214,7 +214,7 @@ class TokenCounter:
         self._recent.append(min(reported / raw * _MARGIN, _MAX_RATIO))
         needed = self._recent[-1]
         if needed > self._ratio:
-            logger.info(
+            logger.debug(
                 "token estimate was low (%d counted, %d reported); scaling by %.2f",
                 raw,
                 reported,

@@ -180,7 +180,7 @@ async def _ask(
     try:
         result = await agent.ask(conversation, question, on_event=progress.on_event)
     except AgentError as exc:
-        log.debug("question in %s ended with %s", conversation, exc.kind)
+        log.warning("question in %s not answered (%s): %s", conversation, exc.kind, exc)
         return [Chunk.from_html(escape(texts.agent_error(exc.kind)))]
     except Exception:  # an unexpected failure still owes the user a reply; the trace is logged
         log.exception("question in %s failed unexpectedly", conversation)
