@@ -70,3 +70,17 @@ class TestTerminalChat:
 
         assert any(line.startswith("! auth") for line in output)
         assert "теперь да" in output
+
+
+class TestToolLines:
+    async def test_a_failed_tool_is_marked_as_failed(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory
+    ) -> None:
+        fake_llm.reply_tool_calls(("read_file", {"path": "нет/такого.txt"}))
+        fake_llm.reply_text("Такого файла нет.")
+        output: list[str] = []
+        await chat_in_terminal(make_agent(), read_line=scripted(["?", None]), write=output.append)
+        finished = [line for line in output if "read_file (" in line]
+        assert len(finished) == 1
+        assert finished[0].lstrip().startswith("✗"), finished[0]
+        assert "✓" not in finished[0]
