@@ -86,10 +86,12 @@ async def _pipe_reader() -> Callable[[], Awaitable[str | None]]:
     """Reads lines without a blocking thread, so Ctrl-C never waits for Enter."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
+    interactive = sys.stdin.isatty()  # asked once: at end of input the transport closes stdin
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
 
     async def read_line() -> str | None:
-        _write_prompt()
+        if interactive:
+            _write_prompt()
         line = await reader.readline()
         return line.decode(errors="replace") if line else None
 
@@ -107,9 +109,8 @@ def _file_reader() -> Callable[[], Awaitable[str | None]]:
 
 
 def _write_prompt() -> None:
-    if sys.stdin.isatty():
-        sys.stdout.write(_PROMPT)
-        sys.stdout.flush()
+    sys.stdout.write(_PROMPT)
+    sys.stdout.flush()
 
 
 def _write(text: str) -> None:

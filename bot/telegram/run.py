@@ -9,7 +9,12 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from aiogram.exceptions import TelegramAPIError, TelegramNetworkError, TelegramUnauthorizedError
+from aiogram.exceptions import (
+    ClientDecodeError,
+    TelegramAPIError,
+    TelegramNetworkError,
+    TelegramUnauthorizedError,
+)
 
 from bot.config import Settings
 from bot.services import close_services, open_services
@@ -48,6 +53,14 @@ async def serve(settings: Settings) -> int:
     except TelegramAPIError as exc:  # e.g. setWebhook refusing WEBHOOK_URL
         log.error("Telegram refused to start the bot: %s", exc)
         return 1
+    except ClientDecodeError as exc:  # a proxy's error page, or another service on that port
+        log.error(
+            "the server at %s did not answer like a Telegram Bot API (%s); "
+            "check TELEGRAM_API_BASE",
+            settings.telegram_api_base or "api.telegram.org",
+            _first_line(str(exc.data) if exc.data is not None else exc.message),
+        )
+        return 1
     finally:
         try:
             await bot.session.close()
@@ -57,3 +70,9 @@ async def serve(settings: Settings) -> int:
             await close_services(services)
     log.info("stopped")
     return 0
+
+
+def _first_line(text: str, limit: int = 120) -> str:
+    """The start of a server's reply, enough to recognise it, on one line."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

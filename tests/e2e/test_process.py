@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 
 from tests.fakes.accounts import BOT_TOKEN, USER_ID
 from tests.fakes.bot_api_http import ApiCall, FakeBotApi
@@ -146,3 +147,66 @@ class TestTerminalChat:
         assert process.returncode == 0, err.decode()
         assert ANSWER in out.decode()
         assert API_KEY not in out.decode() + err.decode()
+
+    async def test_chat_answers_every_question_piped_in(
+        self, tmp_path: Path, sandbox_dir: Path, fake_llm: FakeLLM
+    ) -> None:
+        fake_llm.reply_text("Первый ответ.")
+        fake_llm.reply_text("Второй ответ.")
+        env = _env(tmp_path, sandbox_dir, fake_llm, None)
+        env.pop("BOT_TOKEN")
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            "chat",
+            cwd=tmp_path,
+            env=env,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(process.communicate(b"q1\nq2\n"), 60)
+        assert process.returncode == 0, err.decode()
+        assert "Первый ответ." in out.decode()
+        assert "Второй ответ." in out.decode(), err.decode()
+        assert "Traceback" not in err.decode()
+
+
+class TestWrongBotApi:
+    async def test_a_server_that_is_not_a_bot_api_is_named_without_a_traceback(
+        self, tmp_path: Path, sandbox_dir: Path, fake_llm: FakeLLM
+    ) -> None:
+        async def proxy_page(_: web.Request) -> web.Response:
+            return web.Response(
+                status=502, text="<html><body><h1>502 Bad Gateway</h1></body></html>"
+            )
+
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", proxy_page)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        env = _env(tmp_path, sandbox_dir, fake_llm, None)
+        env["TELEGRAM_API_BASE"] = f"http://127.0.0.1:{port}"
+        try:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "bot",
+                cwd=tmp_path,
+                env=env,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+            )
+            out, _ = await asyncio.wait_for(process.communicate(), 60)
+        finally:
+            await runner.cleanup()
+        output = out.decode(errors="replace")
+        assert process.returncode == 1, output
+        assert "Traceback" not in output
+        assert "did not answer like a Telegram Bot API" in output
+        assert "TELEGRAM_API_BASE" in output
+        assert BOT_TOKEN.split(":", 1)[1] not in output
