@@ -13,6 +13,7 @@ import pytest
 from bot.agent import Agent, AgentConfig, HistoryStore, ToolRunner
 from bot.agent.tokens import TokenCounter
 from tests.fakes.fake_llm import FakeLLM, make_client
+from tools.results import ToolResult
 
 SPECS: list[dict[str, Any]] = [
     {
@@ -50,7 +51,12 @@ class ProgrammableTools:
     def specs(self) -> list[dict[str, Any]]:
         return SPECS
 
-    async def execute(self, name: str, arguments: str | Mapping[str, Any]) -> str:
+    def subject(self, name: str, arguments: Mapping[str, Any]) -> str | None:
+        if name not in {spec["function"]["name"] for spec in SPECS}:
+            return None
+        return str(arguments.get("query") or arguments.get("path") or "")
+
+    async def execute(self, name: str, arguments: str | Mapping[str, Any]) -> ToolResult:
         args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
         self.calls.append((name, args))
         self.running += 1
@@ -66,19 +72,20 @@ class ProgrammableTools:
         finally:
             self.running -= 1
 
-    def _answer(self, name: str, args: dict[str, Any]) -> str:
+    def _answer(self, name: str, args: dict[str, Any]) -> ToolResult:
         if name == "read_file":
             path = args.get("path")
             if path not in self.files:
-                return json.dumps({"error": f"no file {path}", "hint": "search first"})
-            return json.dumps({"path": path, "text": self.files[path]}, ensure_ascii=False)
+                return ToolResult.failed(f"no file {path}", "search first")
+            page = json.dumps({"path": path, "text": self.files[path]}, ensure_ascii=False)
+            return ToolResult(page, source=str(path))
         if name == "search_files":
             if set(args) - {"query", "limit"} or not isinstance(args.get("query"), str):
-                return json.dumps({"error": "invalid arguments", "hint": "query is a string"})
+                return ToolResult.failed("invalid arguments", "query is a string")
             word = args["query"].lower()[:5]
             hits = [p for p, text in self.files.items() if word in (p + text).lower()]
-            return json.dumps({"results": hits}, ensure_ascii=False)
-        return json.dumps({"entries": sorted(self.files)}, ensure_ascii=False)
+            return ToolResult(json.dumps({"results": hits}, ensure_ascii=False))
+        return ToolResult(json.dumps({"entries": sorted(self.files)}, ensure_ascii=False))
 
 
 class AgentFactory(Protocol):

@@ -23,11 +23,15 @@ CHILD = textwrap.dedent(
     from pathlib import Path
     from openai import AsyncOpenAI
     from bot.agent import Agent, AgentConfig, HistoryStore
+    from tools.results import ToolResult
 
     class Tools:
         specs = [{"type": "function", "function": {"name": "search_files", "parameters": {}}}]
+        def subject(self, name, arguments):
+            return ""
         async def execute(self, name, arguments):
-            return json.dumps({"results": ["документы/рецепт_шарлотки.txt"]}, ensure_ascii=False)
+            found = {"results": ["документы/рецепт_шарлотки.txt"]}
+            return ToolResult(json.dumps(found, ensure_ascii=False))
 
     async def main():
         store = await HistoryStore.open(Path(sys.argv[1]))

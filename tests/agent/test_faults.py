@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -17,8 +18,9 @@ from bot.agent import (
     ModelRateLimited,
     ModelUnavailable,
 )
-from bot.agent.llm import is_context_error
+from bot.agent.llm import ModelClient, build_client, is_context_error
 from bot.agent.tokens import TokenCounter
+from bot.settings_loader import load_settings
 from tests.agent.conftest import AgentFactory, assert_request_valid
 from tests.fakes.fake_llm import FakeLLM
 
@@ -109,6 +111,32 @@ class TestServerFaults:
 
         with pytest.raises(ModelUnavailable, match="cannot reach"):
             await agent.ask("chat:1", "вопрос")
+
+    async def test_a_refused_connection_is_unreachable_not_slow_over_the_bots_transport(
+        self, tmp_path: Path
+    ) -> None:
+        url = f"http://127.0.0.1:{closed_port()}/v1"
+        settings = load_settings(
+            openai_api_key="sk-refused-secret-123",
+            openai_base_url=url,
+            request_timeout=60.0,
+            model_max_retries=0,
+            sandbox_dir=tmp_path / "docs",
+            data_dir=tmp_path / "data",
+        )
+        client = build_client(settings)
+        try:
+            with pytest.raises(ModelUnavailable) as caught:
+                await ModelClient(client, "m", 100).complete(
+                    [{"role": "user", "content": "?"}], None
+                )
+        finally:
+            await client.close()
+        text = str(caught.value)
+        assert "within" not in text
+        assert f"cannot reach the model server at {url}" in text
+        assert "refused" in text
+        assert "sk-refused-secret-123" not in text
 
     async def test_a_timeout_names_the_limit(
         self, fake_llm: FakeLLM, make_agent: AgentFactory

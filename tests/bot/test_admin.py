@@ -29,7 +29,7 @@ def _leftovers(root: Path) -> list[Path]:
 
 async def _search(harness: Harness, query: str) -> dict[str, Any]:
     toolbox = harness.dp.workflow_data["toolbox"]
-    return dict(json.loads(await toolbox.execute("search_files", {"query": query})))
+    return dict(json.loads((await toolbox.execute("search_files", {"query": query})).text))
 
 
 class TestUploads:

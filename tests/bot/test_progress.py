@@ -87,7 +87,9 @@ class TestStopping:
         progress = Progress(bot, ChatPlace(USER_ID), RUSSIAN, EditPacer(0.0))
         async with progress:
             await bot_session.wait_for(lambda s: bool(s.called("sendMessage")))
-            await progress.on_event(ToolStarted("c1", "search_files", {"query": "шарлотка"}))
+            await progress.on_event(
+                ToolStarted("c1", "search_files", {"query": "шарлотка"}, "шарлотка")
+            )
             await bot_session.wait_for(lambda s: bool(s.called("editMessageText")))
             stopping = asyncio.create_task(progress.stop())
             await asyncio.sleep(0)  # one turn of the loop: stop() has begun

@@ -25,6 +25,7 @@ from tests.reliability.conftest import stored_turns
 from tests.reliability.network import Mode, TcpGate
 from tests.reliability.transcript import Transcript
 from tools import Toolbox
+from tools.results import ToolResult
 
 API_KEY = "sk-test-secret-key-123"  # what make_dispatcher configures
 CLIENT_KEY = "test-key"  # what the fake model's client sends
@@ -109,7 +110,7 @@ def break_after_tools(toolbox: Toolbox, monkeypatch: pytest.MonkeyPatch, fault: 
     execute = toolbox.execute
     armed = [True]
 
-    async def then_break(name: str, arguments: str | Mapping[str, Any]) -> str:
+    async def then_break(name: str, arguments: str | Mapping[str, Any]) -> ToolResult:
         result = await execute(name, arguments)
         if armed[0]:
             armed[0] = False

@@ -17,16 +17,17 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.methods import TelegramMethod
 
-from bot.telegram.texts import ENGLISH, RUSSIAN
+from bot.telegram.texts import ENGLISH, RUSSIAN, Texts
 from tests.fakes.fake_telegram import FakeTelegramSession
 
-_PROGRESS_FIELDS = (
-    "progress_thinking",
-    "progress_searching",
-    "progress_reading",
-    "progress_listing",
-    "progress_writing",
-)
+
+def _progress_lines(texts: Texts) -> list[str]:
+    return [
+        texts.progress_thinking,
+        texts.progress_writing,
+        texts.progress_tool,
+        *texts.progress_tools.values(),
+    ]
 
 
 def _template(text: str) -> str:
@@ -35,9 +36,7 @@ def _template(text: str) -> str:
 
 PROGRESS = re.compile(
     "|".join(
-        f"(?:{_template(getattr(texts, name))})"
-        for texts in (RUSSIAN, ENGLISH)
-        for name in _PROGRESS_FIELDS
+        f"(?:{_template(line)})" for texts in (RUSSIAN, ENGLISH) for line in _progress_lines(texts)
     ),
     re.DOTALL,
 )

@@ -124,12 +124,14 @@ async def formats_box(tmp_path: Path) -> AsyncIterator[Toolbox]:
 
 
 async def read(box: Toolbox, path: str, **extra: Any) -> dict[str, Any]:
-    result: dict[str, Any] = json.loads(await box.execute("read_file", {"path": path, **extra}))
+    result: dict[str, Any] = json.loads(
+        (await box.execute("read_file", {"path": path, **extra})).text
+    )
     return result
 
 
 async def search(box: Toolbox, query: str) -> list[str]:
-    result = json.loads(await box.execute("search_files", {"query": query}))
+    result = json.loads((await box.execute("search_files", {"query": query})).text)
     return [r["path"] for r in result["results"]]
 
 

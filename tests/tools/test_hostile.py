@@ -27,7 +27,7 @@ NOBODY = 65534
 
 
 async def call(box: Toolbox, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    raw = await box.execute(name, args)
+    raw = (await box.execute(name, args)).text
     assert "\u202e" not in raw  # bidi controls are escaped in the JSON text
     result: dict[str, Any] = json.loads(raw)
     return result
@@ -80,7 +80,7 @@ class TestHostileDocuments:
         assert not slow.done()
         assert "сахар - 1 стакан" in quick["document"]
         assert found["results"][0]["path"] == "рецепт.txt"
-        assert "error" in json.loads(await slow)
+        assert "error" in json.loads((await slow).text)
         good = await call(hostile_box, "read_file", {"path": "good.pdf"})
         assert "командировках" in good["document"]  # the worker came back after the kill
 
@@ -178,7 +178,7 @@ class TestHostileDocuments:
                 ("search_files", {"query": "приказ"}),
                 ("search_files", {"query": "*.txt"}),
             ):
-                raw = await box.execute(name, args)
+                raw = (await box.execute(name, args)).text
                 raw.encode("utf-8")  # no lone surrogates reach the model
                 assert "обычный.txt" in raw
         finally:

@@ -20,7 +20,7 @@ from tools.isolated import IsolatedExtractor
 
 async def search(box: Toolbox, query: str, limit: int = 10) -> dict[str, Any]:
     result: dict[str, Any] = json.loads(
-        await box.execute("search_files", {"query": query, "limit": limit})
+        (await box.execute("search_files", {"query": query, "limit": limit})).text
     )
     return result
 
@@ -119,7 +119,7 @@ class TestWarmUp:
         await box.start()
         try:
             await asyncio.wait_for(gate.entered(), 20)
-            page = json.loads(await box.execute("read_file", {"path": "справка.pdf"}))
+            page = json.loads((await box.execute("read_file", {"path": "справка.pdf"})).text)
             assert "Справка о работе" in page["document"]
             assert not box.status().ready  # the build is still held on the gated file
         finally:
@@ -164,7 +164,7 @@ class TestConcurrency:
         calls += [toolbox.execute("list_files", {"depth": 3}) for _ in range(10)]
         results = await asyncio.gather(*calls)
         for result in results[20:]:
-            payload = result if isinstance(result, dict) else json.loads(result)
+            payload = result if isinstance(result, dict) else json.loads(result.text)
             assert "error" not in payload
         found = await search(toolbox, "заметка склад", limit=50)
         assert len([p for p in paths(found) if p.startswith("поток/")]) == 20

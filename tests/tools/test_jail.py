@@ -115,7 +115,7 @@ def driven(host: tuple[Path, Path], tmp_path: Path) -> Iterator[Callable[..., An
     runner.run(start())
 
     def call(name: str, args: dict[str, Any]) -> str:
-        return runner.run(box.execute(name, args))
+        return runner.run(box.execute(name, args)).text
 
     try:
         yield call
@@ -248,7 +248,7 @@ class TestSymlinks:
             ("search_files", {"query": "planted later"}),
             ("search_files", {"query": "late*"}),
         ):
-            result = await toolbox.execute(name, args)
+            result = (await toolbox.execute(name, args)).text
             assert MARKER not in result
             assert str(tmp_path) not in result
             assert "late_" not in result or "error" in json.loads(result)
@@ -319,13 +319,13 @@ class TestDataFolderInside:
         await box.start()
         try:
             await asyncio.wait_for(box.wait_ready(), 30)
-            listing = json.loads(await box.execute("list_files", {"depth": 5}))
+            listing = json.loads((await box.execute("list_files", {"depth": 5})).text)
             assert not any("служебное" in e["path"] for e in listing["entries"])
             for query in ("*.sqlite3", "search-index", "служебное"):
-                found = json.loads(await box.execute("search_files", {"query": query}))
+                found = json.loads((await box.execute("search_files", {"query": query})).text)
                 assert found["results"] == [], query
             for path in ("служебное_ёй/search-index.sqlite3", "служебное_ёй"):
-                refused = json.loads(await box.execute("read_file", {"path": path}))
+                refused = json.loads((await box.execute("read_file", {"path": path})).text)
                 assert "error" in refused
                 assert "служебное" not in json.dumps(refused["hint"], ensure_ascii=False)
         finally:

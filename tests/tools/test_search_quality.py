@@ -42,7 +42,7 @@ class TestSearchQuality:
         wanted = 0
         misses: list[str] = []
         for query, expected in queries:
-            raw = await corpus_box.execute("search_files", {"query": query, "limit": 5})
+            raw = (await corpus_box.execute("search_files", {"query": query, "limit": 5})).text
             top = {r["path"] for r in json.loads(raw)["results"]}
             found = expected & top
             hits += len(found)
@@ -58,5 +58,5 @@ class TestSearchQuality:
             ("отпуск", "кадры/отпуск_ежегодный.md"),
             ("пропуск", "безопасность/пропуск.md"),
         ):
-            raw = await corpus_box.execute("search_files", {"query": query})
+            raw = (await corpus_box.execute("search_files", {"query": query})).text
             assert json.loads(raw)["results"][0]["path"] == path, query

@@ -50,7 +50,7 @@ class TestSpecs:
 
 
 async def result_of(box: Toolbox, name: str, arguments: Any) -> dict[str, Any]:
-    payload: dict[str, Any] = json.loads(await box.execute(name, arguments))
+    payload: dict[str, Any] = json.loads((await box.execute(name, arguments)).text)
     return payload
 
 

@@ -16,7 +16,7 @@ from tools.snippets import find_snippets, snippets_from_start
 
 
 async def call(box: Toolbox, name: str, args: dict[str, Any] | str) -> dict[str, Any]:
-    result: dict[str, Any] = json.loads(await box.execute(name, args))
+    result: dict[str, Any] = json.loads((await box.execute(name, args)).text)
     return result
 
 
