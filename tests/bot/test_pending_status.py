@@ -35,7 +35,8 @@ def _store(harness: Harness) -> PendingStatusStore:
 def _record_while_thinking(harness: Harness, seen: list[list[PendingStatus]]) -> None:
     """Hold the first model request until the status is shown, and note the records then.
 
-    Typing starts only after the status message was sent and remembered.
+    Typing starts only after the status message was sent and its record queued; the store
+    runs its work in order, so a read queued after that sees the record.
     """
 
     async def responder(_: dict[str, Any]) -> Reply | None:

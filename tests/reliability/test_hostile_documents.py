@@ -39,6 +39,9 @@ def hostile_files(sandbox_dir: Path) -> list[str]:
     return [*(f"входящие/{name}" for name in [*BROKEN, "bad_utf8.txt"]), f"{ODD_NAME}.txt"]
 
 
+HOSTILE_QUESTION = "Что во входящих?"
+
+
 class TestHostileDocumentsThroughTheBot:
     async def test_bad_files_become_error_results_and_others_are_served(
         self, make_dispatcher: Any, transcript: Transcript, hostile_files: list[str]
@@ -55,7 +58,7 @@ class TestHostileDocumentsThroughTheBot:
                 return text_reply("Часть файлов не читается.")
 
             harness.llm.responder = responder
-            hostile = harness.updates.message("Что во входящих?")
+            hostile = harness.updates.message(HOSTILE_QUESTION)
             neighbour = harness.updates.message("соседний вопрос", user_id=NEIGHBOUR)
             both = asyncio.gather(harness.feed(hostile), harness.feed(neighbour))
             await asyncio.wait_for(both, 60)
@@ -81,11 +84,22 @@ class TestHostileDocumentsThroughTheBot:
             assert escaped in transcript.replies(USER_ID)[-1]
 
 
+def _last_request_about(harness: Harness, question: str) -> dict[str, Any]:
+    """The newest request of the conversation that asked `question` (others run meanwhile)."""
+    mine = [
+        r
+        for r in harness.llm.requests
+        if any(m["role"] == "user" and m.get("content") == question for m in r["messages"])
+    ]
+    assert mine, f"no request asked {question!r}"
+    return mine[-1]
+
+
 def _last_results(harness: Harness) -> list[dict[str, Any]]:
-    request = harness.llm.requests[-1]
+    request = _last_request_about(harness, HOSTILE_QUESTION)
     return [json.loads(m["content"]) for m in request["messages"] if m["role"] == "tool"]
 
 
 def _last_raw(harness: Harness) -> str:
-    request = harness.llm.requests[-1]
+    request = _last_request_about(harness, HOSTILE_QUESTION)
     return "".join(m["content"] for m in request["messages"] if m["role"] == "tool")
