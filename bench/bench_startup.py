@@ -18,9 +18,9 @@ from pathlib import Path
 
 from bench import corpus
 from bench.context import Context
-from bench.fake_botapi import FakeBotAPI
 from bench.results import Aim, BenchResult, Metric
 from bench.stats import median
+from tests.fakes.bot_api_http import FakeBotApi
 
 TITLE = "start-up: python -m bot to first getUpdates, and import time"
 TOKEN = "42:BENCH_token_for_benchmarks_abcdefgh"
@@ -49,7 +49,7 @@ def variants(quick: bool) -> list[str]:
 
 
 async def _time_start(
-    api: FakeBotAPI, command: list[str], env: dict[str, str], cwd: Path
+    api: FakeBotApi, command: list[str], env: dict[str, str], cwd: Path
 ) -> tuple[float, float]:
     """Seconds to the first getUpdates, and from SIGTERM to exit."""
     api.reset()
@@ -58,7 +58,7 @@ async def _time_start(
         *command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     waiter = asyncio.ensure_future(process.wait())
-    polled = asyncio.ensure_future(api.first_poll.wait())
+    polled = asyncio.ensure_future(api.wait_first_poll())
     await asyncio.wait({waiter, polled}, timeout=60, return_when=asyncio.FIRST_COMPLETED)
     if not polled.done():
         polled.cancel()
@@ -71,7 +71,7 @@ async def _time_start(
         tail = stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
         msg = f"{command[-1]} never polled: {' | '.join(tail) or 'no output'}"
         raise RuntimeError(msg)
-    to_poll = api.first_poll_at - started
+    to_poll = polled.result() - started
     stopping = time.perf_counter()
     process.send_signal(signal.SIGTERM)
     try:
@@ -110,7 +110,7 @@ def _heaviest_imports(ctx: Context, statement: str) -> list[tuple[int, str]]:
     return ranked[:6]
 
 
-def _bot_env(ctx: Context, api: FakeBotAPI, sandbox: Path, data: Path) -> dict[str, str]:
+def _bot_env(ctx: Context, api: FakeBotApi, sandbox: Path, data: Path) -> dict[str, str]:
     return ctx.child_env(
         BOT_TOKEN=TOKEN,
         TELEGRAM_API_BASE=api.base_url,
@@ -129,7 +129,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     result = BenchResult("startup", TITLE)
     sandbox = corpus.ensure(ctx.workdir, 100, ctx.python, ctx.child_env())
     runs = 2 if ctx.quick else 7
-    api = FakeBotAPI()
+    api = FakeBotApi(token=TOKEN)
     await api.start()
     cold: list[float] = []
     warm: list[float] = []

@@ -1,7 +1,8 @@
-"""A small fake Telegram Bot API over HTTP on 127.0.0.1, for running `python -m bot` as a process.
+"""A fake Telegram Bot API over HTTP on 127.0.0.1, for the bot run as a process.
 
 It serves queued updates through long-polling `getUpdates`, records every call with its
-parameters, and answers the methods the bot uses with plausible results.
+parameters, and answers the methods the bot uses with plausible results. It notes the moment
+of the first getUpdates, when a starting bot begins to serve, for the start-up benchmark.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class FakeBotApi:
     token: str
     calls: list[ApiCall] = field(default_factory=list)
     base_url: str = ""
+    first_poll_at: float | None = None  # time.perf_counter() at the first getUpdates
     _updates: list[dict[str, Any]] = field(default_factory=list)
     _update_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _message_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(500))
@@ -47,12 +49,24 @@ class FakeBotApi:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        port = self._runner.addresses[0][1]
         self.base_url = f"http://127.0.0.1:{port}"
 
     async def close(self) -> None:
         if self._runner is not None:
             await self._runner.cleanup()
+
+    def reset(self) -> None:
+        """Forget the calls and the first poll, before starting the next bot."""
+        self.calls.clear()
+        self.first_poll_at = None
+
+    async def wait_first_poll(self) -> float:
+        """Wait for the first getUpdates since start or `reset`; return its perf_counter time."""
+        async with self._changed:
+            await self._changed.wait_for(lambda: self.first_poll_at is not None)
+            assert self.first_poll_at is not None
+            return self.first_poll_at
 
     async def push_update(self, kind: str, payload: dict[str, Any]) -> None:
         """Queue an update for the next getUpdates."""
@@ -73,6 +87,8 @@ class FakeBotApi:
         method = request.match_info["method"]
         params = {k: _decode(v) for k, v in (await request.post()).items()}
         async with self._changed:
+            if method.lower() == "getupdates" and self.first_poll_at is None:
+                self.first_poll_at = time.perf_counter()
             self.calls.append(ApiCall(method, params))
             self._changed.notify_all()
         if method.lower() == "getupdates":
