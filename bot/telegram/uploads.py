@@ -1,8 +1,10 @@
 """Saving a document an admin sends into the sandbox, safely and without overwriting.
 
-The bytes go to a hidden `.upload-<random>.part` file in the target folder (the tools never see
-hidden names), then get a final, sanitised, unused name in one atomic step. A failure at any
-point leaves no partial file behind.
+The bytes stream from Telegram (or from a local Bot API server's disk) into a hidden
+`.upload-<random>.part` file in the target folder through aiofiles, so the event loop never
+waits on the disk, and the download stops as soon as it passes the size limit. The file then
+gets a final, sanitised, unused name in one atomic step. A failure at any point leaves no
+partial file behind.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ import mimetypes
 import os
 import re
 import unicodedata
+from collections.abc import AsyncGenerator
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import aiofiles
 import aiohttp
 from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
@@ -38,6 +42,7 @@ _FORBIDDEN = re.compile(f'[\\x00-\\x1f\\x7f/\\\\:*?"<>|{BIDI_CONTROLS}]')
 _MAX_NAME_BYTES = 200
 _MAX_COPIES = 10_000
 _DOWNLOAD_TIMEOUT_S = 600
+_CHUNK_BYTES = 256 * 1024
 _MB = 1024 * 1024
 
 
@@ -166,9 +171,9 @@ async def save_upload(
         raise
     if file.file_path is None:
         raise UploadError("failed", "Telegram gave no file path")
-    final = await _download(bot, file.file_path, folder, name, limit)
+    final, size = await _download(bot, file.file_path, folder, name, limit)
     rel = toolbox.sandbox.relative(final)
-    log.info("saved upload %s (%d bytes)", rel, final.stat().st_size)
+    log.info("saved upload %s (%d bytes)", rel, size)
     try:
         report = await toolbox.refresh(rel)
     except Exception as exc:  # the file is saved; the watcher indexes it on its next pass
@@ -177,15 +182,20 @@ async def save_upload(
     return SavedUpload(path=rel, chars=report.chars, error=report.error)
 
 
-async def _download(bot: Bot, file_path: str, folder: Path, name: str, limit: int) -> Path:
-    """Fetch into a hidden temp file, then give it its final name; nothing is left on failure."""
+async def _download(
+    bot: Bot, file_path: str, folder: Path, name: str, limit: int
+) -> tuple[Path, int]:
+    """Fetch into a hidden temp file, then give it its final name; nothing is left on failure.
+
+    Returns the final path and the size in bytes.
+    """
     temp = part_path(folder)
     created: list[Path] = []
     final: Path | None = None
     try:
         created = await asyncio.to_thread(_make_folder, folder)
-        await bot.download_file(file_path, destination=temp, timeout=_DOWNLOAD_TIMEOUT_S)
-        final = await asyncio.to_thread(_finish, temp, folder, name, limit)
+        size = await _fetch(bot, file_path, temp, limit)
+        final = await asyncio.to_thread(_place_without_overwrite, temp, folder, name)
     except aiohttp.ClientError as exc:
         # Its text quotes the download URL, which carries the bot token: keep only the status.
         raise UploadError("download_failed", _download_problem(exc)) from None
@@ -197,7 +207,40 @@ async def _download(bot: Bot, file_path: str, folder: Path, name: str, limit: in
         raise UploadError(kind, exc.strerror or "could not write the file") from exc
     finally:
         await asyncio.to_thread(_clean_up, temp, created if final is None else [])
-    return final
+    return final, size
+
+
+async def _fetch(bot: Bot, file_path: str, temp: Path, limit: int) -> int:
+    """Stream the file into `temp`; stop with "too_big" once more than `limit` bytes came."""
+    api = bot.session.api
+    chunks: AsyncGenerator[bytes, None] = (
+        _local_chunks(Path(api.wrap_local_file.to_local(file_path)))
+        if api.is_local
+        else bot.session.stream_content(
+            url=api.file_url(bot.token, file_path),
+            timeout=_DOWNLOAD_TIMEOUT_S,
+            chunk_size=_CHUNK_BYTES,
+            raise_for_status=True,
+        )
+    )
+    written = 0
+    try:
+        async with aiofiles.open(temp, "wb") as out:
+            async for chunk in chunks:
+                written += len(chunk)
+                if written > limit:
+                    raise UploadError("too_big", f"over {limit} bytes, download stopped")
+                await out.write(chunk)
+    finally:
+        await chunks.aclose()
+    return written
+
+
+async def _local_chunks(path: Path) -> AsyncGenerator[bytes, None]:
+    """A file on a local Bot API server's disk (TELEGRAM_API_LOCAL), read without blocking."""
+    async with aiofiles.open(path, "rb") as source:
+        while chunk := await source.read(_CHUNK_BYTES):
+            yield chunk
 
 
 def _download_problem(exc: aiohttp.ClientError) -> str:
@@ -212,13 +255,6 @@ def _make_folder(folder: Path) -> list[Path]:
     created = [p for p in (folder, *folder.parents) if not p.exists()]
     folder.mkdir(parents=True, exist_ok=True)
     return created
-
-
-def _finish(temp: Path, folder: Path, name: str, limit: int) -> Path:
-    size = temp.stat().st_size
-    if size > limit:
-        raise UploadError("too_big", f"{size} bytes after download", size=size)
-    return _place_without_overwrite(temp, folder, name)
 
 
 def _clean_up(temp: Path, folders: list[Path]) -> None:

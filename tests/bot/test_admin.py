@@ -90,6 +90,20 @@ class TestUploads:
             assert not (harness.settings.sandbox_dir / "x.txt").exists()
             assert not _leftovers(harness.settings.sandbox_dir)
 
+    async def test_a_download_stops_as_soon_as_it_passes_the_limit(
+        self, make_dispatcher: Any
+    ) -> None:
+        async with make_dispatcher(max_upload_mb=1) as harness:
+            harness.session.add_file("documents/note1", b"x" * (20 * 1024 * 1024))
+            await harness.feed(
+                harness.updates.document(
+                    "x.txt", file_id="note1", file_size=None, user_id=ADMIN_ID
+                )
+            )
+            assert "слишком большой" in _last_text(harness)
+            assert harness.session.streamed["documents/note1"] <= 2 * 1024 * 1024
+            assert not _leftovers(harness.settings.sandbox_dir)
+
     async def test_disk_failure_leaves_no_partial_file(
         self, harness: Harness, bot_session: FakeTelegramSession
     ) -> None:

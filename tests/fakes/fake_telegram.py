@@ -54,6 +54,8 @@ class FakeTelegramSession(BaseSession):
 
     calls: list[TelegramMethod[Any]] = field(default_factory=list)
     files: dict[str, bytes | OSError] = field(default_factory=dict)
+    streamed: dict[str, int] = field(default_factory=dict)
+    """Bytes of each file handed to the bot so far (a download may stop early)."""
     hooks: dict[str, Callable[[TelegramMethod[Any]], Awaitable[None]]] = field(
         default_factory=dict
     )
@@ -164,7 +166,9 @@ class FakeTelegramSession(BaseSession):
             yield b"partial data"
             raise data
         for start in range(0, len(data), chunk_size):
-            yield data[start : start + chunk_size]
+            chunk = data[start : start + chunk_size]
+            self.streamed[path] = self.streamed.get(path, 0) + len(chunk)
+            yield chunk
 
     # --- defaults --------------------------------------------------------------------------
     def _default(self, method: TelegramMethod[Any]) -> Any:

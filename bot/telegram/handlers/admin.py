@@ -88,7 +88,8 @@ async def on_document(
 def _upload_problem(texts: Texts, exc: UploadError, settings: Settings, folder: str | None) -> str:
     """The admin's sentence for each kind of failure; the detail is only in the log."""
     if exc.kind == "too_big":
-        return texts.upload_too_big_reply(exc.size / 1024 / 1024, settings.max_upload_mb)
+        size_mb = exc.size / 1024 / 1024 if exc.size else None
+        return texts.upload_too_big_reply(size_mb, settings.max_upload_mb)
     if exc.kind in {"bad_folder", "folder_is_file"}:
         template = texts.upload_bad_folder if exc.kind == "bad_folder" else texts.folder_is_file
         return template.format(folder=escape(folder or ""))

@@ -34,6 +34,7 @@ ENGLISH = Texts(
     upload_refused="🔒 Only admins can add documents. If you have a question, type it as text.",
     admin_only="🔒 This command is for admins only.",
     upload_too_big="📦 The file is too big: {size} MB, and the limit is {limit} MB.",
+    upload_over_limit="📦 The file is too big: over {limit} MB. The download was stopped.",
     upload_too_big_for_server="📦 Telegram does not give bots files over 20 MB. Copy the file "
     "into the documents folder by hand or use a self-hosted Bot API server.",
     upload_bad_folder="📁 I cannot use the folder “{folder}”: it is outside the documents "

@@ -44,6 +44,7 @@ class Texts:
     upload_refused: str
     admin_only: str
     upload_too_big: str
+    upload_over_limit: str
     upload_too_big_for_server: str
     upload_bad_folder: str
     folder_is_file: str
@@ -183,9 +184,12 @@ class Texts:
             seconds=decimal(self.lang, seconds),
         )
 
-    def upload_too_big_reply(self, size_mb: float, limit_mb: float) -> str:
-        """The document exceeds MAX_UPLOAD_MB."""
+    def upload_too_big_reply(self, size_mb: float | None, limit_mb: float) -> str:
+        """The document exceeds MAX_UPLOAD_MB (its size is unknown when the download stopped
+        at the limit)."""
         limit = decimal(self.lang, limit_mb, 0 if limit_mb == int(limit_mb) else 1)
+        if size_mb is None:
+            return self.upload_over_limit.format(limit=limit)
         return self.upload_too_big.format(size=decimal(self.lang, size_mb), limit=limit)
 
     def agent_error(self, kind: str) -> str:
