@@ -89,7 +89,9 @@ async def _naive(fake: Any, toolbox: Toolbox) -> list[dict[str, Any]]:
                 for call in message.tool_calls:
                     function = call.function  # type: ignore[union-attr]
                     result = await toolbox.execute(function.name, function.arguments)
-                    messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+                    messages.append(
+                        {"role": "tool", "tool_call_id": call.id, "content": result.text}
+                    )
     finally:
         await client.close()
     return list(fake.requests[start:])
