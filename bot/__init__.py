@@ -6,6 +6,8 @@ Read it from the door in this order:
   (settings and their errors), `logs`, `data_files` (what lives in DATA_DIR);
 - `services`: what both front doors share (toolbox, history, model client, agent), no aiogram;
 - `agent/`: the loop (history in, tool calls run, an answer out), knowing nothing of Telegram;
+- `access/`: who may use the bot beyond the environment's lists (pairing codes, grants, access
+  requests), kept in DATA_DIR, no aiogram;
 - `terminal`: the terminal front door (`python -m bot chat`);
 - `telegram/`: the Telegram front door, the only package that imports aiogram.
 

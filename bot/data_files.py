@@ -1,8 +1,9 @@
 """Every file the bot keeps in DATA_DIR, named in one place.
 
-The search index is the toolbox's own (`tools.INDEX_FILE`); the conversation log and the
-record of status messages on screen are the bot's. The toolbox is told about the bot's files so
-that no path a model names can reach them, whatever the folders' layout.
+The search index is the toolbox's own (`tools.INDEX_FILE`); the conversation log, the record
+of status messages on screen and the access granted in Telegram are the bot's. The toolbox is
+told about the bot's files so that no path a model names can reach them, whatever the folders'
+layout.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from tools import INDEX_FILE
 
 HISTORY_FILE = "history.sqlite3"
 PENDING_STATUS_FILE = "pending_status.sqlite3"
+ACCESS_FILE = "access.sqlite3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,10 +35,15 @@ class DataFiles:
         return self.root / PENDING_STATUS_FILE
 
     @property
+    def access(self) -> Path:
+        """Access granted in Telegram, pairing codes (as hashes) and access requests (SQLite)."""
+        return self.root / ACCESS_FILE
+
+    @property
     def index(self) -> Path:
         """The search index (SQLite), rebuilt from the documents when missing."""
         return self.root / INDEX_FILE
 
     def bot_databases(self) -> tuple[Path, ...]:
         """The bot's own databases, which the toolbox keeps out of the model's reach."""
-        return (self.history, self.pending_status)
+        return (self.history, self.pending_status, self.access)

@@ -1,0 +1,144 @@
+"""The access database: one small SQLite file in DATA_DIR, worked on by one thread.
+
+It holds what Telegram changes about access (grants, access requests, the admins' languages)
+and the hashes of pairing codes. `python -m bot pair` writes a code into the same file while
+the bot runs, so every change is an immediate transaction (`BEGIN IMMEDIATE`): two processes
+never interleave half-done work, and a crash loses at most the write in progress.
+
+Inside the bot all database work runs on one worker thread, in the order it was asked for, so
+the event loop never waits for the disk and writes never overtake each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+_T = TypeVar("_T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS grants (
+    user_id INTEGER PRIMARY KEY,
+    role TEXT NOT NULL CHECK (role IN ('admin', 'user')),
+    name TEXT NOT NULL DEFAULT '',
+    username TEXT,
+    granted_by INTEGER,
+    granted_by_name TEXT NOT NULL DEFAULT '',
+    granted_at REAL NOT NULL,
+    via TEXT NOT NULL CHECK (via IN ('pairing', 'command', 'request'))
+);
+CREATE TABLE IF NOT EXISTS pairing_codes (
+    code_hash TEXT PRIMARY KEY,
+    expires_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pairing_failures (
+    user_id INTEGER PRIMARY KEY,
+    failures INTEGER NOT NULL,
+    first_at REAL NOT NULL,
+    locked_until REAL NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS access_requests (
+    user_id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL DEFAULT '',
+    username TEXT,
+    lang TEXT NOT NULL,
+    requested_at REAL NOT NULL,
+    decision TEXT CHECK (decision IN ('allowed', 'ignored')),
+    decided_by_name TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS request_messages (
+    user_id INTEGER NOT NULL,
+    chat_id INTEGER NOT NULL,
+    message_id INTEGER NOT NULL,
+    lang TEXT NOT NULL,
+    PRIMARY KEY (chat_id, message_id)
+);
+CREATE TABLE IF NOT EXISTS languages (
+    user_id INTEGER PRIMARY KEY,
+    lang TEXT NOT NULL
+);
+"""
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open (and if needed create) the database; transactions are explicit."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=10.0, isolation_level=None, check_same_thread=False)
+    try:
+        db.executescript(_SCHEMA)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+@contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One immediate transaction: committed when the block ends, rolled back if it raises."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def atomic(work: Callable[[sqlite3.Connection], _T]) -> Callable[[sqlite3.Connection], _T]:
+    """`work` done in one transaction, for `AccessDatabase.run`."""
+
+    def in_transaction(db: sqlite3.Connection) -> _T:
+        with transaction(db):
+            return work(db)
+
+    return in_transaction
+
+
+class AccessDatabase:
+    """The database behind one worker thread; it opens on first use and touches no disk before.
+
+    `run(work)` calls `work(connection)` on the worker thread and returns its result.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="access")
+        self._connection: sqlite3.Connection | None = None
+        self._closed = False
+
+    @property
+    def path(self) -> Path:
+        """Where the database lives."""
+        return self._path
+
+    async def run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run `work` with the connection on the worker thread."""
+        if self._closed:
+            msg = "the access database is closed"
+            raise sqlite3.ProgrammingError(msg)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._call, work)
+
+    async def close(self) -> None:
+        """Close the database; work already asked for finishes first."""
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.get_running_loop().run_in_executor(self._executor, self._close)
+        await asyncio.to_thread(self._executor.shutdown, wait=True)
+
+    # --- on the worker thread ------------------------------------------------------------
+    def _call(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        if self._connection is None:
+            self._connection = connect(self._path)
+        return work(self._connection)
+
+    def _close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None

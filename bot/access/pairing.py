@@ -1,0 +1,114 @@
+"""Pairing: a one-time code makes whoever sends it to the bot its admin.
+
+The bot makes a code at start while it has no admin, and `python -m bot pair` makes one at any
+time; a new code replaces every earlier one, so only the latest works. A code works once and
+for `codes.LIFETIME_S`. Five wrong codes from one person within an hour lock that person out
+for an hour; while locked out, not even the right code is compared. An expired code is told
+apart (the owner needs a new one, not more tries) and is not counted as a wrong one.
+
+These functions run on a connection in one transaction each, so a code made by
+`python -m bot pair` while the bot runs is seen by the bot at the next attempt, and two
+attempts can never both use one code.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from bot.access import codes, grants
+from bot.access.database import connect, transaction
+from bot.access.grants import Grant, Person
+
+MAX_FAILURES = 5
+LOCKOUT_S = 3600.0
+"""How long a person who sent `MAX_FAILURES` wrong codes is locked out, and the window in
+which those wrong codes count."""
+
+Result = Literal["paired", "wrong", "expired", "locked"]
+
+
+@dataclass(frozen=True, slots=True)
+class PairingOutcome:
+    """What one attempt did: the new admin's grant, or why not."""
+
+    result: Result
+    grant: Grant | None = None
+    attempts_left: int = 0
+    """After a wrong code: how many more may be tried before the lockout."""
+    retry_after_s: float = 0.0
+    """When locked out: seconds until the next attempt is read."""
+
+
+def issue(db: sqlite3.Connection, now: float) -> str:
+    """Make a new code (replacing every earlier one) and return it; only its hash is kept."""
+    code = codes.new_code()
+    raw = codes.normalize(code)
+    assert raw is not None
+    with transaction(db):
+        db.execute("DELETE FROM pairing_codes")
+        db.execute(
+            "INSERT INTO pairing_codes (code_hash, expires_at) VALUES (?, ?)",
+            (codes.code_hash(raw), now + codes.LIFETIME_S),
+        )
+    return code
+
+
+def issue_code_now(path: Path, clock: Callable[[], float] = time.time) -> str:
+    """Make a code in the database at `path` from outside the bot (`python -m bot pair`)."""
+    db = connect(path)
+    try:
+        return issue(db, clock())
+    finally:
+        db.close()
+
+
+def redeem(db: sqlite3.Connection, person: Person, raw_code: str, now: float) -> PairingOutcome:
+    """Try `raw_code` (normalized) for `person`; the right live code makes them an admin."""
+    candidate = codes.code_hash(raw_code)
+    with transaction(db):
+        locked_until = _locked_until(db, person.user_id)
+        if locked_until > now:
+            return PairingOutcome("locked", retry_after_s=locked_until - now)
+        expires_at = None
+        for stored, expires in db.execute("SELECT code_hash, expires_at FROM pairing_codes"):
+            if codes.same_hash(candidate, stored):
+                expires_at = float(expires)
+        if expires_at is None:
+            return _failed(db, person.user_id, now)
+        db.execute("DELETE FROM pairing_codes")
+        if expires_at <= now:
+            return PairingOutcome("expired")
+        db.execute("DELETE FROM pairing_failures WHERE user_id = ?", (person.user_id,))
+        return PairingOutcome("paired", grant=grants.make_admin(db, person, now))
+
+
+def _locked_until(db: sqlite3.Connection, user_id: int) -> float:
+    row = db.execute(
+        "SELECT locked_until FROM pairing_failures WHERE user_id = ?", (user_id,)
+    ).fetchone()
+    return 0.0 if row is None else float(row[0])
+
+
+def _failed(db: sqlite3.Connection, user_id: int, now: float) -> PairingOutcome:
+    """Count a wrong code; the `MAX_FAILURES`th within the window starts the lockout."""
+    row = db.execute(
+        "SELECT failures, first_at FROM pairing_failures WHERE user_id = ?", (user_id,)
+    ).fetchone()
+    failures, first_at = (0, now) if row is None or now - row[1] >= LOCKOUT_S else row
+    failures += 1
+    if failures >= MAX_FAILURES:
+        db.execute(
+            "INSERT OR REPLACE INTO pairing_failures VALUES (?, 0, ?, ?)",
+            (user_id, now, now + LOCKOUT_S),
+        )
+        return PairingOutcome("locked", retry_after_s=LOCKOUT_S)
+    db.execute(
+        "INSERT OR REPLACE INTO pairing_failures VALUES (?, ?, ?, 0)",
+        (user_id, failures, first_at),
+    )
+    return PairingOutcome("wrong", attempts_left=MAX_FAILURES - failures)

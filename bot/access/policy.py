@@ -1,0 +1,204 @@
+"""Who may use the bot and who is an admin: the environment's lists, then Telegram's grants.
+
+`AccessPolicy` is the one place access is decided. ADMIN_IDS, ALLOWED_USER_IDS and ALLOW_ALL
+always win: a grant adds people, it never takes away what the environment gives, and an admin
+from the environment cannot be denied from Telegram. Grants live in the access database and
+are mirrored in memory, so the check every update meets costs no disk access; every change is
+written first and mirrored once it is committed. The bot is the only writer of grants
+(`python -m bot pair` only writes codes, which are read from the database at each attempt).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.access import grants, pairing, requests
+from bot.access.database import AccessDatabase, atomic, transaction
+from bot.access.grants import Grant, Person, Via
+from bot.access.pairing import PairingOutcome
+from bot.access.requests import AccessRequest, RequestMessage
+from bot.config import Settings
+
+DenyResult = Literal["env_admin", "env_user", "removed", "not_granted"]
+"""What `/deny` did: nothing (an admin from the environment), removed the Telegram grant (but
+ALLOWED_USER_IDS still lets them in), removed it, or found nothing to remove."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """What a decision about a person did."""
+
+    request: AccessRequest | None
+    """Their access request as it stands now, if they made one."""
+    decided_now: bool
+    """This decision settled a pending request (False: there was none, or it was settled)."""
+    grant: Grant | None
+    """The grant that lets them in, when the decision was to let them in."""
+    messages: list[RequestMessage]
+    """The admins' messages about the request, to be edited."""
+
+
+class AccessPolicy:
+    """The environment's access lists and the grants made in Telegram, asked as one.
+
+    Call `load` before the first update; `clock` gives Unix time (tests move it).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        database: AccessDatabase,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._settings = settings
+        self._db = database
+        self._clock = clock
+        self._grants: dict[int, Grant] = {}
+        self._languages: dict[int, str] = {}
+
+    async def load(self) -> None:
+        """Read the grants and the admins' languages from the database."""
+        found, languages = await self._db.run(_load)
+        self._grants = {grant.person.user_id: grant for grant in found}
+        self._languages = languages
+
+    async def close(self) -> None:
+        """Close the database."""
+        await self._db.close()
+
+    # --- decisions, from memory ------------------------------------------------------------
+    def may_use(self, user_id: int) -> bool:
+        """Whether this Telegram user may ask questions."""
+        return self._settings.may_use(user_id) or user_id in self._grants
+
+    def is_admin(self, user_id: int) -> bool:
+        """Whether this Telegram user may add documents and run admin commands."""
+        grant = self._grants.get(user_id)
+        return self._settings.is_admin(user_id) or (grant is not None and grant.role == "admin")
+
+    def may_answer_in_group(self, chat_id: int) -> bool:
+        """Whether the bot may answer in this group chat (ALLOWED_CHAT_IDS, when set)."""
+        return self._settings.may_answer_in_group(chat_id)
+
+    def admin_ids(self) -> frozenset[int]:
+        """Every admin: ADMIN_IDS and those who paired."""
+        paired = {uid for uid, grant in self._grants.items() if grant.role == "admin"}
+        return self._settings.admin_ids | paired
+
+    def has_admin(self) -> bool:
+        """Whether anyone can run the admin commands yet."""
+        return bool(self.admin_ids())
+
+    @property
+    def allow_all(self) -> bool:
+        """ALLOW_ALL: everyone may use the bot."""
+        return self._settings.allow_all
+
+    @property
+    def env_admins(self) -> frozenset[int]:
+        """ADMIN_IDS."""
+        return self._settings.admin_ids
+
+    @property
+    def env_users(self) -> frozenset[int]:
+        """ALLOWED_USER_IDS."""
+        return self._settings.allowed_user_ids
+
+    def grants(self) -> list[Grant]:
+        """Every grant made in Telegram, oldest first."""
+        return sorted(self._grants.values(), key=lambda g: (g.granted_at, g.person.user_id))
+
+    def granted(self, user_id: int) -> Grant | None:
+        """The Telegram grant of one person, if any."""
+        return self._grants.get(user_id)
+
+    def language(self, user_id: int) -> str | None:
+        """The language an admin last used, if known."""
+        return self._languages.get(user_id)
+
+    # --- changes, written first ------------------------------------------------------------
+    async def remember_language(self, user_id: int, lang: str) -> None:
+        """Keep the language an admin reads, for the access requests sent to them."""
+        if self._languages.get(user_id) == lang:
+            return
+        await self._db.run(atomic(lambda db: _set_language(db, user_id, lang)))
+        self._languages[user_id] = lang
+
+    async def issue_code(self) -> str:
+        """A new pairing code; every earlier one stops working."""
+        now = self._clock()
+        return await self._db.run(lambda db: pairing.issue(db, now))
+
+    async def pair(self, person: Person, raw_code: str) -> PairingOutcome:
+        """Try a pairing code (normalized); the right one makes `person` an admin."""
+        now = self._clock()
+        outcome = await self._db.run(lambda db: pairing.redeem(db, person, raw_code, now))
+        if outcome.grant is not None:
+            self._grants[person.user_id] = outcome.grant
+        return outcome
+
+    async def open_request(self, person: Person, lang: str) -> bool:
+        """Record a stranger's request; False when they already asked within the period."""
+        now = self._clock()
+        return await self._db.run(atomic(lambda db: requests.open_request(db, person, lang, now)))
+
+    async def withdraw_request(self, user_id: int) -> None:
+        """Forget a request that reached no admin."""
+        await self._db.run(atomic(lambda db: requests.withdraw(db, user_id)))
+
+    async def note_request_message(self, user_id: int, message: RequestMessage) -> None:
+        """Remember an admin's message with the request's buttons."""
+        await self._db.run(atomic(lambda db: requests.add_message(db, user_id, message)))
+
+    async def decide(self, user_id: int, *, allow: bool, by: Person, via: Via) -> Settled:
+        """Let a person in (or ignore their request), settling their pending request if any.
+
+        A tap on a request that was settled already changes nothing; `/allow` (`via` command)
+        lets the person in whatever became of their request.
+        """
+        now = self._clock()
+        settled = await self._db.run(
+            lambda db: _decide(db, user_id, allow=allow, by=by, via=via, now=now)
+        )
+        if settled.grant is not None:
+            self._grants[user_id] = settled.grant
+        return settled
+
+    async def deny(self, user_id: int) -> tuple[DenyResult, Grant | None]:
+        """Take away access granted in Telegram; the environment's lists are left as they are."""
+        if user_id in self._settings.admin_ids:
+            return "env_admin", None
+        removed = await self._db.run(atomic(lambda db: grants.remove(db, user_id)))
+        self._grants.pop(user_id, None)
+        if user_id in self._settings.allowed_user_ids:
+            return "env_user", removed
+        return ("removed" if removed is not None else "not_granted"), removed
+
+
+def _load(db: sqlite3.Connection) -> tuple[list[Grant], dict[int, str]]:
+    languages = dict(db.execute("SELECT user_id, lang FROM languages").fetchall())
+    return grants.load_all(db), languages
+
+
+def _set_language(db: sqlite3.Connection, user_id: int, lang: str) -> None:
+    db.execute("INSERT OR REPLACE INTO languages VALUES (?, ?)", (user_id, lang))
+
+
+def _decide(
+    db: sqlite3.Connection, user_id: int, *, allow: bool, by: Person, via: Via, now: float
+) -> Settled:
+    with transaction(db):
+        request = requests.find(db, user_id)
+        decision: requests.Decision = "allowed" if allow else "ignored"
+        decided_now = request is not None and requests.decide(db, user_id, decision, by)
+        grant = None
+        if allow and (decided_now or request is None or via == "command"):
+            person = request.person if request is not None else Person(user_id)
+            grant = grants.let_in(db, person, by, now, via)
+        now_request = requests.find(db, user_id)
+        return Settled(now_request, decided_now, grant, requests.messages(db, user_id))
