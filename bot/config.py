@@ -6,13 +6,25 @@ import json
 import re
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import NoDecode
 
 from tools.config import ToolSettings
 
 _TOKEN_SHAPE = re.compile(r"^\d+:[A-Za-z0-9_-]{20,}$")
+# Values written to be replaced: the tokens Telegram's documentation shows, the webhook URL
+# of .env.example, and the usual stand-ins for a secret ("sk-...", "<your key>", "changeme").
+_EXAMPLE_TOKENS = frozenset(
+    {"123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11", "110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"}
+)
+_EXAMPLE_WEBHOOK_URLS = frozenset({"https://bot.example.com/telegram"})
+_STAND_IN = re.compile(
+    r"\.\.\.|…|^<.*>$|^\[.*\]$|^sk-x+$|(?:^|[^a-z0-9])your[-_ ]|change[-_ ]?me|paste[-_ ]",
+    re.IGNORECASE,
+)
+_WEBHOOK_PORTS = frozenset({443, 80, 88, 8443})  # the ports Telegram sends webhooks to
 
 IdList = Annotated[frozenset[int], NoDecode]
 
@@ -159,8 +171,25 @@ class Settings(ToolSettings):
     @field_validator("bot_token")
     @classmethod
     def _token_shape(cls, value: SecretStr | None) -> SecretStr | None:
-        if value is not None and not _TOKEN_SHAPE.match(value.get_secret_value().strip()):
+        if value is None:
+            return None
+        token = value.get_secret_value().strip()
+        if token in _EXAMPLE_TOKENS or _STAND_IN.search(token):
+            msg = "is still the example value; put your bot's own token from @BotFather here"
+            raise ValueError(msg)
+        if not _TOKEN_SHAPE.match(token):
             msg = "does not look like a bot token (digits, a colon, then letters); copy it again"
+            raise ValueError(msg)
+        return value
+
+    @field_validator("openai_api_key")
+    @classmethod
+    def _real_key(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and _STAND_IN.search(value.get_secret_value().strip()):
+            msg = (
+                "is still the example value; put your model server's key here "
+                "(any string for a local server such as Ollama)"
+            )
             raise ValueError(msg)
         return value
 
@@ -171,6 +200,34 @@ class Settings(ToolSettings):
             msg = "must be an http:// or https:// URL"
             raise ValueError(msg)
         return value.rstrip("/") if value else value
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _telegram_accepts_webhook(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """Telegram posts webhooks only over HTTPS and only to ports 443, 80, 88 and 8443; a
+        local Bot API server (TELEGRAM_API_LOCAL) allows plain HTTP and any port."""
+        if value is None:
+            return None
+        if value in _EXAMPLE_WEBHOOK_URLS:
+            msg = "is still the example value from .env.example; put your bot's public URL here"
+            raise ValueError(msg)
+        if info.data.get("telegram_api_local", False):
+            return value
+        parts = urlsplit(value)
+        if parts.scheme != "https":
+            msg = (
+                "must be an https:// URL: Telegram sends webhooks only over HTTPS (plain http "
+                "works only with a local Bot API server, TELEGRAM_API_LOCAL=true)"
+            )
+            raise ValueError(msg)
+        try:
+            port = parts.port or 443
+        except ValueError:
+            port = -1
+        if port not in _WEBHOOK_PORTS:
+            msg = "must use port 443, 80, 88 or 8443: Telegram sends webhooks to no other port"
+            raise ValueError(msg)
+        return value
 
     @field_validator("webhook_secret")
     @classmethod

@@ -1,12 +1,18 @@
-"""Load settings and turn every problem into one readable list instead of a traceback."""
+"""Load settings and turn every problem into one readable list instead of a traceback.
+
+Every rule a command would otherwise meet only once it starts is applied here, so `run`,
+`chat` and `check` refuse the same settings with the same list: the values' own rules
+(`bot.config`), the secrets a command needs, and a system prompt that can be used.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from bot.agent.prompts import PromptError, choose_system_prompt
 from bot.config import Settings
 
 if TYPE_CHECKING:
@@ -17,6 +23,10 @@ _HOW_TO_FIX = {
     "openai_api_key": "put your model server's key in .env as OPENAI_API_KEY=... "
     "(any string for a local server such as Ollama)",
 }
+_WHO_NEEDS = {
+    "bot_token": "only the Telegram bot needs it; `python -m bot chat` works without it",
+}
+_PROMPT_FIELDS = frozenset({"system_prompt", "system_prompt_file"})
 
 
 class SettingsError(Exception):
@@ -48,21 +58,64 @@ def _describe(error: ErrorDetails) -> str:
     return f"{name}: {message}" + (f" ({hint})" if hint and error["type"] == "missing" else "")
 
 
-def load_settings(required: Iterable[str] = (), **overrides: object) -> Settings:
+def _missing(name: str, *, needed: bool) -> str:
+    hint = _HOW_TO_FIX.get(name, "set it in .env")
+    if not needed and name in _WHO_NEEDS:
+        hint += f"; {_WHO_NEEDS[name]}"
+    return f"{name.upper()}: is missing ({hint})"
+
+
+def _with_defaults(errors: list[ErrorDetails], overrides: dict[str, Any]) -> Settings | None:
+    """The settings with each invalid value replaced by its default, so the rules that look
+    at the other values still run; None when that does not make them valid."""
+    bad = {str(e["loc"][0]) for e in errors if e["loc"]}
+    defaults = {
+        name: Settings.model_fields[name].get_default(call_default_factory=True)
+        for name in bad
+        if name in Settings.model_fields
+    }
+    try:
+        return Settings(**{**overrides, **defaults})
+    except ValidationError:
+        return None
+
+
+def load_settings(
+    required: Iterable[str] = (), *, wanted: Iterable[str] = (), **overrides: Any
+) -> Settings:
     """Read settings; `required` names fields that this command cannot run without.
 
+    `wanted` names fields the command runs without but would rather have: they are listed as
+    missing only alongside another problem, so the admin sees everything to fix at once.
     Raises SettingsError listing every problem at once, so the admin fixes them in one go.
     Values never appear in the messages: a secret typed into the wrong variable stays hidden.
     """
+    problems: list[str] = []
+    failed: set[str] = set()
     try:
-        settings = Settings(**overrides)  # type: ignore[arg-type]
+        settings: Settings | None = Settings(**overrides)
     except ValidationError as exc:
-        raise SettingsError([_describe(e) for e in exc.errors(include_input=False)]) from None
-    problems = [
-        f"{name.upper()}: is missing ({_HOW_TO_FIX.get(name, 'set it in .env')})"
-        for name in required
-        if getattr(settings, name) is None
-    ]
-    if problems:
+        errors = exc.errors(include_input=False)
+        problems = [_describe(e) for e in errors]
+        failed = {str(e["loc"][0]) for e in errors if e["loc"]}
+        settings = _with_defaults(errors, overrides)
+    if settings is not None:
+        problems += [
+            _missing(name, needed=True)
+            for name in required
+            if name not in failed and getattr(settings, name) is None
+        ]
+        if not failed & _PROMPT_FIELDS:
+            try:
+                choose_system_prompt(settings.system_prompt, settings.system_prompt_file)
+            except PromptError as exc:
+                problems.append(str(exc))
+    if problems and settings is not None:
+        problems += [
+            _missing(name, needed=False)
+            for name in wanted
+            if name not in failed and getattr(settings, name) is None
+        ]
+    if settings is None or problems:
         raise SettingsError(problems)
     return settings

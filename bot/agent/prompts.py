@@ -70,24 +70,28 @@ class PromptError(ValueError):
 
 
 def choose_system_prompt(text: str | None, file: Path | None) -> str:
-    """The prompt from `SYSTEM_PROMPT` or `SYSTEM_PROMPT_FILE`, else the built-in one."""
+    """The prompt from `SYSTEM_PROMPT` or `SYSTEM_PROMPT_FILE`, else the built-in one.
+
+    The settings loader calls this too, so a prompt that cannot be used stops every command
+    before it starts; the message names the setting, as the loader's other problems do.
+    """
     if text is not None and file is not None:
-        msg = "set SYSTEM_PROMPT or SYSTEM_PROMPT_FILE, not both"
+        msg = "SYSTEM_PROMPT_FILE: set it or SYSTEM_PROMPT, not both"
         raise PromptError(msg)
     if file is not None:
         try:
             text = file.read_text(encoding="utf-8-sig")
         except FileNotFoundError as exc:
-            msg = f"SYSTEM_PROMPT_FILE {file} does not exist"
+            msg = f"SYSTEM_PROMPT_FILE: {file} does not exist"
             raise PromptError(msg) from exc
         except UnicodeDecodeError as exc:
-            msg = f"SYSTEM_PROMPT_FILE {file} is not UTF-8 text"
+            msg = f"SYSTEM_PROMPT_FILE: {file} is not UTF-8 text"
             raise PromptError(msg) from exc
         except OSError as exc:
-            msg = f"SYSTEM_PROMPT_FILE {file} cannot be read ({exc.strerror})"
+            msg = f"SYSTEM_PROMPT_FILE: {file} cannot be read ({exc.strerror})"
             raise PromptError(msg) from exc
         if not text.strip():
-            msg = f"SYSTEM_PROMPT_FILE {file} is empty"
+            msg = f"SYSTEM_PROMPT_FILE: {file} is empty"
             raise PromptError(msg)
     if text is None:
         return DEFAULT_SYSTEM_PROMPT
