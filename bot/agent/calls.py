@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.agent.events import emit
-from bot.agent.llm import ToolCall
 from bot.agent.prompts import REPEATED_CALL_HINT
+from bot.agent.replies import ToolCall
 from bot.agent.types import EventHandler, ToolFinished, ToolRunner, ToolStarted
 from tools.results import ToolResult
 

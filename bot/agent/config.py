@@ -17,6 +17,8 @@ class AgentConfig:
 
     `history_turns`: how many past questions are loaded from the store at most; trimming to the
     window decides how many of them are actually sent.
+    `stream`: "auto" streams answers and falls back to whole replies for a server that cannot
+    stream; "on" always streams; "off" never does.
     """
 
     model: str
@@ -25,6 +27,7 @@ class AgentConfig:
     max_rounds: int
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     history_turns: int = 100
+    stream: str = "auto"
 
     def __post_init__(self) -> None:
         if self.max_rounds < 1:

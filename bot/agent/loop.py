@@ -24,12 +24,14 @@ from bot.agent.config import AgentConfig
 from bot.agent.context import Fitted, fit, repair
 from bot.agent.events import emit
 from bot.agent.history import HistoryStore
-from bot.agent.llm import ModelClient, ModelReply
+from bot.agent.llm import ModelClient, TextListener
 from bot.agent.locks import KeyedLocks
 from bot.agent.prompts import EMPTY_REPLY_NOTE, ROUND_LIMIT_NOTE, no_answer_text
+from bot.agent.replies import ModelReply
 from bot.agent.tokens import TokenCounter
 from bot.agent.types import (
     Answer,
+    AnswerDraft,
     AnswerReady,
     ContextOverflow,
     ContextStatus,
@@ -63,6 +65,19 @@ class _Progress:
     sources: list[str] = field(default_factory=list)
     results: dict[str, ToolResult] = field(default_factory=dict)
     nudged: bool = False
+    on_event: EventHandler | None = None
+
+    @property
+    def draft_listener(self) -> TextListener | None:
+        """Streams the answer to the caller as `AnswerDraft` events, when someone listens."""
+        handler = self.on_event
+        if handler is None:
+            return None
+
+        async def on_text(text: str) -> None:
+            await emit(handler, AnswerDraft(text))
+
+        return on_text
 
     def usage(self, started: float) -> Usage:
         return Usage(
@@ -87,7 +102,9 @@ class Agent:
         locks: KeyedLocks | None = None,
     ) -> None:
         self._config = config
-        self._model = ModelClient(client, config.model, config.max_output_tokens)
+        self._model = ModelClient(
+            client, config.model, config.max_output_tokens, stream=config.stream
+        )
         self._tools = tools
         self._history = history
         self._counter = TokenCounter.for_model(config.model)
@@ -146,7 +163,7 @@ class Agent:
         past = await self._load(conversation)
         question: Message = {"role": "user", "content": text}
         turn = await self._history.begin_turn(conversation, question)
-        progress = _Progress(current=[question])
+        progress = _Progress(current=[question], on_event=on_event)
         try:
             answer = await self._run(turn, past, progress, on_event, started)
         except BaseException as exc:
@@ -294,7 +311,9 @@ class Agent:
         for attempt in (1, 2):
             progress.model_calls += 1
             try:
-                reply = await self._model.complete(fitted.messages, specs or None, tool_choice)
+                reply = await self._model.complete(
+                    fitted.messages, specs or None, tool_choice, progress.draft_listener
+                )
             except ContextOverflow as exc:
                 self._learn_ceiling(fitted.tokens)
                 if attempt == 2:

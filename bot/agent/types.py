@@ -65,7 +65,18 @@ class AnswerReady:
     text: str
 
 
-AgentEvent = ToolStarted | ToolFinished | AnswerReady
+@dataclass(frozen=True, slots=True)
+class AnswerDraft:
+    """The answer as streamed so far (the whole text, not the newest piece).
+
+    It may shrink: back to "" when the reply turns out to call tools (the model was thinking
+    aloud, not answering), or when a stream that could not be read is asked for again whole.
+    """
+
+    text: str
+
+
+AgentEvent = ToolStarted | ToolFinished | AnswerDraft | AnswerReady
 EventHandler = Callable[[AgentEvent], Awaitable[None]]
 
 
@@ -132,6 +143,16 @@ class ModelRateLimited(AgentError):
     """The model server kept answering 429 after the retries."""
 
     kind = "rate_limited"
+
+
+class ModelStreamCut(ModelUnavailable):
+    """A streamed answer stopped in the middle; `partial` is the text that had been shown."""
+
+    kind = "stream_cut"
+
+    def __init__(self, message: str, partial: str = "") -> None:
+        super().__init__(message)
+        self.partial = partial
 
 
 class ModelBadReply(AgentError):

@@ -18,7 +18,8 @@ from bot.agent import (
     ModelRateLimited,
     ModelUnavailable,
 )
-from bot.agent.llm import ModelClient, build_client, is_context_error
+from bot.agent.llm import ModelClient, build_client
+from bot.agent.model_errors import is_context_error
 from bot.agent.tokens import TokenCounter
 from bot.settings_loader import load_settings
 from tests.agent.conftest import AgentFactory, assert_request_valid
