@@ -161,6 +161,9 @@ class FakeLLM:
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         self.responder: Responder | None = None
+        self.models: list[str] | None = ["gpt-4.1-mini", "fake-model"]
+        """What GET /v1/models lists; None answers 404, as servers without a list do."""
+        self.model_listings = 0
         self._queue: deque[Reply] = deque()
         self._closing = asyncio.Event()
         self._arrived = asyncio.Condition()
@@ -241,6 +244,7 @@ class FakeLLM:
         """Listen on a free port of 127.0.0.1."""
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self._handle)
+        app.router.add_get("/v1/models", self._list_models)
         self._runner = web.AppRunner(app, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -275,6 +279,17 @@ class FakeLLM:
         if reply.delay_s:
             await asyncio.sleep(reply.delay_s)
         return self._render(reply, body)
+
+    async def _list_models(self, _: web.Request) -> web.Response:
+        self.model_listings += 1
+        if self.models is None:
+            body = {"error": {"message": "fake: no list of models", "type": "not_found"}}
+            return web.json_response(body, status=404)
+        data = [
+            {"id": name, "object": "model", "created": 0, "owned_by": "fake"}
+            for name in self.models
+        ]
+        return web.json_response({"object": "list", "data": data})
 
     @staticmethod
     def _render(reply: Reply, request: dict[str, Any]) -> web.Response:
