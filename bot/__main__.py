@@ -1,9 +1,9 @@
 """`python -m bot`: the entrance. Load the settings, then open one front door.
 
 `run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal (`bot.terminal`),
-`check` neither. A front door is imported only once chosen, by its module name: importing
-aiogram costs seconds that the terminal chat and a settings check never pay. Front doors do
-not import this module back.
+`check` the checks (`bot.check`). A front door is imported only once chosen, by its module
+name: importing aiogram costs seconds that the terminal chat and `check --offline` never pay.
+Front doors do not import this module back.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import asyncio
 import importlib
 import logging
 import sys
+from typing import Any
 
 from bot.agent import PromptError
-from bot.cli import parse_command
+from bot.cli import parse_args
 from bot.config import Settings
 from bot.logs import setup_logging
 from bot.settings_loader import SettingsError, load_settings
@@ -27,36 +28,30 @@ _REQUIRED = {
     "check": ("openai_api_key",),
 }
 _WANTED = {"check": ("bot_token",)}  # listed among other problems; alone, check reports it
-FRONT_DOORS = {"run": "bot.telegram.run", "chat": "bot.terminal"}
-"""Each module has `async def serve(settings) -> int`."""
+FRONT_DOORS = {"run": "bot.telegram.run", "chat": "bot.terminal", "check": "bot.check"}
+"""Each module has `async def serve(settings, **options) -> int`, options from the command line."""
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code (2 for bad settings)."""
-    command = parse_command(argv)
+    command, options = parse_args(argv)
     try:
         settings = load_settings(required=_REQUIRED[command], wanted=_WANTED.get(command, ()))
     except SettingsError as exc:
         print(exc.report(), file=sys.stderr)  # noqa: T201 - the terminal is the audience
         return 2
-    return run_command(command, settings)
+    return run_command(command, settings, **options)
 
 
-def run_command(command: str, settings: Settings) -> int:
+def run_command(command: str, settings: Settings, **options: Any) -> int:
     """Run `command` (`run`, `chat` or `check`) with `settings`; returns the exit code."""
-    if command == "check":
-        print(  # noqa: T201 - the terminal is the audience
-            f"settings are valid (model {settings.model}, documents in {settings.sandbox_dir})",
-            file=sys.stderr,
-        )
-        return 0
     level = settings.log_level
-    if command == "chat" and level == "INFO":
-        level = "WARNING"  # keep the terminal conversation readable
+    if command in ("chat", "check") and level == "INFO":
+        level = "WARNING"  # keep the terminal conversation (or the checks' lines) readable
     setup_logging(level, secrets=_secrets(settings))
     front_door = importlib.import_module(FRONT_DOORS[command])
     try:
-        return int(asyncio.run(front_door.serve(settings)))
+        return int(asyncio.run(front_door.serve(settings, **options)))
     except PromptError as exc:
         log.error("the system prompt cannot be used: %s", exc)
         return 2

@@ -6,6 +6,7 @@ The help lists every setting straight from the Settings class, so it cannot drif
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from bot.config import Settings
 
@@ -33,11 +34,25 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("run", help="run the Telegram bot (the default)")
     commands.add_parser("chat", help="ask questions in the terminal, without Telegram")
-    commands.add_parser("check", help="validate the settings and exit")
+    check = commands.add_parser(
+        "check",
+        help="apply every settings rule of `run`, then try Telegram (getMe), the model server, "
+        "the documents and DATA_DIR, one line each; exit 0 only when all pass",
+    )
+    check.add_argument(
+        "--offline",
+        action="store_true",
+        help="skip the checks that need the network (Telegram and the model server)",
+    )
     return parser
 
 
 def parse_command(argv: list[str] | None = None) -> str:
     """The command to run; `run` when none is given."""
-    args = build_parser().parse_args(argv)
-    return str(args.command or "run")
+    return parse_args(argv)[0]
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[str, dict[str, Any]]:
+    """The command to run (`run` when none is given) and its options, such as `offline`."""
+    options = vars(build_parser().parse_args(argv))
+    return str(options.pop("command") or "run"), options

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import shutil
+import socket
+import sys
+from collections import Counter
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.__main__ import main
+from bot.check import serve
+from bot.check.documents import check_documents, describe_reasons
+from bot.cli import build_parser
+from bot.config import Settings
 from bot.settings_loader import load_settings
+from tests.fakes.accounts import BOT_TOKEN, BOT_USERNAME
+from tests.fakes.bot_api_http import FakeBotApi
+from tests.fakes.fake_llm import FakeLLM
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "123456:AAF-secret_token_value_abcdef"
@@ -125,3 +139,370 @@ class TestSettingsRules:
         monkeypatch.setenv("TELEGRAM_API_LOCAL", "true")
         monkeypatch.setenv("WEBHOOK_URL", "http://bot:8080/tg")
         assert load_settings().webhook_url == "http://bot:8080/tg"
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+async def bot_api() -> AsyncIterator[FakeBotApi]:
+    api = FakeBotApi(token=BOT_TOKEN)
+    await api.start()
+    try:
+        yield api
+    finally:
+        await api.close()
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    (folder / "hr").mkdir(parents=True)
+    (folder / "hr" / "vacation.md").write_text("# Vacation\n\n28 days a year.\n", encoding="utf-8")
+    return folder
+
+
+def _settings(
+    tmp_path: Path, docs: Path, fake_llm: FakeLLM, bot_api: FakeBotApi, **values: Any
+) -> Settings:
+    defaults: dict[str, Any] = {
+        "bot_token": BOT_TOKEN,
+        "telegram_api_base": bot_api.base_url,
+        "openai_api_key": KEY,
+        "openai_base_url": fake_llm.base_url,
+        "sandbox_dir": docs,
+        "data_dir": tmp_path / "data",
+        "_env_file": None,
+    }
+    return load_settings(**{**defaults, **values})
+
+
+async def _check(
+    settings: Settings, capsys: pytest.CaptureFixture[str], *, offline: bool = False
+) -> tuple[int, dict[str, str]]:
+    """The exit code and each line by its subject, after checking no secret was printed."""
+    code = await serve(settings, offline=offline)
+    out = capsys.readouterr().out
+    for secret in (KEY, BOT_TOKEN):
+        assert secret not in out
+    lines = {line.split(":")[0][2:]: line for line in out.splitlines()}
+    assert list(lines) == ["settings", "telegram", "model server", "documents", "data folder"]
+    return code, lines
+
+
+class TestRealThings:
+    async def test_all_pass(
+        self,
+        tmp_path: Path,
+        docs: Path,
+        fake_llm: FakeLLM,
+        bot_api: FakeBotApi,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        settings = _settings(tmp_path, docs, fake_llm, bot_api)
+        code, lines = await _check(settings, capsys)
+        assert code == 0, lines
+        assert lines["settings"].startswith("✓ settings: model gpt-4.1-mini")
+        assert lines["telegram"].startswith(f"✓ telegram: @{BOT_USERNAME} (getMe")
+        assert lines["model server"] == (
+            f"✓ model server: gpt-4.1-mini is offered at {fake_llm.base_url}/"
+        )
+        assert lines["documents"] == f"✓ documents: 1 in {docs}, all readable"
+        assert lines["data folder"].startswith(f"✓ data folder: {tmp_path / 'data'} can be")
+        assert [c.method for c in bot_api.calls] == ["getMe"]
+        assert fake_llm.model_listings == 1
+        assert not (tmp_path / "data").exists()  # the check leaves nothing behind
+
+    async def test_a_model_the_server_does_not_offer_names_those_it_does(
+        self,
+        tmp_path: Path,
+        docs: Path,
+        fake_llm: FakeLLM,
+        bot_api: FakeBotApi,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        fake_llm.models = [f"model-{n}" for n in range(12)]
+        settings = _settings(tmp_path, docs, fake_llm, bot_api, model="qwen2.5:7b")
+        code, lines = await _check(settings, capsys)
+        assert code == 1
+        assert lines["model server"].startswith("✗ model server: MODEL qwen2.5:7b is not offered")
+        assert "it offers model-0, model-1" in lines["model server"]
+        assert "model-9 and 2 more" in lines["model server"]
+        assert "model-10" not in lines["model server"]
+
+    async def test_a_server_without_a_list_gets_a_one_token_request(
+        self,
+        tmp_path: Path,
+        docs: Path,
+        fake_llm: FakeLLM,
+        bot_api: FakeBotApi,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        fake_llm.models = None
+        fake_llm.reply_text("ok")
+        code, lines = await _check(_settings(tmp_path, docs, fake_llm, bot_api), capsys)
+        assert code == 0, lines
+        assert "gpt-4.1-mini answered a one-token request" in lines["model server"]
+        assert "keeps no list of models" in lines["model server"]
+        assert fake_llm.requests[0]["max_tokens"] == 1
+
+    async def test_a_refused_key_is_named_without_its_value(
+        self,
+        tmp_path: Path,
+        docs: Path,
+        fake_llm: FakeLLM,
+        bot_api: FakeBotApi,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        fake_llm.models = None
+        fake_llm.reply_error(401, {"error": {"message": f"Incorrect API key provided: {KEY}"}})
+        code, lines = await _check(_settings(tmp_path, docs, fake_llm, bot_api), capsys)
+        assert code == 1
+        assert lines["model server"].startswith(
+            "✗ model server: the key in OPENAI_API_KEY was refused (HTTP 401"
+        )
+
+    async def test_a_server_that_is_down_is_named_with_its_url(
+        self,
+        tmp_path: Path,
+        docs: Path,
+        fake_llm: FakeLLM,
+        bot_api: FakeBotApi,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        url = f"http://127.0.0.1:{_closed_port()}/v1"
+        settings = _settings(tmp_path, docs, fake_llm, bot_api, openai_base_url=url)
+        code, lines = await _check(settings, capsys)
+        assert code == 1
+        assert lines["model server"].startswith(f"✗ model server: cannot reach {url}/")
+        assert "refused" in lines["model server"]
+
+    async def test_a_refused_token(
+        self,
+        tmp_path: Path,
+        docs: Path,
+        fake_llm: FakeLLM,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        api = FakeBotApi(token="7:another_token_entirely_abcdefgh")
+        await api.start()
+        try:
+            code, lines = await _check(_settings(tmp_path, docs, fake_llm, api), capsys)
+        finally:
+            await api.close()
+        assert code == 1
+        assert lines["telegram"] == (
+            f"✗ telegram: {api.base_url} refused BOT_TOKEN; copy the token from @BotFather again"
+        )
+        assert lines["model server"].startswith("✓")  # the other checks still ran
+
+    async def test_a_server_that_is_not_a_bot_api(
+        self,
+        tmp_path: Path,
+        docs: Path,
+        fake_llm: FakeLLM,
+        bot_api: FakeBotApi,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        base = fake_llm.base_url.removesuffix("/v1")
+        settings = _settings(tmp_path, docs, fake_llm, bot_api, telegram_api_base=base)
+        code, lines = await _check(settings, capsys)
+        assert code == 1
+        assert "did not answer like a Telegram Bot API" in lines["telegram"]
+
+    async def test_no_token_fails_the_telegram_line_only(
+        self,
+        tmp_path: Path,
+        docs: Path,
+        fake_llm: FakeLLM,
+        bot_api: FakeBotApi,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        settings = _settings(tmp_path, docs, fake_llm, bot_api, bot_token=None)
+        code, lines = await _check(settings, capsys)
+        assert code == 1
+        assert lines["telegram"] == (
+            "✗ telegram: BOT_TOKEN is not set (needed for the Telegram bot; `chat` works "
+            "without it)"
+        )
+        assert all(lines[s].startswith("✓") for s in ("model server", "documents"))
+        assert bot_api.calls == []
+
+    async def test_unreadable_documents_are_counted_with_their_reasons(
+        self,
+        tmp_path: Path,
+        docs: Path,
+        fake_llm: FakeLLM,
+        bot_api: FakeBotApi,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        (docs / "scan.pdf").write_bytes(b"not a PDF at all")
+        (docs / "hr" / "photo.png").write_bytes(b"\x89PNG\r\n")
+        code, lines = await _check(_settings(tmp_path, docs, fake_llm, bot_api), capsys)
+        assert code == 0, lines
+        assert lines["documents"] == (
+            f"✓ documents: 3 in {docs}, 2 unreadable "
+            "(1 damaged PDF, 1 file of an unsupported type)"
+        )
+
+    async def test_a_folder_with_nothing_readable_fails(
+        self,
+        tmp_path: Path,
+        fake_llm: FakeLLM,
+        bot_api: FakeBotApi,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        docs = tmp_path / "scans"
+        docs.mkdir()
+        (docs / "scan.pdf").write_bytes(b"not a PDF at all")
+        code, lines = await _check(_settings(tmp_path, docs, fake_llm, bot_api), capsys)
+        assert code == 1
+        assert lines["documents"].endswith("the bot has no text to answer from")
+
+    async def test_a_missing_documents_folder_fails(
+        self,
+        tmp_path: Path,
+        fake_llm: FakeLLM,
+        bot_api: FakeBotApi,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        missing = tmp_path / "nowhere"
+        code, lines = await _check(_settings(tmp_path, missing, fake_llm, bot_api), capsys)
+        assert code == 1
+        assert lines["documents"] == (
+            f"✗ documents: {missing} does not exist; create it or set SANDBOX_DIR"
+        )
+
+    async def test_a_file_where_the_data_folder_should_be(
+        self,
+        tmp_path: Path,
+        docs: Path,
+        fake_llm: FakeLLM,
+        bot_api: FakeBotApi,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        (tmp_path / "data").write_text("in the way", encoding="utf-8")
+        code, lines = await _check(_settings(tmp_path, docs, fake_llm, bot_api), capsys)
+        assert code == 1
+        assert lines["data folder"] == (
+            f"✗ data folder: {tmp_path / 'data'} is a file, not a folder; move it or set DATA_DIR"
+        )
+
+    async def test_a_data_folder_below_a_file_cannot_be_created(
+        self,
+        tmp_path: Path,
+        docs: Path,
+        fake_llm: FakeLLM,
+        bot_api: FakeBotApi,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        (tmp_path / "blocker").write_text("in the way", encoding="utf-8")
+        data = tmp_path / "blocker" / "data"
+        settings = _settings(tmp_path, docs, fake_llm, bot_api, data_dir=data)
+        code, lines = await _check(settings, capsys)
+        assert code == 1
+        assert lines["data folder"].startswith(f"✗ data folder: {data} cannot be created (")
+
+    async def test_offline_makes_no_network_call(
+        self,
+        tmp_path: Path,
+        docs: Path,
+        fake_llm: FakeLLM,
+        bot_api: FakeBotApi,
+        capsys: pytest.CaptureFixture[str],
+    ) -> None:
+        settings = _settings(tmp_path, docs, fake_llm, bot_api)
+        code, lines = await _check(settings, capsys, offline=True)
+        assert code == 0, lines
+        assert lines["telegram"] == "· telegram: skipped (--offline)"
+        assert lines["model server"] == "· model server: skipped (--offline)"
+        assert bot_api.calls == []
+        assert fake_llm.model_listings == 0
+        assert fake_llm.requests == []
+
+
+class TestDocumentsCheck:
+    def test_a_large_folder_is_read_for_a_bounded_time(self, docs: Path, tmp_path: Path) -> None:
+        (docs / "more.txt").write_text("more", encoding="utf-8")
+        outcome = check_documents(docs, tmp_path / "data", max_file_mb=50, budget_s=0)
+        assert outcome.ok is True
+        assert (
+            outcome.text == f"1 read in {docs} within 0 s (a sample; there are more), all readable"
+        )
+
+    def test_reasons_are_grouped_commonest_first(self) -> None:
+        reasons = Counter(
+            {
+                "the PDF has no text layer (scanned images only)": 2,
+                "the PDF is password-protected": 1,
+                "the file cannot be opened (Too many levels of symbolic links)": 1,
+            }
+        )
+        assert describe_reasons(reasons) == (
+            "2 scanned PDFs without a text layer, 1 encrypted PDF, "
+            "1 file: the file cannot be opened (Too many levels of symbolic links)"
+        )
+
+
+class TestEntrance:
+    """`python -m bot check` as a process: its lines, its exit code, and no aiogram offline."""
+
+    def _env(self, tmp_path: Path, docs: Path, fake_llm: FakeLLM) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "BOT_"))}
+        env.update(
+            PYTHONPATH=str(ROOT),
+            BOT_TOKEN=BOT_TOKEN,
+            OPENAI_API_KEY=KEY,
+            OPENAI_BASE_URL=fake_llm.base_url,
+            SANDBOX_DIR=str(docs),
+            DATA_DIR=str(tmp_path / "data"),
+        )
+        return env
+
+    async def _run(self, env: dict[str, str], cwd: Path, *args: str) -> tuple[int, str, str]:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            *args,
+            env=env,
+            cwd=cwd,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(process.communicate(), 60)
+        assert process.returncode is not None
+        return process.returncode, out.decode(), err.decode()
+
+    async def test_every_check_passes(
+        self, tmp_path: Path, docs: Path, fake_llm: FakeLLM, bot_api: FakeBotApi
+    ) -> None:
+        env = self._env(tmp_path, docs, fake_llm)
+        env["TELEGRAM_API_BASE"] = bot_api.base_url
+        code, out, err = await self._run(env, tmp_path, "-m", "bot", "check")
+        assert code == 0, out + err
+        assert [line[:1] for line in out.splitlines()] == ["✓"] * 5
+        assert KEY not in out + err
+        assert BOT_TOKEN not in out + err
+
+    async def test_offline_never_imports_aiogram(
+        self, tmp_path: Path, docs: Path, fake_llm: FakeLLM
+    ) -> None:
+        script = (
+            "import sys\n"
+            "from bot.__main__ import main\n"
+            "code = main(['check', '--offline'])\n"
+            "assert 'aiogram' not in sys.modules, 'aiogram was imported'\n"
+            "sys.exit(code)\n"
+        )
+        env = self._env(tmp_path, docs, fake_llm)
+        code, out, err = await self._run(env, tmp_path, "-c", script)
+        assert code == 0, out + err
+        assert "skipped (--offline)" in out
+        assert fake_llm.model_listings == 0
+
+    def test_help_describes_check(self) -> None:
+        help_text = build_parser().format_help()
+        assert "getMe" in help_text
+        assert "model server" in help_text

@@ -1,0 +1,72 @@
+"""The order of the checks, their lines on stdout, and the exit code.
+
+Each line is printed as soon as its check ends, so a slow server shows which check waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Awaitable, Callable
+
+from bot.check.data_folder import check_data_folder
+from bot.check.documents import check_documents
+from bot.check.model_server import SUBJECT as MODEL_SUBJECT
+from bot.check.model_server import check_model_server
+from bot.check.outcome import Outcome, failed, passed, shown, skipped
+from bot.config import Settings
+
+TELEGRAM_CHECK = "bot.telegram.check"
+"""Has `async def get_me(settings) -> tuple[bool, str]`."""
+TELEGRAM_SUBJECT = "telegram"
+OFFLINE = "skipped (--offline)"
+
+
+async def serve(settings: Settings, *, offline: bool = False) -> int:
+    """Run every check, print a line for each; 0 when none failed, 1 otherwise.
+
+    `offline` skips the checks that need the network (Telegram and the model server).
+    """
+    checks: list[Callable[[], Awaitable[Outcome]]] = [
+        lambda: _settings(settings),
+        lambda: _telegram(settings, offline=offline),
+        lambda: _model_server(settings, offline=offline),
+        lambda: asyncio.to_thread(
+            check_documents,
+            settings.sandbox_dir,
+            settings.data_dir,
+            max_file_mb=settings.max_file_mb,
+        ),
+        lambda: asyncio.to_thread(check_data_folder, settings.data_dir),
+    ]
+    any_failed = False
+    for check in checks:
+        outcome = await check()
+        print(outcome.line(), flush=True)  # noqa: T201 - the terminal is the audience
+        any_failed = any_failed or outcome.ok is False
+    return 1 if any_failed else 0
+
+
+async def _settings(settings: Settings) -> Outcome:
+    return passed(
+        "settings", f"model {settings.model}, documents in {shown(settings.sandbox_dir)}"
+    )
+
+
+async def _telegram(settings: Settings, *, offline: bool) -> Outcome:
+    if settings.bot_token is None:
+        return failed(
+            TELEGRAM_SUBJECT,
+            "BOT_TOKEN is not set (needed for the Telegram bot; `chat` works without it)",
+        )
+    if offline:
+        return skipped(TELEGRAM_SUBJECT, OFFLINE)
+    probe = importlib.import_module(TELEGRAM_CHECK)
+    ok, text = await probe.get_me(settings)
+    return Outcome(TELEGRAM_SUBJECT, bool(ok), str(text))
+
+
+async def _model_server(settings: Settings, *, offline: bool) -> Outcome:
+    if offline:
+        return skipped(MODEL_SUBJECT, OFFLINE)
+    return await check_model_server(settings)
