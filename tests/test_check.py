@@ -9,14 +9,17 @@ import socket
 import sys
 from collections import Counter
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 
 from bot.__main__ import main
 from bot.check import serve
 from bot.check.documents import check_documents, describe_reasons
+from bot.check.model_server import check_model_server
 from bot.cli import build_parser
 from bot.config import Settings
 from bot.settings_loader import load_settings
@@ -506,3 +509,44 @@ class TestEntrance:
         help_text = build_parser().format_help()
         assert "getMe" in help_text
         assert "model server" in help_text
+
+
+class TestModelServerCheck:
+    """The replies the fake model server does not give: a refused listing, a silent server."""
+
+    @asynccontextmanager
+    async def _server(self, handler: Any) -> AsyncIterator[str]:
+        """A model server whose list of models `handler` answers; yields its base URL."""
+        app = web.Application()
+        app.router.add_get("/v1/models", handler)
+        runner = web.AppRunner(app, shutdown_timeout=0.1)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        try:
+            yield f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
+        finally:
+            await runner.cleanup()
+
+    async def test_a_key_refused_by_the_listing(self) -> None:
+        async def refuse(_: web.Request) -> web.Response:
+            body = {"error": {"message": f"Incorrect API key provided: {KEY}"}}
+            return web.json_response(body, status=401)
+
+        async with self._server(refuse) as url:
+            settings = load_settings(openai_api_key=KEY, openai_base_url=url, _env_file=None)
+            outcome = await check_model_server(settings)
+        assert outcome.ok is False
+        assert outcome.text.startswith("the key in OPENAI_API_KEY was refused (HTTP 401")
+        assert KEY not in outcome.text
+
+    async def test_a_server_that_does_not_answer_in_time(self) -> None:
+        async def hang(_: web.Request) -> web.Response:
+            await asyncio.sleep(30)
+            return web.json_response({})
+
+        async with self._server(hang) as url:
+            settings = load_settings(openai_api_key=KEY, openai_base_url=url, _env_file=None)
+            outcome = await check_model_server(settings, timeout_s=0.5)
+        assert outcome.ok is False
+        assert outcome.text == f"{url}/ did not answer within 0.5 s"
