@@ -1,9 +1,10 @@
 """`python -m bot`: the entrance. Load the settings, then open one front door.
 
 `run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal (`bot.terminal`),
-`check` the checks (`bot.check`). A front door is imported only once chosen, by its module
-name: importing aiogram costs seconds that the terminal chat and `check --offline` never pay.
-Front doors do not import this module back.
+`check` the checks (`bot.check`), `pair` prints a pairing code (`bot.access.command`). A front
+door is imported only once chosen, by its module name: importing aiogram costs seconds that the
+terminal chat, `check --offline` and `pair` never pay. Front doors do not import this module
+back.
 """
 
 from __future__ import annotations
@@ -26,9 +27,15 @@ _REQUIRED = {
     "run": ("bot_token", "openai_api_key"),
     "chat": ("openai_api_key",),
     "check": ("openai_api_key",),
+    "pair": (),
 }
 _WANTED = {"check": ("bot_token",)}  # listed among other problems; alone, check reports it
-FRONT_DOORS = {"run": "bot.telegram.run", "chat": "bot.terminal", "check": "bot.check"}
+FRONT_DOORS = {
+    "run": "bot.telegram.run",
+    "chat": "bot.terminal",
+    "check": "bot.check",
+    "pair": "bot.access.command",
+}
 """Each module has `async def serve(settings, **options) -> int`, options from the command line."""
 
 
@@ -44,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_command(command: str, settings: Settings, **options: Any) -> int:
-    """Run `command` (`run`, `chat` or `check`) with `settings`; returns the exit code."""
+    """Run `command` (`run`, `chat`, `check` or `pair`) with `settings`; returns the exit code."""
     level = settings.log_level
     if command in ("chat", "check") and level == "INFO":
         level = "WARNING"  # keep the terminal conversation (or the checks' lines) readable

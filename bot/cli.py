@@ -44,6 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="skip the checks that need the network (Telegram and the model server)",
     )
+    commands.add_parser(
+        "pair",
+        help="print a one-time code that makes whoever sends it to the bot its admin; needs "
+        "only DATA_DIR, works while the bot runs",
+    )
     return parser
 
 

@@ -1,0 +1,35 @@
+"""`python -m bot pair`: print a new pairing code for whoever is to become the bot's admin.
+
+It needs only DATA_DIR: the code goes into the access database there (as a hash), where the
+running bot reads it at the next attempt, so it works while the bot runs and without a token or
+key. Every earlier code stops working. The code is printed, never logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import sys
+
+from bot.access.codes import LIFETIME_S
+from bot.access.pairing import issue_code_now
+from bot.config import Settings
+from bot.data_files import DataFiles
+
+
+async def serve(settings: Settings) -> int:
+    """Make and print a code; 1 when DATA_DIR cannot be written."""
+    path = DataFiles(settings.data_dir).access
+    try:
+        code = await asyncio.to_thread(issue_code_now, path)
+    except (sqlite3.Error, OSError) as exc:
+        print(f"cannot write the pairing code to {path}: {exc}", file=sys.stderr)  # noqa: T201
+        return 1
+    minutes = int(LIFETIME_S // 60)
+    print(  # noqa: T201 - the terminal is the audience
+        f"Pairing code: {code}\n"
+        f"Send /start {code} to the bot in a private chat in Telegram to become its admin.\n"
+        f"The code works once, for {minutes} minutes; earlier codes no longer work. "
+        "The bot must be running to read it."
+    )
+    return 0
