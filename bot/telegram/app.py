@@ -14,8 +14,11 @@ from aiogram import Bot, Dispatcher
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
+from bot.access import AccessDatabase, AccessPolicy
+from bot.access.codes import LIFETIME_S
 from bot.config import Settings
 from bot.services import Services
+from bot.telegram.access_requests import AccessRequests
 from bot.telegram.albums import Albums
 from bot.telegram.context import ChatContextMiddleware
 from bot.telegram.handlers import make_routers
@@ -25,6 +28,7 @@ from bot.telegram.middlewares import (
     AccessMiddleware,
     ConversationOrderMiddleware,
     InFlight,
+    PairingMiddleware,
     PasteJoiner,
     RateLimitMiddleware,
 )
@@ -56,12 +60,15 @@ def build_bot(settings: Settings) -> Bot:
     return Bot(token)
 
 
-def warn_about_settings(settings: Settings) -> None:
-    """Log settings that start fine but cannot work as the admin probably meant."""
-    if not (settings.allow_all or settings.allowed_user_ids or settings.admin_ids):
+def warn_about_settings(settings: Settings, *, granted: bool = False) -> None:
+    """Log settings that start fine but cannot work as the admin probably meant.
+
+    `granted`: someone was given access in Telegram, so empty lists lock nobody out.
+    """
+    if not (settings.allow_all or settings.allowed_user_ids or settings.admin_ids or granted):
         log.warning(
-            "nobody can use the bot: ALLOWED_USER_IDS and ADMIN_IDS are empty and ALLOW_ALL "
-            "is off; everyone gets the access refusal with their id"
+            "nobody can use the bot yet: ALLOWED_USER_IDS and ADMIN_IDS are empty, ALLOW_ALL "
+            "is off and nobody was given access in Telegram"
         )
     if settings.max_upload_mb > _TELEGRAM_DOWNLOAD_MB and not settings.telegram_api_local:
         log.warning(
@@ -80,6 +87,8 @@ def build_dispatcher(
     in_flight = InFlight()
     pacer = EditPacer(tuning.edit_interval_s)
     pending_status = PendingStatusStore(services.files.pending_status)
+    access = AccessPolicy(settings, AccessDatabase(services.files.access), clock=tuning.wall_clock)
+    access_requests = AccessRequests(access)
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,
@@ -91,9 +100,12 @@ def build_dispatcher(
         pending_status=pending_status,
         albums=Albums(),
         in_flight=in_flight,
+        access=access,
+        access_requests=access_requests,
     )
     dp.update.outer_middleware(ChatContextMiddleware())
-    dp.update.outer_middleware(AccessMiddleware(settings))
+    dp.update.outer_middleware(PairingMiddleware(access))
+    dp.update.outer_middleware(AccessMiddleware(access, access_requests))
     dp.message.middleware(RateLimitMiddleware(settings.rate_limit_per_hour))
     dp.message.middleware(PasteJoiner(tuning.paste_window_s))
     dp.message.middleware(
@@ -108,12 +120,19 @@ def build_dispatcher(
 
 
 async def _on_startup(
-    bot: Bot, settings: Settings, toolbox: Toolbox, pending_status: PendingStatusStore
+    bot: Bot,
+    settings: Settings,
+    toolbox: Toolbox,
+    pending_status: PendingStatusStore,
+    access: AccessPolicy,
 ) -> None:
     me = await bot.me()
+    await access.load()
     await tidy_leftovers(bot, pending_status)
-    await register_commands(bot, settings.admin_ids, settings.data_dir)
-    warn_about_settings(settings)
+    await register_commands(bot, access.admin_ids(), settings.data_dir)
+    warn_about_settings(settings, granted=bool(access.grants()))
+    if not access.has_admin():
+        await _offer_pairing(access, me.username or "")
     index = toolbox.status()
     log.info(
         "bot @%s started: model %s, sandbox %s, %d documents%s",
@@ -125,10 +144,31 @@ async def _on_startup(
     )
 
 
+async def _offer_pairing(access: AccessPolicy, username: str) -> None:
+    """No admin yet: log a one-time code that makes its sender the admin.
+
+    The code is a secret for the few minutes it lives; this is the only line that shows it.
+    """
+    code = await access.issue_code()
+    log.warning(
+        "the bot has no admin yet: send /start %s to @%s in a private chat to become its admin "
+        "(or open https://t.me/%s?start=%s); the code works once, for %d minutes; "
+        "`python -m bot pair` prints a new one",
+        code,
+        username,
+        username,
+        code,
+        LIFETIME_S // 60,
+    )
+
+
 async def _on_shutdown(
-    in_flight: InFlight, tuning: Tuning, pending_status: PendingStatusStore
+    in_flight: InFlight, tuning: Tuning, pending_status: PendingStatusStore, access: AccessPolicy
 ) -> None:
     try:
         await in_flight.drain(tuning.shutdown_grace_s)
     finally:
-        await pending_status.close()
+        try:
+            await pending_status.close()
+        finally:
+            await access.close()

@@ -1,8 +1,9 @@
 """The command menu Telegram shows next to the input field, per language and for admins.
 
 Russian goes to every language whose users get Russian replies, English to everyone else.
-Admins' private chats get a menu that also lists /reindex. The ids that got one are kept in
-DATA_DIR, so an admin removed from ADMIN_IDS loses the admin menu at the next start.
+Admins' private chats get a menu that also lists /reindex, /allow, /deny and /users. The ids
+that got one are kept in DATA_DIR, so someone who is no longer an admin (removed from ADMIN_IDS,
+or denied in Telegram) loses the admin menu at the next start; one who pairs gets it at once.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ def _commands(texts: Texts) -> list[BotCommand]:
     return [BotCommand(command=c, description=d) for c, d in texts.command_descriptions]
 
 
+def _admin_commands(texts: Texts) -> list[BotCommand]:
+    extra = [BotCommand(command=c, description=d) for c, d in texts.admin_command_descriptions]
+    return [*_commands(texts), *extra]
+
+
 async def register_commands(bot: Bot, admin_ids: frozenset[int], data_dir: Path) -> None:
     """Set the menus; a failure costs a log line, never the start-up."""
     for texts, language in _menus():
@@ -42,7 +48,7 @@ async def register_commands(bot: Bot, admin_ids: frozenset[int], data_dir: Path)
         except TelegramAPIError as exc:
             log.warning("could not register the command menu (%s): %s", language or "en", exc)
             continue
-        admin_menu = [*commands, BotCommand(command="reindex", description=texts.reindex_command)]
+        admin_menu = _admin_commands(texts)
         for admin in sorted(admin_ids):
             try:
                 await bot.set_my_commands(
@@ -53,18 +59,38 @@ async def register_commands(bot: Bot, admin_ids: frozenset[int], data_dir: Path)
     await _drop_stale_admin_menus(bot, admin_ids, data_dir / ADMIN_MENUS_FILE)
 
 
+async def give_admin_menu(bot: Bot, admin_id: int) -> None:
+    """The admin menu for someone who just became an admin; a failure costs a log line."""
+    for texts, language in _menus():
+        try:
+            await bot.set_my_commands(
+                _admin_commands(texts),
+                scope=BotCommandScopeChat(chat_id=admin_id),
+                language_code=language,
+            )
+        except TelegramAPIError as exc:
+            log.info("could not give %d the admin menu: %s", admin_id, exc)
+            return
+
+
+async def take_admin_menu(bot: Bot, former_id: int) -> bool:
+    """Back to everyone's menu for someone who is no longer an admin; False if that failed."""
+    try:
+        for _, language in _menus():
+            await bot.delete_my_commands(
+                scope=BotCommandScopeChat(chat_id=former_id), language_code=language
+            )
+    except TelegramAPIError as exc:
+        log.info("could not remove the admin menu of %d: %s", former_id, exc)
+        return False
+    return True
+
+
 async def _drop_stale_admin_menus(bot: Bot, admin_ids: frozenset[int], record: Path) -> None:
     """Remove the admin menu of ids that are admins no longer, then remember the current ones."""
     for former in sorted(await asyncio.to_thread(_read_ids, record) - admin_ids):
-        try:
-            for _, language in _menus():
-                await bot.delete_my_commands(
-                    scope=BotCommandScopeChat(chat_id=former), language_code=language
-                )
-        except TelegramAPIError as exc:
-            log.info("could not remove the admin menu of %d: %s", former, exc)
-            continue
-        log.info("removed the admin menu of former admin %d", former)
+        if await take_admin_menu(bot, former):
+            log.info("removed the admin menu of former admin %d", former)
     try:
         await asyncio.to_thread(record.write_text, json.dumps(sorted(admin_ids)), "utf-8")
     except OSError as exc:

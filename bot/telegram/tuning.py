@@ -23,6 +23,8 @@ class Tuning:
     `progress_settle_s`: how long a status or typing call already on its way may take to land
     before the answer goes out (so it cannot land after it); a hung call is cut after this.
     `sleep`, `clock`: how delivery waits and how answering times itself (tests replace them).
+    `wall_clock`: Unix time, for what must hold across restarts and processes: pairing codes,
+    lockouts, access requests and grants (tests move it instead of waiting).
     """
 
     edit_interval_s: float = 1.0
@@ -35,3 +37,4 @@ class Tuning:
     progress_settle_s: float = 2.0
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     clock: Callable[[], float] = time.monotonic
+    wall_clock: Callable[[], float] = time.time

@@ -13,8 +13,9 @@ from tests.fakes.updates import mention_entity
 GROUP_ID = -100_555
 
 
-def _sends(harness: Harness) -> list[SendMessage]:
-    return harness.session.called("sendMessage")
+def _sends(harness: Harness, chat_id: int | None = None) -> list[SendMessage]:
+    sent = harness.session.called("sendMessage")
+    return [m for m in sent if chat_id is None or m.chat_id == chat_id]
 
 
 def _group_message(harness: Harness, text: str, **extra: Any) -> Any:
@@ -27,15 +28,17 @@ class TestStrangers:
     ) -> None:
         await harness.feed(harness.updates.message("рецепт шарлотки", user_id=STRANGER_ID))
         assert not harness.llm.requests
-        (reply,) = _sends(harness)
+        (reply,) = _sends(harness, STRANGER_ID)
         assert f"<code>{STRANGER_ID}</code>" in reply.text
-        assert "администратору" in reply.text
+        assert "попросил администраторов" in reply.text
         assert "сахар" not in reply.text
+        (request,) = _sends(harness, ADMIN_ID)
+        assert "сахар" not in request.text
 
     async def test_stranger_commands_and_documents_are_refused_too(self, harness: Harness) -> None:
         await harness.feed(harness.updates.command("/files", user_id=STRANGER_ID))
         await harness.feed(harness.updates.document("a.txt", user_id=STRANGER_ID, caption="docs"))
-        texts = [str(m.text) for m in _sends(harness)]
+        texts = [str(m.text) for m in _sends(harness, STRANGER_ID)]
         assert len(texts) == 1, "one notice per minute, not one per message"
         assert str(STRANGER_ID) in texts[0]
         assert not harness.session.called("getFile")

@@ -94,6 +94,25 @@ class Updates:
             extra["caption"] = caption
         return self.message(None, **extra, **kwargs)
 
+    def callback(
+        self,
+        data: str,
+        *,
+        user_id: int = USER_ID,
+        message: dict[str, Any] | None = None,
+        language_code: str | None = "ru",
+    ) -> Update:
+        """A tap on an inline button under `message` (one of the bot's messages)."""
+        query: dict[str, Any] = {
+            "id": f"cb{next(self._update_ids)}",
+            "from": self.user(user_id, language_code),
+            "chat_instance": f"ci{user_id}",
+            "data": data,
+        }
+        if message is not None:
+            query["message"] = message
+        return self.wrap("callback_query", query)
+
     def wrap(self, kind: str, payload: dict[str, Any]) -> Update:
         """Wrap an event into an `Update` bound to the bot, as polling would deliver it."""
         data = {"update_id": next(self._update_ids), kind: payload}

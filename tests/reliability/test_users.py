@@ -276,7 +276,7 @@ class TestUploadsByWhom:
         )
         assert not harness.session.called("getFile")
         assert not harness.llm.requests
-        (reply,) = harness.session.called("sendMessage")
+        (reply,) = [m for m in harness.session.called("sendMessage") if m.chat_id == STRANGER_ID]
         assert str(STRANGER_ID) in str(reply.text)
 
     async def test_oversized_upload_from_a_non_admin_is_not_downloaded(

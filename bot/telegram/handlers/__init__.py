@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from aiogram import Router
 
-from bot.telegram.handlers import admin, commands, other, questions
+from bot.telegram.handlers import access, admin, commands, other, questions
 
 
 def make_routers() -> list[Router]:
-    """Admin first (it claims admins' documents), then commands, questions, the fallback."""
+    """Admin first (it claims admins' documents), access, commands, questions, the fallback."""
     return [
         admin.make_router(),
+        access.make_router(),
         commands.make_router(),
         questions.make_router(),
         other.make_router(),

@@ -1,4 +1,8 @@
-"""Commands everyone with access may use: /start, /help, /reset (/new), /files, /status."""
+"""Commands everyone with access may use: /start, /help, /reset (/new), /files, /status.
+
+Admins' `/status` also shows who was granted access in Telegram; the admin commands tried by
+anyone else get a short refusal here.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +13,11 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandStart
 from aiogram.types import Message
 
+from bot.access import AccessPolicy
 from bot.agent import Agent
 from bot.config import Settings
 from bot.telegram.context import ChatContext
+from bot.telegram.handlers.access_lists import status_section
 from bot.telegram.handlers.filters import bare_unknown_command
 from bot.telegram.handlers.listing import overview, scan
 from bot.telegram.handlers.replies import say
@@ -29,7 +35,7 @@ def make_router() -> Router:
     router.message.register(on_reset, Command("reset", "new"))
     router.message.register(on_files, Command("files"))
     router.message.register(on_status, Command("status"))
-    router.message.register(on_admin_command, Command("reindex"))
+    router.message.register(on_admin_command, Command("reindex", "allow", "deny", "users"))
     router.message.register(on_unknown_command, bare_unknown_command)
     return router
 
@@ -98,10 +104,15 @@ async def on_status(
     agent: Agent,
     toolbox: Toolbox,
     settings: Settings,
+    access: AccessPolicy,
     tuning: Tuning,
+    is_admin: bool,
     chat_context: ChatContext,
 ) -> None:
-    """Model, context use, index size and the last question's rounds and tokens."""
+    """Model, context use, index size and the last question's rounds and tokens.
+
+    Admins also see the access granted in Telegram, in private chats only.
+    """
     used = await agent.status(chat_context.conversation)
     index = toolbox.status()
     usage = used.last_usage
@@ -115,6 +126,8 @@ async def on_status(
         ready=index.ready,
         last=last,
     )
+    if is_admin and not chat_context.is_group:
+        text += "\n\n" + status_section(chat_context.texts, access)
     await say(bot, chat_context, text, tuning)
 
 

@@ -1,8 +1,9 @@
-"""Middlewares, one job each: access control, per-user rate limit, per-conversation order."""
+"""Middlewares, one job each: pairing, access control, rate limit, per-conversation order."""
 
 from bot.telegram.middlewares.access import AccessMiddleware
 from bot.telegram.middlewares.in_flight import InFlight
 from bot.telegram.middlewares.order import ConversationOrderMiddleware
+from bot.telegram.middlewares.pairing import PairingMiddleware
 from bot.telegram.middlewares.pastes import PasteJoiner
 from bot.telegram.middlewares.rate_limit import RateLimitMiddleware, SlidingWindow
 
@@ -10,6 +11,7 @@ __all__ = [
     "AccessMiddleware",
     "ConversationOrderMiddleware",
     "InFlight",
+    "PairingMiddleware",
     "PasteJoiner",
     "RateLimitMiddleware",
     "SlidingWindow",

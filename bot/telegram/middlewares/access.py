@@ -1,16 +1,20 @@
-"""Access control: the first check every update meets, before any handler or other middleware.
+"""Access control: the check every update meets before any handler or inner middleware.
 
 Only the update's `ChatContext` is worked out before it, so refusals come in the sender's
-language.
+language, and pairing attempts (`pairing`) are taken out of the stream just ahead of it.
 
-Users listed in ALLOWED_USER_IDS or ADMIN_IDS (or everyone with ALLOW_ALL) pass, with
-`is_admin` added to the handler data. A stranger who writes to the bot learns their numeric id
-and how to ask for access, and nothing else; updates without a sender are dropped.
+Whether a user may use the bot, and whether they are an admin, is asked of one
+`AccessPolicy`: the environment's lists (ADMIN_IDS, ALLOWED_USER_IDS, ALLOW_ALL) and the access
+granted in Telegram. Users who may pass, with `is_admin` added to the handler data. A stranger
+who writes to the bot in a private chat asks the admins for access (`AccessRequests`) and is
+told so; in a group, or when there is no admin to ask, they learn their numeric id and how to
+ask for access. Nothing else reaches them, and updates without a sender are dropped.
 """
 
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -18,7 +22,8 @@ from aiogram import BaseMiddleware, Bot
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message, TelegramObject, Update, User
 
-from bot.config import Settings
+from bot.access import AccessPolicy
+from bot.telegram.access_requests import AccessRequests, Asked
 from bot.telegram.addressing import addressed_to_bot
 from bot.telegram.context import CHAT_CONTEXT, ChatContext
 from bot.telegram.middlewares.notices import NoticeCooldown
@@ -36,8 +41,11 @@ class AccessMiddleware(BaseMiddleware):
     admins, "send as channel") a mention gets one short notice per chat per period.
     """
 
-    def __init__(self, settings: Settings, *, notice_period_s: float = 60.0) -> None:
-        self._settings = settings
+    def __init__(
+        self, access: AccessPolicy, requests: AccessRequests, *, notice_period_s: float = 60.0
+    ) -> None:
+        self._access = access
+        self._requests = requests
         self._notices = NoticeCooldown(notice_period_s)
         self._chat_notices = NoticeCooldown(notice_period_s)
 
@@ -51,19 +59,29 @@ class AccessMiddleware(BaseMiddleware):
             if message.sender_chat is not None:
                 await self._tell_chat(message, data["bot"], context.texts, "anonymous")
                 return None
-            if not self._settings.may_answer_in_group(message.chat.id):
+            if not self._access.may_answer_in_group(message.chat.id):
                 await self._tell_chat(message, data["bot"], context.texts, "group")
                 return None
         if user.is_bot:
             return None
-        if self._settings.may_use(user.id):
-            data["is_admin"] = self._settings.is_admin(user.id)
+        if self._access.may_use(user.id):
+            admin = self._access.is_admin(user.id)
+            data["is_admin"] = admin
+            if admin and context is not None:
+                await self._remember_language(user.id, context.language)
             return await handler(event, data)
         if message is not None and context is not None:
-            await self._refuse(message, user, data["bot"], context.texts)
+            await self._refuse(message, user, data["bot"], context)
         else:
             log.debug("dropped a %s update from a stranger", type(event).__name__)
         return None
+
+    async def _remember_language(self, user_id: int, lang: str) -> None:
+        """Keep an admin's language for their access requests; a failure only costs that."""
+        try:
+            await self._access.remember_language(user_id, lang)
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("could not remember the language of admin %d: %s", user_id, exc)
 
     async def _tell_chat(self, message: Message, bot: Bot, texts: Texts, why: str) -> None:
         """One short notice per chat and period, and only when the bot was addressed."""
@@ -78,13 +96,28 @@ class AccessMiddleware(BaseMiddleware):
         except TelegramAPIError as exc:
             log.info("could not send the notice to chat %d: %s", message.chat.id, exc)
 
-    async def _refuse(self, message: Message, user: User, bot: Bot, texts: Texts) -> None:
+    async def _refuse(self, message: Message, user: User, bot: Bot, context: ChatContext) -> None:
+        """Ask the admins for a stranger who wrote privately; otherwise tell them their id."""
         if not addressed_to_bot(message, await bot.me()):
             return
         log.info("refused user %d in chat %d: not on the access list", user.id, message.chat.id)
-        if not self._notices.allow(user.id):
+        texts = context.texts
+        asked: Asked = "nobody"
+        if not context.is_group:
+            try:
+                asked = await self._requests.ask(bot, user, texts.lang)
+            except (sqlite3.Error, OSError):
+                log.exception("the access request of user %d could not be recorded", user.id)
+        if asked == "sent":
+            self._notices.allow(user.id)  # the next notice is due a period from now
+            text = texts.request_sent_reply(user.id)
+        elif not self._notices.allow(user.id):
             return
-        text = texts.stranger_reply(user.id)
+        else:
+            pending = asked == "pending"
+            text = (
+                texts.request_pending_reply(user.id) if pending else texts.stranger_reply(user.id)
+            )
         try:
             await message.reply(text, parse_mode="HTML")
         except TelegramAPIError as exc:

@@ -16,7 +16,8 @@ ENGLISH = Texts(
     commands_help="/help — how to use me\n/reset — start a new conversation (or /new)\n"
     "/files — what is in the folder\n/status — model, context and search",
     admin_help="🛠 For admins: to add a file, send it as a document in a private chat. A "
-    "caption such as <code>docs/hr</code> picks the folder. /reindex rebuilds the index.",
+    "caption such as <code>docs/hr</code> picks the folder. /reindex rebuilds the index.\n"
+    "/allow ID lets someone in, /deny ID takes access away, /users shows who may use the bot.",
     reset_done="🆕 New conversation started: earlier messages no longer count.",
     files_header="📂 Files in the folder ({total}):",
     files_empty="📂 The documents folder is empty so far.",
@@ -90,6 +91,56 @@ ENGLISH = Texts(
     # plain: a status message from before a restart becomes this
     progress_restarted="⚠️ The bot restarted before it could answer this question. "
     "Please send it again.",
+    pairing_done="✅ You are now the bot's admin.\n/allow ID lets someone in, /deny ID takes "
+    "access away, /users shows who may use the bot. When someone without access writes to me, "
+    "you get their request with buttons.",
+    pairing_already_admin="ℹ️ You are already an admin of this bot; the code was not used.",
+    pairing_wrong="❌ That code does not work: it is wrong or was used already. Run "
+    "<code>python -m bot pair</code> on the server for a new one. Tries left before a one-hour "
+    "lockout: {left}.",
+    pairing_expired="⌛ That code has expired: codes work for 10 minutes. Run "
+    "<code>python -m bot pair</code> on the server for a new one.",
+    pairing_locked="🔒 Too many wrong codes. Try again in about {minutes}.",
+    request_sent="🔒 You do not have access to this bot yet. I have asked its admins to let you "
+    "in; you will get a message here when they do.\nYour Telegram ID: {id}",
+    request_pending="⏳ Your request is with the admins. You will get a message here when they "
+    "let you in.\nYour Telegram ID: {id}",
+    request_to_admin="🙋 {who} asks for access to the bot.\nTelegram ID: {id}",
+    # plain: button labels
+    request_allow_button="✅ Let in",
+    request_ignore_button="🙈 Ignore",
+    request_allowed="✅ {who} (ID {id}) was let in by {admin}.",
+    request_ignored="🙈 The request of {who} (ID {id}) was ignored by {admin}.",
+    # plain: a pop-up on the button
+    request_settled_already="This request was answered already, by {admin}.",
+    let_in="✅ You have access to the bot now. Just type your question, for example: "
+    "<i>where is the apple pie recipe?</i>",
+    access_usage="Add the person's numeric Telegram ID, for example "
+    "<code>/{command} 123456789</code>. People without access see their ID when they write "
+    "to me.",
+    access_in_private="🔒 Access is managed in a private chat with me, so that the list of "
+    "people stays out of the group.",
+    allow_done="✅ {id} may use the bot now.",
+    allow_already="ℹ️ {id} may already use the bot.",
+    deny_done="🚫 {id} may no longer use the bot.",
+    deny_not_granted="ℹ️ {id} was not given access in Telegram; nothing changed.",
+    deny_env_admin="⚠️ {id} is an admin listed in ADMIN_IDS in .env and cannot be removed from "
+    "Telegram: remove them there and restart the bot.",
+    deny_env_user="⚠️ {id} is listed in ALLOWED_USER_IDS in .env, so they keep their access: "
+    "remove them there and restart the bot.",
+    deny_self="⚠️ You cannot take away your own access.",
+    deny_allow_all_note="ℹ️ ALLOW_ALL is on, so everyone may still use the bot.",
+    users_title="<b>Who may use the bot</b>",
+    users_allow_all="🌐 ALLOW_ALL is on: everyone may use the bot.",
+    users_from_env="From .env (changed only there):",
+    users_granted="Granted in Telegram (/deny ID takes it away):",
+    users_none_granted="Nobody was given access in Telegram yet.",
+    users_more="…and {n} more.",
+    role_admin="admin",
+    role_user="user",
+    grant_paired="{role}, paired with a code, {when}",
+    grant_by="{role}, let in by {admin}, {when}",
+    status_granted="👥 Access granted in Telegram: {n}",
     command_descriptions=(
         ("start", "What this bot does"),
         ("help", "How to use it"),
@@ -97,7 +148,12 @@ ENGLISH = Texts(
         ("files", "What is in the documents folder"),
         ("status", "Model, context and search"),
     ),
-    reindex_command="Rebuild the index (admins)",
+    admin_command_descriptions=(
+        ("reindex", "Rebuild the index (admins)"),
+        ("allow", "Let someone in: /allow ID (admins)"),
+        ("deny", "Take access away: /deny ID (admins)"),
+        ("users", "Who may use the bot (admins)"),
+    ),
     minutes_forms=("minute", "minutes"),
     rounds_forms=("round", "rounds"),
     messages_forms=("message", "messages"),

@@ -87,8 +87,44 @@ class Texts:
     """The status line of a tool without its own, with `{tool}` and `{subject}`."""
     progress_writing: str
     progress_restarted: str
+    pairing_done: str
+    pairing_already_admin: str
+    pairing_wrong: str
+    pairing_expired: str
+    pairing_locked: str
+    request_sent: str
+    request_pending: str
+    request_to_admin: str
+    request_allow_button: str
+    request_ignore_button: str
+    request_allowed: str
+    request_ignored: str
+    request_settled_already: str
+    let_in: str
+    access_usage: str
+    access_in_private: str
+    allow_done: str
+    allow_already: str
+    deny_done: str
+    deny_not_granted: str
+    deny_env_admin: str
+    deny_env_user: str
+    deny_self: str
+    deny_allow_all_note: str
+    users_title: str
+    users_allow_all: str
+    users_from_env: str
+    users_granted: str
+    users_none_granted: str
+    users_more: str
+    role_admin: str
+    role_user: str
+    grant_paired: str
+    grant_by: str
+    status_granted: str
     command_descriptions: tuple[tuple[str, str], ...]
-    reindex_command: str
+    admin_command_descriptions: tuple[tuple[str, str], ...]
+    """The commands admins see in their menu in addition to everyone's."""
     minutes_forms: tuple[str, ...]
     rounds_forms: tuple[str, ...]
     messages_forms: tuple[str, ...]
@@ -122,6 +158,23 @@ class Texts:
     def stranger_reply(self, user_id: int) -> str:
         """What a user without access learns: their id and how to ask for access."""
         return self.stranger.format(id=_code(user_id))
+
+    def request_sent_reply(self, user_id: int) -> str:
+        """A stranger's first message: the admins were asked to let them in."""
+        return self.request_sent.format(id=_code(user_id))
+
+    def request_pending_reply(self, user_id: int) -> str:
+        """A stranger who asked already: the request is still with the admins."""
+        return self.request_pending.format(id=_code(user_id))
+
+    def pairing_wrong_reply(self, attempts_left: int) -> str:
+        """A wrong pairing code, and how many more may be tried."""
+        return self.pairing_wrong.format(left=self.number(attempts_left))
+
+    def pairing_locked_reply(self, retry_after_s: float) -> str:
+        """Too many wrong pairing codes: when the next one is read."""
+        minutes = max(1, round(retry_after_s / 60))
+        return self.pairing_locked.format(minutes=count(self.lang, minutes, self.minutes_forms))
 
     def rate_limited_reply(self, retry_after_s: float) -> str:
         """Polite refusal saying when the next question will be accepted."""
