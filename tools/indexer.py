@@ -1,4 +1,8 @@
-"""Keeps the index in step with the sandbox: a first build, then a cheap scan every second.
+"""Keeps the index in step with the sandbox: a first build, then the changes the OS reports.
+
+After the first build only the paths the folder watcher reports are looked at again, so a quiet
+folder costs nothing; a full rescan still runs now and then as a safety net (and on a timer, as
+before, where notifications are unavailable or `watch="rescan"` is asked for).
 
 All index writes and the extraction they need run on one dedicated thread, so SQLite sees one
 writer and the event loop never waits. A refresh asked for by an upload jumps the queue of a
@@ -12,11 +16,13 @@ import collections
 import concurrent.futures
 import contextlib
 import logging
+import math
 import os
 import sqlite3
 import stat
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,12 +30,15 @@ from tools.cache import DocumentCache, cached_extract
 from tools.errors import ContentError, ExtractionError, SandboxError
 from tools.extract import Extractor, kind_of
 from tools.index import IndexWriter, ReaderPool, is_damaged, remove_files
-from tools.sandbox import Sandbox
+from tools.sandbox import Entry, Sandbox
 from tools.terms import Stemmer
+from tools.watch import FolderWatcher, WatchMode
 
 log = logging.getLogger(__name__)
 COMMIT_EVERY = 0.5
 RETRY_AFTER = 30.0
+FULL_RESCAN_EVERY = 600.0
+Signature = tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -61,14 +70,20 @@ class IndexStatus:
 
 @dataclass
 class _State:
-    known: dict[str, tuple[int, int]] = field(default_factory=dict)
-    visible: dict[str, tuple[int, int]] = field(default_factory=dict)
+    known: dict[str, Signature] = field(default_factory=dict)
+    visible: dict[str, Signature] = field(default_factory=dict)
     ready: bool = False
     db_inode: int = -1
 
 
 class Indexer:
-    """Owns the index writer, its thread and the change watcher."""
+    """Owns the index writer, its thread and the change watcher.
+
+    `watch` chooses how changes are noticed (see `WatchMode`); `interval` is how often the
+    folder is rescanned when notifications are not used or not available (and how often a
+    missing folder is looked for); `full_rescan_interval` is the safety-net rescan while they
+    are.
+    """
 
     def __init__(
         self,
@@ -79,6 +94,8 @@ class Indexer:
         cache: DocumentCache,
         stemmer: Stemmer,
         interval: float = 1.0,
+        watch: WatchMode = "notify",
+        full_rescan_interval: float = FULL_RESCAN_EVERY,
     ) -> None:
         self.sandbox = sandbox
         self.db_path = db_path
@@ -86,6 +103,16 @@ class Indexer:
         self.cache = cache
         self.stemmer = stemmer
         self.interval = interval
+        self.full_rescan_interval = full_rescan_interval
+        self.watcher: FolderWatcher | None = None
+        if watch != "rescan":
+            self.watcher = FolderWatcher(
+                sandbox.root,
+                self._on_change,
+                mode=watch,
+                interval=interval,
+                ignored=(db_path.parent,),
+            )
         self.readers = ReaderPool(db_path)
         self.state = _State()
         self.changed = asyncio.Event()
@@ -103,20 +130,32 @@ class Indexer:
         self.scan_seconds = 0.0
         self.broken = False
         self._retry_at: dict[str, float] = {}
+        self._next_retry = math.inf
+        self._wake = asyncio.Event()
+        self._pending: set[str] = set()
+        self._full_asked = 0
+        self._full_done = 0
+        self._next_full = 0.0
 
     # -- lifecycle (event loop side) -------------------------------------------------------
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         await self._run(self._open)
-        self._task = asyncio.create_task(self._watch(), name="tools-index-watcher")
+        self._task = asyncio.create_task(self._follow(), name="tools-index-watcher")
+        if self.watcher is not None:
+            self.watcher.start()
 
     def stop(self) -> None:
-        """Ask a running pass to stop after the current file."""
+        """Ask a running pass to stop after the current file, and the watcher to stop."""
         self._stopping.set()
+        if self.watcher is not None:
+            self.watcher.stop()
 
     async def close(self) -> None:
-        self._stopping.set()
+        self.stop()
+        if self.watcher is not None:
+            await self.watcher.close()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -132,30 +171,76 @@ class Indexer:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, fn, *args)
 
-    async def _watch(self) -> None:
-        """Sync now, then every `interval` seconds, until closed."""
+    async def _follow(self) -> None:
+        """Build, then bring the index in line with each reported change and each due rescan
+        (the first is due at once), until closed."""
         while not self._stopping.is_set():
+            full = await self._due()
+            covers = self._full_asked
+            scope, self._pending = self._pending, set()
+            failed = False
             try:
-                await self._run(self._sync)
-            except Exception:  # a failed pass is retried on the next tick; the bot lives on
+                await self._run(self._sync, None if full else scope)
+            except Exception:  # a failed pass is retried by a rescan soon; the bot lives on
                 log.exception("index update failed; will retry")
+                failed = True
+            if full:
+                self._full_done = covers
+                self._next_full = time.monotonic() + self._rescan_gap()
+            if failed:
+                self._next_full = min(self._next_full, time.monotonic() + self.interval)
             self.passes += 1
             if self.state.ready:
                 self.ready.set()
             self.changed.set()
             self.changed = asyncio.Event()
-            # A huge folder makes each scan costly: then scan less often than every second.
-            await asyncio.sleep(max(self.interval, 3 * self.scan_seconds))
+
+    async def _due(self) -> bool:
+        """Wait until there is work: True for a full rescan, False for the reported paths."""
+        while True:
+            self._wake.clear()
+            now = time.monotonic()
+            if self._full_asked > self._full_done or now >= self._next_full:
+                return True
+            if self._pending or now >= self._next_retry:
+                return False
+            timeout = min(self._next_full, self._next_retry) - now
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout)
+
+    def _rescan_gap(self) -> float:
+        """Seconds to the next full rescan: the safety net while notifications work, else
+        `interval` (less often for a huge folder, whose every scan is costly)."""
+        if self.watcher is not None and not self.watcher.degraded:
+            return self.full_rescan_interval
+        return max(self.interval, 3 * self.scan_seconds)
+
+    def _on_change(self, rels: set[str] | None) -> None:
+        """The watcher's report: these paths changed (None: anything may have)."""
+        if rels is None:
+            self._ask_full()
+        else:
+            self._pending |= rels
+            self._wake.set()
+
+    def _ask_full(self) -> int:
+        self._full_asked += 1
+        self._wake.set()
+        return self._full_asked
 
     async def wait_synced(self) -> None:
-        """Wait until a pass that started after this call has finished."""
-        target = self.passes + 2
-        while self.passes < target:
+        """Rescan the folder and wait until the index has caught up with it, so every file
+        changed before this call is reflected."""
+        target = self._ask_full()
+        while self._full_done < target:
             await self.changed.wait()
 
     def mark_broken(self) -> None:
-        """A reader found the index unreadable: rebuild it on the next pass."""
+        """A reader found the index unreadable: rebuild it on a pass that starts now."""
         self.broken = True
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nothing to rebuild
+                self._loop.call_soon_threadsafe(self._ask_full)
 
     async def refresh(self, rel: str) -> FileReport:
         """Index one file now, ahead of any running pass (an error report once closed)."""
@@ -219,36 +304,99 @@ class Indexer:
         assert self._writer is not None
         return self._writer
 
-    def _sync(self) -> None:
-        """One pass: find added, changed and removed files and bring the index in line."""
+    def _sync(self, scope: set[str] | None) -> None:
+        """One pass over the whole folder (`scope` None) or over the paths in `scope`."""
         try:
-            self._sync_pass()
+            self._sync_pass(scope)
         except sqlite3.DatabaseError as exc:
             if not is_damaged(exc):
                 raise  # busy or full disk: the next pass tries again
             log.warning("the search index is damaged (%s); rebuilding it", exc)
             self._reset()
-            self._sync_pass()
+            self._sync_pass(None)
 
-    def _scan(self) -> dict[str, tuple[int, int]]:
+    def _scan(self) -> dict[str, Signature]:
         started = time.monotonic()
         found = {e.rel: (e.size, e.mtime_ns) for e in self.sandbox.walk() if not e.is_dir}
         self.scan_seconds = time.monotonic() - started
         return found
 
-    def _sync_pass(self) -> list[FileReport]:
-        """Index what changed since the last pass; returns a report per file indexed."""
+    def _sync_pass(self, scope: set[str] | None = None) -> list[FileReport]:
+        """Index what changed (within `scope`, or anywhere); returns a report per file indexed.
+
+        A pass over the reported paths looks only at them (and below them, for folders);
+        until a full pass has completed (at start, after a reset) every pass is a full one.
+        """
         writer = self._writer_or_reset()
-        visible = self._scan()
-        self.state.visible = visible
-        if self._loop is not None and not self.scanned.is_set():
-            self._loop.call_soon_threadsafe(self.scanned.set)  # names are searchable now
+        started = time.monotonic()
         known = self.state.known
-        stale = [p for p in known if p not in visible]
+        if scope is None or not self.state.ready:
+            visible = self._scan()
+            self.state.visible = visible
+            if self._loop is not None and not self.scanned.is_set():
+                self._loop.call_soon_threadsafe(self.scanned.set)  # names are searchable now
+            stale = [p for p in known if p not in visible]
+            reports = self._apply(writer, stale, visible)
+            if not self._stopping.is_set():
+                self.state.ready = True
+        else:
+            due = {p for p, at in self._retry_at.items() if at <= started}
+            found, covers = self._look(scope | due)
+            stale = [p for p in known if covers(p) and p not in found]
+            kept = {p: sig for p, sig in self.state.visible.items() if not covers(p)}
+            self.state.visible = {**kept, **found}  # replaced, never mutated
+            reports = self._apply(writer, stale, found)
+        # Failures from before this pass were tried again (or their file is gone).
+        self._retry_at = {p: at for p, at in self._retry_at.items() if at > started}
+        self._next_retry = min(self._retry_at.values(), default=math.inf)
+        return reports
+
+    def _look(self, rels: set[str]) -> tuple[dict[str, Signature], Callable[[str], bool]]:
+        """The visible files at and below `rels` now, exactly as a full walk would find them,
+        and a test for whether a path lies at or below one of `rels`."""
+        tops = {r for r in rels if not any(a in rels for a in _ancestors(r))}
+        listings: dict[str, dict[str, Entry] | None] = {}
+        found: dict[str, Signature] = {}
+        for rel in tops:
+            parent = rel.rpartition("/")[0]
+            if parent not in listings:
+                listings[parent] = (
+                    {e.rel: e for e in self.sandbox.scan(parent)}
+                    if self._walked_into(parent)
+                    else None
+                )
+            listing = listings[parent]
+            entry = listing.get(rel) if listing is not None else None
+            if entry is None:
+                continue
+            if not entry.is_dir:
+                found[rel] = (entry.size, entry.mtime_ns)
+            elif not os.path.islink(self.sandbox.root / rel):  # the walk does not enter links
+                found.update(
+                    (e.rel, (e.size, e.mtime_ns)) for e in self.sandbox.walk(rel) if not e.is_dir
+                )
+        prefixes = tuple(f"{r}/" for r in tops)
+        return found, lambda path: path in tops or path.startswith(prefixes)
+
+    def _walked_into(self, rel: str) -> bool:
+        """Whether a full walk enters this folder: a visible folder reached without links."""
+        if not rel:
+            return True
+        try:
+            real = self.sandbox.resolve(rel)
+        except SandboxError:
+            return False
+        return real == self.sandbox.root / rel and real.is_dir()
+
+    def _apply(
+        self, writer: IndexWriter, stale: list[str], candidates: dict[str, Signature]
+    ) -> list[FileReport]:
+        """Forget `stale`, then index the `candidates` the index does not have as they are."""
+        known = self.state.known
         now = time.monotonic()
         todo = [
             p
-            for p, sig in visible.items()
+            for p, sig in candidates.items()
             if known.get(p) != sig and self._retry_at.get(p, 0.0) <= now
         ]
         for path in stale:
@@ -261,16 +409,14 @@ class Indexer:
             if self._stopping.is_set():
                 break
             self._drain_urgent()
-            reports.append(self._index(writer, path, visible[path]))
+            reports.append(self._index(writer, path, candidates[path]))
             if time.monotonic() - last_commit > COMMIT_EVERY:
                 writer.commit()
                 last_commit = time.monotonic()
         writer.commit()
-        if not self._stopping.is_set():
-            self.state.ready = True
         return reports
 
-    def _index(self, writer: IndexWriter, rel: str, sig: tuple[int, int]) -> FileReport:
+    def _index(self, writer: IndexWriter, rel: str, sig: Signature) -> FileReport:
         """Extract and store one file; an unreadable file is stored by name with its error.
 
         A passing failure (permission, a file vanishing mid-read, shutdown) is stored with an
@@ -342,3 +488,9 @@ class Indexer:
         errors = [f"{r.path}: {r.error}" for r in reports if r.error]
         indexed = len(reports) - len(errors)
         return ReindexReport(indexed, len(errors), errors, time.monotonic() - started)
+
+
+def _ancestors(rel: str) -> list[str]:
+    """`a/b/c` -> `a`, `a/b`."""
+    parts = rel.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]

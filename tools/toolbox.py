@@ -20,7 +20,7 @@ from tools.config import ToolSettings
 from tools.cutting import cut_entries, cut_page, cut_results
 from tools.errors import PathNotFoundError, ToolError
 from tools.extract import Extractor, Limits
-from tools.indexer import FileReport, Indexer, IndexStatus, ReindexReport
+from tools.indexer import FULL_RESCAN_EVERY, FileReport, Indexer, IndexStatus, ReindexReport
 from tools.listing import list_folder
 from tools.paths import did_you_mean, suggest_paths
 from tools.reading import Reader
@@ -30,6 +30,7 @@ from tools.schemas import ListArgs, ReadArgs, SearchArgs
 from tools.search import Searcher
 from tools.terms import Stemmer
 from tools.tool import Tool
+from tools.watch import WatchMode
 
 log = logging.getLogger(__name__)
 INDEX_FILE = "search-index.sqlite3"
@@ -49,7 +50,9 @@ class Toolbox:
         self,
         settings: ToolSettings,
         *,
+        watch: WatchMode = "notify",
         watch_interval: float = 1.0,
+        full_rescan_interval: float = FULL_RESCAN_EVERY,
         extract_timeout: float = 30.0,
         cache_bytes: int = 64 * 1024 * 1024,
         extraction_worker: Sequence[str] | None = None,
@@ -83,6 +86,8 @@ class Toolbox:
             cache=self._cache,
             stemmer=self._stemmer,
             interval=watch_interval,
+            watch=watch,
+            full_rescan_interval=full_rescan_interval,
         )
         self._searcher = Searcher(self.indexer, self._stemmer)
         self._reader = Reader(self.sandbox, self._extractor, self._cache, self._stemmer)
