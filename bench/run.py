@@ -28,6 +28,7 @@ BENCHMARKS: dict[str, str] = {
     "concurrency": "bench.bench_concurrency",
     "tokens": "bench.bench_tokens",
     "startup": "bench.bench_startup",
+    "idle": "bench.bench_idle",
 }
 DEFAULT_OUT = REPO_ROOT / "bench" / "RESULTS.md"
 
