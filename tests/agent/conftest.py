@@ -100,6 +100,7 @@ class AgentFactory(Protocol):
         max_retries: int = ...,
         system_prompt: str = ...,
         base_url: str | None = ...,
+        stream: str = ...,
     ) -> Agent: ...
 
 
@@ -133,6 +134,7 @@ def make_agent(
         max_retries: int = 0,
         system_prompt: str = "Answer from the documents.",
         base_url: str | None = None,
+        stream: str = "auto",
     ) -> Agent:
         config = AgentConfig(
             model="test-model",
@@ -140,6 +142,7 @@ def make_agent(
             max_output_tokens=max_output_tokens,
             max_rounds=max_rounds,
             system_prompt=system_prompt,
+            stream=stream,
         )
         client = make_client(fake_llm, timeout=timeout, max_retries=max_retries)
         if base_url is not None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bot.agent import (
+    AnswerDraft,
     AnswerReady,
     HistoryStore,
     ModelBadReply,
@@ -64,8 +65,12 @@ class TestAnswering:
             assert request["model"] == "test-model"
         assert CHARLOTTE in tool_messages(fake_llm.requests[1])[0]["content"]
         assert "сахар - 1 стакан" in tool_messages(fake_llm.requests[2])[-1]["content"]
-        kinds = [type(e).__name__ for e in events]
+        kinds = [type(e).__name__ for e in events if not isinstance(e, AnswerDraft)]
         assert kinds == ["ToolStarted", "ToolFinished"] * 2 + ["AnswerReady"]
+        drafts = [e.text for e in events if isinstance(e, AnswerDraft)]
+        assert drafts, "the answer streamed"
+        assert all(answer.text.startswith(d) for d in drafts)
+        assert drafts[-1] == answer.text
         assert events[0].name == "search_files"
         assert events[0].arguments == {"query": "шарлотка"}
         assert events[1].error is None

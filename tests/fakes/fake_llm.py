@@ -19,13 +19,22 @@ from aiohttp import web
 from openai import AsyncOpenAI
 
 from bot.agent.tokens import estimate_text_tokens
+from tests.fakes.fake_stream import Streaming, send_stream
 
 _NO_REPLY = {"error": {"message": "fake: no reply queued", "type": "server_error"}}
+_NO_STREAMING = {
+    "error": {"message": "stream is not supported by this server", "type": "invalid_request"}
+}
 
 
 @dataclass(frozen=True)
 class Reply:
-    """One scripted HTTP answer. `hang` never answers until the server closes."""
+    """One scripted HTTP answer. `hang` never answers until the server closes.
+
+    A completion asked for with `stream: true` is sent as server-sent events (see
+    `tests.fakes.fake_stream`); `cut_after` stops such a stream after that many events without
+    ending it, and `garble_after` sends a line that is not JSON there instead.
+    """
 
     status: int = 200
     body: bytes | Mapping[str, Any] = b""
@@ -33,6 +42,8 @@ class Reply:
     headers: Mapping[str, str] = field(default_factory=dict)
     hang: bool = False
     delay_s: float = 0.0
+    cut_after: int | None = None
+    garble_after: int | None = None
 
 
 Responder = Callable[[dict[str, Any]], Awaitable[Reply | None]]
@@ -161,6 +172,8 @@ class FakeLLM:
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         self.responder: Responder | None = None
+        self.streaming: Streaming = Streaming()
+        """How streamed requests are answered: piece sizes, pacing, or refused."""
         self.models: list[str] | None = ["gpt-4.1-mini", "fake-model"]
         """What GET /v1/models lists; None answers 404, as servers without a list do."""
         self.model_listings = 0
@@ -270,6 +283,8 @@ class FakeLLM:
             self.requests.append(body)
             self.request_headers.append(dict(request.headers))
             self._arrived.notify_all()
+        if body.get("stream") is True and self.streaming.refuse:
+            return self._render(error_reply(400, _NO_STREAMING), body)  # the script waits
         reply = await self.responder(body) if self.responder is not None else None
         if reply is None:
             reply = self._queue.popleft() if self._queue else error_reply(500, _NO_REPLY)
@@ -278,7 +293,23 @@ class FakeLLM:
             return web.Response(status=503, text="fake: shutting down")
         if reply.delay_s:
             await asyncio.sleep(reply.delay_s)
+        if body.get("stream") is True and reply.status == 200:
+            completion = self._completion(reply, body)
+            if completion is not None:
+                return await send_stream(request, completion, body, reply, self.streaming)
         return self._render(reply, body)
+
+    @staticmethod
+    def _completion(reply: Reply, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The completion a streamable reply carries, with model and usage filled in."""
+        if not isinstance(reply.body, Mapping) or reply.body.get("object") != "chat.completion":
+            return None
+        payload = dict(reply.body)
+        if payload.get("model") is None:
+            payload["model"] = request.get("model", "fake-model")
+        if "usage" not in payload:
+            payload["usage"] = _rough_usage(request, payload)
+        return payload
 
     async def _list_models(self, _: web.Request) -> web.Response:
         self.model_listings += 1
