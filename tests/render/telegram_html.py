@@ -1,10 +1,16 @@
-"""A strict reader of the HTML subset Telegram accepts, used to check rendered parts."""
+"""A strict reader of the HTML subset the renderer promises, used to check rendered parts.
+
+The subset is narrower than what Telegram accepts (`tests.fakes.telegram_html`): every part
+must first be accepted by Telegram, with the same visible text, and then keep to the subset.
+"""
 
 from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
 from urllib.parse import urlsplit
+
+from tests.fakes.telegram_html import HtmlError, read_html
 
 ALLOWED_ATTRS: dict[str, set[str]] = {
     "b": set(),
@@ -72,6 +78,11 @@ class _Checker(HTMLParser):
 
 def check_html(html: str) -> str:
     """Assert `html` is well-formed Telegram HTML; return its visible text."""
+    try:
+        telegram = read_html(html)
+    except HtmlError as exc:
+        msg = f"Telegram refuses {html!r}: {exc}"
+        raise AssertionError(msg) from exc
     for tag in _TAG.findall(html):
         assert _TAG_SHAPE.fullmatch(tag), f"malformed tag {tag!r} in {html!r}"
     outside = _TAG.sub("", html)
@@ -84,7 +95,9 @@ def check_html(html: str) -> str:
     assert not checker.errors, (checker.errors, html)
     assert not checker.stack, (f"unclosed {checker.stack}", html)
     assert checker.entities <= MAX_ENTITIES, (checker.entities, html)
-    return "".join(checker.text)
+    visible = "".join(checker.text)
+    assert visible == telegram.text, (visible, telegram.text)
+    return visible
 
 
 def squash(text: str) -> str:
