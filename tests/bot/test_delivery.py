@@ -61,7 +61,8 @@ class TestThroughTheDispatcher:
 
 
 @pytest.fixture
-def place() -> ChatPlace:
+def place(bot_session: FakeTelegramSession) -> ChatPlace:
+    bot_session.add_message(USER_ID, 55)  # the status message the tests hand to Delivery
     return ChatPlace(chat_id=USER_ID)
 
 

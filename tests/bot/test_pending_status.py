@@ -109,7 +109,7 @@ class TestRecordedWhileShown:
 
 class TestLeftoversAtStartup:
     async def test_leftovers_become_the_restart_notice_and_are_cleared(
-        self, make_dispatcher: Any, tmp_path: Path
+        self, make_dispatcher: Any, bot_session: FakeTelegramSession, tmp_path: Path
     ) -> None:
         data_dir = tmp_path / "data"
         await _write_leftovers(
@@ -117,6 +117,8 @@ class TestLeftoversAtStartup:
             PendingStatus(USER_ID, 7, "ru"),
             PendingStatus(GROUP_ID, 9, "en", thread_id=3),
         )
+        bot_session.add_message(USER_ID, 7)
+        bot_session.add_message(GROUP_ID, 9)
         async with make_dispatcher() as harness:
             edits = [c for c in harness.startup_calls if c.__api_method__ == "editMessageText"]
             assert {(e.chat_id, e.message_id, e.text) for e in edits} == {
@@ -141,7 +143,8 @@ class TestLeftoversAtStartup:
             PendingStatus(USER_ID, 9, "ru"),
         )
         # newest first: message 9 is gone, 8 and 7 are still there
-        bot_session.add_error("editMessageText", 400, "Bad Request: message to edit not found")
+        bot_session.add_message(USER_ID, 8)
+        bot_session.add_message(USER_ID, 7)
         with caplog.at_level(logging.INFO, logger="bot.telegram.output.pending_status"):
             async with make_dispatcher() as harness:
                 edits = [c for c in harness.startup_calls if c.__api_method__ == "editMessageText"]
@@ -154,6 +157,8 @@ class TestLeftoversAtStartup:
         self, bot: Bot, bot_session: FakeTelegramSession, tmp_path: Path
     ) -> None:
         await _write_leftovers(tmp_path, *(PendingStatus(USER_ID, n, "ru") for n in range(1, 6)))
+        for message_id in range(1, 6):
+            bot_session.add_message(USER_ID, message_id)
         store = PendingStatusStore(tmp_path / FILE_NAME)
         try:
             edited = await tidy_leftovers(bot, store, limit=2)

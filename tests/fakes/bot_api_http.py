@@ -1,7 +1,8 @@
 """A fake Telegram Bot API over HTTP on 127.0.0.1, for the bot run as a process.
 
 It serves queued updates through long-polling `getUpdates`, records every call with its
-parameters, and answers the methods the bot uses with plausible results. It notes the moment
+parameters, and answers the methods the bot uses with plausible results. Like the session
+inside the process, it refuses what Telegram refuses (`TelegramRules`). It notes the moment
 of the first getUpdates, when a starting bot begins to serve, for the start-up benchmark.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.fakes.accounts import bot_user_json
+from tests.fakes.telegram_rules import Refused, TelegramRules, formatted
 
 
 @dataclass
@@ -30,10 +32,15 @@ class ApiCall:
 
 @dataclass
 class FakeBotApi:
-    """The server; `base_url` is what TELEGRAM_API_BASE should be."""
+    """The server; `base_url` is what TELEGRAM_API_BASE should be.
+
+    Refused calls are recorded in `calls` like the others and listed again in `refused`.
+    """
 
     token: str
     calls: list[ApiCall] = field(default_factory=list)
+    refused: list[ApiCall] = field(default_factory=list)
+    telegram: TelegramRules = field(default_factory=TelegramRules)
     base_url: str = ""
     first_poll_at: float | None = None  # time.perf_counter() at the first getUpdates
     _updates: list[dict[str, Any]] = field(default_factory=list)
@@ -59,7 +66,12 @@ class FakeBotApi:
     def reset(self) -> None:
         """Forget the calls and the first poll, before starting the next bot."""
         self.calls.clear()
+        self.refused.clear()
         self.first_poll_at = None
+
+    def add_message(self, chat_id: int, message_id: int) -> None:
+        """Make `message_id` a message in `chat_id` from before the test, so it can be edited."""
+        self.telegram.add_message(chat_id, message_id)
 
     async def wait_first_poll(self) -> float:
         """Wait for the first getUpdates since start or `reset`; return its perf_counter time."""
@@ -86,17 +98,25 @@ class FakeBotApi:
             )
         method = request.match_info["method"]
         params = {k: _decode(v) for k, v in (await request.post()).items()}
+        call = ApiCall(method, params)
         async with self._changed:
             if method.lower() == "getupdates" and self.first_poll_at is None:
                 self.first_poll_at = time.perf_counter()
-            self.calls.append(ApiCall(method, params))
+            self.calls.append(call)
             self._changed.notify_all()
         if method.lower() == "getupdates":
             return web.json_response({"ok": True, "result": await self._poll(params)})
+        try:
+            self.telegram.check(method, params)
+        except Refused as refused:
+            self.refused.append(call)
+            body = {"ok": False, "error_code": 400, "description": refused.description}
+            return web.json_response(body, status=400)
         result = self._result(method, params)
         if result is None:
             body = {"ok": False, "error_code": 404, "description": "Not Found: method not found"}
             return web.json_response(body, status=404)
+        self.telegram.accepted(method, params, result)
         return web.json_response({"ok": True, "result": result})
 
     async def _poll(self, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -122,13 +142,17 @@ class FakeBotApi:
         if name in {"sendmessage", "editmessagetext"}:
             chat_id = int(params["chat_id"])
             message_id = int(params.get("message_id") or next(self._message_ids))
-            return {
+            kept = formatted(str(params.get("text") or ""), params.get("parse_mode"))
+            message: dict[str, Any] = {
                 "message_id": message_id,
                 "date": int(time.time()),
                 "chat": {"id": chat_id, "type": "private"},
                 "from": bot_user_json(),
-                "text": params.get("text", ""),
+                "text": kept.text,
             }
+            if kept.entities:
+                message["entities"] = [e.as_json() for e in kept.entities]
+            return message
         if name in {"deletewebhook", "sendchataction", "setmycommands", "deletemessage"}:
             return True
         return None

@@ -3,6 +3,10 @@
 `FakeTelegramSession` records every `TelegramMethod` the bot calls and answers it from a queue
 kept per API method (first in, first out), or with a plausible default result. Answers go
 through aiogram's own `check_response`, so a queued 400 or 429 raises the real exception.
+
+Before answering, it asks `TelegramRules` whether Telegram would refuse the call (a text too
+long, empty or with broken HTML; an edit or deletion of a message that does not exist) and then
+answers 400 with Telegram's description; a queued error still comes first.
 """
 
 from __future__ import annotations
@@ -17,12 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiogram import Bot
+from aiogram.client.default import Default
 from aiogram.client.session.base import BaseSession
 from aiogram.exceptions import TelegramNetworkError
 from aiogram.methods import TelegramMethod
 from aiogram.methods.base import TelegramType
 
 from tests.fakes.accounts import bot_user_json
+from tests.fakes.telegram_html import Formatted
+from tests.fakes.telegram_rules import Refused, TelegramRules
 
 
 @dataclass
@@ -62,6 +69,7 @@ class FakeTelegramSession(BaseSession):
     _queues: dict[str, deque[Queued]] = field(default_factory=lambda: defaultdict(deque))
     _message_ids: Iterator[int] = field(default_factory=lambda: itertools.count(100))
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    telegram: TelegramRules = field(default_factory=TelegramRules)
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -96,6 +104,10 @@ class FakeTelegramSession(BaseSession):
     def add_file_error(self, file_path: str, error: OSError) -> None:
         """Fail the download of `file_path` with `error` after the first chunk arrived."""
         self.files[file_path] = error
+
+    def add_message(self, chat_id: int | str, message_id: int) -> None:
+        """Make `message_id` a message in `chat_id` from before the test, so it can be edited."""
+        self.telegram.add_message(chat_id, message_id)
 
     # --- inspection ------------------------------------------------------------------------
     def called(self, method: str) -> list[Any]:
@@ -142,15 +154,27 @@ class FakeTelegramSession(BaseSession):
         hook = self.hooks.get(name)
         if hook is not None:
             await hook(method)
-        queue = self._queues.get(name)
-        queued = queue.popleft() if queue else Queued(result=self._default(method))
+        queued = self._answer(bot, method)
         if queued.network_cause is not None:
             cause = queued.network_cause
             raise TelegramNetworkError(method, f"{type(cause).__name__}: {cause}") from cause
         response = self.check_response(
             bot=bot, method=method, status_code=queued.status, content=queued.content()
         )
+        self.telegram.accepted(name, _params(bot, method), response.result)
         return response.result  # type: ignore[return-value]
+
+    def _answer(self, bot: Bot, method: TelegramMethod[Any]) -> Queued:
+        """A queued error, else Telegram's refusal, else the queued or the default result."""
+        name = method.__api_method__
+        queue = self._queues.get(name)
+        if queue and not queue[0].ok:
+            return queue.popleft()
+        try:
+            kept = self.telegram.check(name, _params(bot, method))
+        except Refused as refused:
+            return Queued(ok=False, status=400, description=refused.description)
+        return queue.popleft() if queue else Queued(result=self._default(method, kept))
 
     async def stream_content(
         self,
@@ -171,9 +195,9 @@ class FakeTelegramSession(BaseSession):
             yield chunk
 
     # --- defaults --------------------------------------------------------------------------
-    def _default(self, method: TelegramMethod[Any]) -> Any:
+    def _default(self, method: TelegramMethod[Any], kept: Formatted | None) -> Any:
         name = method.__api_method__
-        if name in {"sendMessage", "editMessageText"}:
+        if name in {"sendMessage", "editMessageText"} and kept is not None:
             message_id = (
                 getattr(method, "message_id", None)
                 if name == "editMessageText"
@@ -185,7 +209,8 @@ class FakeTelegramSession(BaseSession):
                 "date": int(time.time()),
                 "chat": {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"},
                 "from": bot_user_json(),
-                "text": method.text,  # type: ignore[attr-defined]
+                "text": kept.text,
+                **({"entities": [e.as_json() for e in kept.entities]} if kept.entities else {}),
             }
         if name == "getMe":
             return bot_user_json()
@@ -207,3 +232,12 @@ class FakeTelegramSession(BaseSession):
             return True
         msg = f"fake Telegram: nothing queued for {name} and no default result"
         raise AssertionError(msg)
+
+
+def _params(bot: Bot, method: TelegramMethod[Any]) -> dict[str, Any]:
+    """The parameters Telegram's rules read, as the request carries them (defaults resolved)."""
+    params: dict[str, Any] = {}
+    for name in ("chat_id", "message_id", "inline_message_id", "text", "parse_mode"):
+        value = getattr(method, name, None)
+        params[name] = bot.default[value.name] if isinstance(value, Default) else value
+    return params

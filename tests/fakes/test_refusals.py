@@ -1,0 +1,264 @@
+"""The fake Bot APIs refuse what Telegram refuses, with the descriptions Telegram sends."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import pytest
+from aiogram import Bot
+from aiogram.exceptions import TelegramBadRequest, TelegramRetryAfter
+
+from tests.fakes.accounts import BOT_TOKEN, USER_ID
+from tests.fakes.bot_api_http import FakeBotApi
+from tests.fakes.fake_telegram import FakeTelegramSession
+from tests.fakes.telegram_html import HtmlError, read_html
+
+OTHER_CHAT = USER_ID + 1
+
+
+async def _refusal(call: Any) -> str:
+    with pytest.raises(TelegramBadRequest) as caught:
+        await call
+    return caught.value.message
+
+
+class TestLength:
+    async def test_4096_utf16_units_pass_and_one_more_is_too_long(self, bot: Bot) -> None:
+        await bot.send_message(USER_ID, "я" * 4096)
+        await bot.send_message(USER_ID, "😀" * 2048)  # two UTF-16 units each
+        too_long = await _refusal(bot.send_message(USER_ID, "😀" * 2048 + "."))
+        assert too_long == "Bad Request: message is too long"
+
+    async def test_length_is_of_the_visible_text_not_the_markup(self, bot: Bot) -> None:
+        await bot.send_message(USER_ID, "<b>" + "x" * 4096 + "</b>", parse_mode="HTML")
+        await bot.send_message(USER_ID, "&lt;" * 4096, parse_mode="HTML")
+        await bot.send_message(USER_ID, "  " + "x" * 4096 + "\n")  # trimmed first
+
+    async def test_an_edit_too_long_has_its_own_wording(self, bot: Bot) -> None:
+        sent = await bot.send_message(USER_ID, "статус")
+        refusal = await _refusal(
+            bot.edit_message_text("x" * 4097, chat_id=USER_ID, message_id=sent.message_id)
+        )
+        assert refusal == "Bad Request: MESSAGE_TOO_LONG"
+
+
+class TestEmpty:
+    @pytest.mark.parametrize(
+        ("text", "parse_mode"),
+        [("", None), (" \n\t", None), ("<b> </b>", "HTML"), ("<i></i>", "HTML")],
+    )
+    async def test_nothing_to_show_is_refused(
+        self, bot: Bot, text: str, parse_mode: str | None
+    ) -> None:
+        refusal = await _refusal(bot.send_message(USER_ID, text, parse_mode=parse_mode))
+        assert refusal == "Bad Request: message text is empty"
+
+    async def test_an_empty_edit_is_refused(self, bot: Bot) -> None:
+        sent = await bot.send_message(USER_ID, "статус")
+        refusal = await _refusal(
+            bot.edit_message_text(" ", chat_id=USER_ID, message_id=sent.message_id)
+        )
+        assert refusal == "Bad Request: message text is empty"
+
+
+class TestHtml:
+    @pytest.mark.parametrize(
+        ("html", "problem"),
+        [
+            ("<div>x</div>", 'Unsupported start tag "div" at byte offset 0'),
+            ("a < b", 'Unsupported start tag "" at byte offset 2'),
+            ("<br/>", 'Unsupported start tag "br/" at byte offset 0'),
+            ("ё <b>open", 'Can\'t find end tag corresponding to start tag "b"'),
+            (
+                "<b><i>x</b></i>",
+                'Unmatched end tag at byte offset 7, expected "</i>", found "</b>"',
+            ),
+            ("x</b>", "Unexpected end tag at byte offset 1"),
+            ("<b", "Unclosed start tag at byte offset 0"),
+            ('<a href="x>y</a>', "Unclosed start tag at byte offset 0"),
+            ("<span>x</span>", 'Tag "span" must have class "tg-spoiler" at byte offset 0'),
+        ],
+    )
+    async def test_tags_telegram_cannot_parse(self, bot: Bot, html: str, problem: str) -> None:
+        refusal = await _refusal(bot.send_message(USER_ID, html, parse_mode="HTML"))
+        assert refusal == f"Bad Request: can't parse entities: {problem}"
+
+    async def test_broken_html_in_an_edit_is_refused_before_the_message_is_looked_up(
+        self, bot: Bot
+    ) -> None:
+        refusal = await _refusal(
+            bot.edit_message_text("<b>x", chat_id=USER_ID, message_id=1, parse_mode="HTML")
+        )
+        assert refusal.startswith("Bad Request: can't parse entities: ")
+
+    @pytest.mark.parametrize(
+        "html",
+        [
+            "AT&T & co; a > b",
+            '<b class="x">unknown attributes are ignored</b>',
+            '<a href="javascript:x">a link Telegram drops, not a refusal</a>',
+            "<code><b>nested in code</b></code>",
+            '<pre><code class="language-py">x = 1</code></pre>',
+            "<blockquote expandable>q</blockquote>",
+            "<B>upper case</B>",
+        ],
+    )
+    async def test_what_telegram_accepts(self, bot: Bot, html: str) -> None:
+        await bot.send_message(USER_ID, html, parse_mode="HTML")
+
+    async def test_without_a_parse_mode_tags_are_plain_text(self, bot: Bot) -> None:
+        sent = await bot.send_message(USER_ID, "<div>x</div>")
+        assert sent.text == "<div>x</div>"
+
+    async def test_the_answer_is_the_visible_text_with_its_entities(self, bot: Bot) -> None:
+        sent = await bot.send_message(
+            USER_ID, "  😀 <b>жир</b> <a href='https://x.org'>x</a>\n", parse_mode="HTML"
+        )
+        assert sent.text == "😀 жир x"
+        assert [(e.type, e.offset, e.length, e.url) for e in sent.entities or []] == [
+            ("bold", 3, 3, None),
+            ("text_link", 7, 1, "https://x.org"),
+        ]
+
+    async def test_more_than_100_entities_are_sent_with_the_first_100_kept(self, bot: Bot) -> None:
+        sent = await bot.send_message(USER_ID, "<b>x</b> " * 101, parse_mode="HTML")
+        assert len(sent.entities or []) == 100
+        assert sent.entities is not None
+        assert sent.entities[-1].offset == 99 * 2
+
+    def test_the_parser_names_telegrams_problem(self) -> None:
+        with pytest.raises(HtmlError, match="Unsupported start tag"):
+            read_html("<p>x</p>")
+        read = read_html('<pre><code class="language-py">a &lt; b</code></pre>')
+        assert read.text == "a < b"
+        assert [e.as_json() for e in read.entities] == [
+            {"type": "pre", "offset": 0, "length": 5, "language": "py"}
+        ]
+
+
+class TestMessagesThatExist:
+    async def test_edit_and_delete_of_a_message_never_sent(self, bot: Bot) -> None:
+        edit = await _refusal(bot.edit_message_text("x", chat_id=USER_ID, message_id=7))
+        delete = await _refusal(bot.delete_message(USER_ID, 7))
+        assert edit == "Bad Request: message to edit not found"
+        assert delete == "Bad Request: message to delete not found"
+
+    async def test_a_sent_message_can_be_edited_until_deleted(self, bot: Bot) -> None:
+        sent = await bot.send_message(USER_ID, "статус")
+        await bot.edit_message_text("ответ", chat_id=USER_ID, message_id=sent.message_id)
+        assert await bot.delete_message(USER_ID, sent.message_id)
+        edit = await _refusal(
+            bot.edit_message_text("снова", chat_id=USER_ID, message_id=sent.message_id)
+        )
+        assert edit == "Bad Request: message to edit not found"
+
+    async def test_message_ids_belong_to_their_chat(self, bot: Bot) -> None:
+        sent = await bot.send_message(USER_ID, "статус")
+        refusal = await _refusal(
+            bot.edit_message_text("x", chat_id=OTHER_CHAT, message_id=sent.message_id)
+        )
+        assert refusal == "Bad Request: message to edit not found"
+
+    async def test_a_message_from_before_the_test_can_be_named(
+        self, bot: Bot, bot_session: FakeTelegramSession
+    ) -> None:
+        bot_session.add_message(USER_ID, 7)
+        edited = await bot.edit_message_text("ответ", chat_id=USER_ID, message_id=7)
+        assert not isinstance(edited, bool)
+        assert edited.text == "ответ"
+
+    async def test_a_queued_send_result_is_an_existing_message(
+        self, bot: Bot, bot_session: FakeTelegramSession
+    ) -> None:
+        result = {
+            "message_id": 900,
+            "date": 1,
+            "chat": {"id": USER_ID, "type": "private"},
+            "text": "статус",
+        }
+        bot_session.add_result("sendMessage", result)
+        await bot.send_message(USER_ID, "статус")
+        await bot.edit_message_text("ответ", chat_id=USER_ID, message_id=900)
+
+
+class TestRecordingAndScripts:
+    async def test_refused_calls_are_recorded_like_the_others(
+        self, bot: Bot, bot_session: FakeTelegramSession
+    ) -> None:
+        await _refusal(bot.send_message(USER_ID, "<x>", parse_mode="HTML"))
+        await _refusal(bot.delete_message(USER_ID, 5))
+        assert [c.text for c in bot_session.called("sendMessage")] == ["<x>"]
+        assert [c.message_id for c in bot_session.called("deleteMessage")] == [5]
+
+    async def test_a_queued_error_comes_before_telegrams_own_refusal(
+        self, bot: Bot, bot_session: FakeTelegramSession
+    ) -> None:
+        bot_session.add_error(
+            "sendMessage", 429, "Too Many Requests: retry after 3", retry_after=3
+        )
+        with pytest.raises(TelegramRetryAfter):
+            await bot.send_message(USER_ID, "")
+
+    async def test_a_refused_call_leaves_the_queued_result_for_the_next(
+        self, bot: Bot, bot_session: FakeTelegramSession
+    ) -> None:
+        result = {"message_id": 901, "date": 1, "chat": {"id": USER_ID, "type": "private"}}
+        bot_session.add_result("sendMessage", result)
+        await _refusal(bot.send_message(USER_ID, ""))
+        sent = await bot.send_message(USER_ID, "текст")
+        assert sent.message_id == 901
+
+
+@pytest.fixture
+async def bot_api() -> AsyncIterator[FakeBotApi]:
+    api = FakeBotApi(token=BOT_TOKEN)
+    await api.start()
+    try:
+        yield api
+    finally:
+        await api.close()
+
+
+async def _post(api: FakeBotApi, method: str, **params: Any) -> tuple[int, dict[str, Any]]:
+    url = f"{api.base_url}/bot{BOT_TOKEN}/{method}"
+    async with aiohttp.ClientSession() as http, http.post(url, data=params) as response:
+        body: dict[str, Any] = await response.json()
+        return response.status, body
+
+
+class TestOverHttp:
+    async def test_the_same_rules_over_http(self, bot_api: FakeBotApi) -> None:
+        status, body = await _post(bot_api, "sendMessage", chat_id=USER_ID, text="x" * 4097)
+        assert (status, body["description"]) == (400, "Bad Request: message is too long")
+        status, body = await _post(
+            bot_api, "editMessageText", chat_id=USER_ID, message_id=3, text="x"
+        )
+        assert (status, body["description"]) == (400, "Bad Request: message to edit not found")
+        status, body = await _post(
+            bot_api, "sendMessage", chat_id=USER_ID, text="<b>жир</b>", parse_mode="HTML"
+        )
+        assert status == 200
+        assert body["result"]["entities"] == [{"type": "bold", "offset": 0, "length": 3}]
+        message_id = body["result"]["message_id"]
+        status, _ = await _post(
+            bot_api, "editMessageText", chat_id=USER_ID, message_id=message_id, text="ответ"
+        )
+        assert status == 200
+        assert [c.method for c in bot_api.refused] == ["sendMessage", "editMessageText"]
+        assert len(bot_api.calls) == 4
+
+    async def test_the_first_poll_is_timed_until_reset(self, bot_api: FakeBotApi) -> None:
+        await _post(bot_api, "getMe")
+        assert _first_poll(bot_api) is None
+        await _post(bot_api, "getUpdates", timeout=0)
+        first = await bot_api.wait_first_poll()
+        await _post(bot_api, "getUpdates", timeout=0)
+        assert _first_poll(bot_api) == first
+        bot_api.reset()
+        assert (_first_poll(bot_api), bot_api.calls) == (None, [])
+
+
+def _first_poll(api: FakeBotApi) -> float | None:
+    return api.first_poll_at
