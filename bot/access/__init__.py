@@ -3,10 +3,11 @@
 - `policy`: `AccessPolicy`, the one object asked who may use the bot and who is an admin;
 - `pairing` and `codes`: the one-time code that makes its sender an admin;
 - `grants` and `requests`: what admins decided in Telegram, and strangers' requests;
-- `database`: the SQLite file in DATA_DIR that keeps all of it, off the event loop.
+- `database`: the SQLite file in DATA_DIR that keeps all of it, off the event loop;
+- `command`: `python -m bot pair`, which prints a new code.
 
 No aiogram here: `python -m bot pair` makes a code without loading the Telegram wing, which
-uses this package; this package uses only `bot.config`.
+uses this package; this package uses only `bot.config` and `bot.data_files`.
 """
 
 from bot.access.database import AccessDatabase
