@@ -75,9 +75,11 @@ class Formatted:
 
 @dataclass(slots=True)
 class _Open:
+    """A start tag still waiting for its end tag."""
+
     tag: str
-    offset: int
-    byte_offset: int
+    offset: int  # where its text begins, in UTF-16 units of the visible text
+    start: int  # index of its `<` in the HTML
     attributes: dict[str, str] = field(default_factory=dict)
 
 
@@ -233,7 +235,7 @@ class _Reader:
                 f'expected "</{opened.tag}>", found "</{name}>"'
             )
         self.open.pop()
-        self.close(opened, html[opened.byte_offset : start])
+        self.close(opened, html[opened.start : start])
         return i + 1
 
     def close(self, opened: _Open, source: str) -> None:
