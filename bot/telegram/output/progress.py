@@ -149,7 +149,12 @@ class Progress:
             await asyncio.wait_for(self._stopping.wait(), seconds)
 
     async def _keep_typing(self) -> None:
-        """Renew the typing action; cancelled only between calls, never during one."""
+        """Renew the typing action; cancelled only between calls, never during one.
+
+        It starts once the status message's crash record is on disk (edits do not wait for
+        it), so a visible typing action means a restart can tidy the status message.
+        """
+        await self._wait_remembered()
         while not self._stopping.is_set():
             try:
                 await self._bot.send_chat_action(
@@ -213,12 +218,19 @@ class Progress:
         self._remembered = self._pending_store.add(status)
 
     async def _wait_remembered(self) -> None:
-        if self._remembered is None:
+        """Wait for the crash record's write; a failure is logged once, whoever waits."""
+        remembered = self._remembered
+        if remembered is None:
             return
-        try:
-            await asyncio.shield(self._remembered)
-        except (sqlite3.Error, OSError) as exc:
-            log.warning("status message in chat %d not remembered: %s", self._place.chat_id, exc)
+        with suppress(sqlite3.Error, OSError):
+            await asyncio.shield(remembered)
+        if self._remembered is remembered:
+            self._remembered = None
+            failure = remembered.exception()
+            if failure is not None:
+                log.warning(
+                    "status message in chat %d not remembered: %s", self._place.chat_id, failure
+                )
 
     async def _edit(self, text: str) -> bool:
         """One paced edit; False when the status message should no longer be touched."""
