@@ -147,7 +147,8 @@ class FolderWatcher:
             raise_interrupt=False,
             force_polling=True if self.mode == "poll" else None,
             poll_delay_ms=max(1, round(self.interval * 1000)),
-            ignore_permission_denied=True,
+            # Ignoring an error would leave the rest of the tree silently unwatched.
+            ignore_permission_denied=False,
         )
         with contextlib.closing(changes):
             for batch in changes:
