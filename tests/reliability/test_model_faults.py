@@ -72,7 +72,7 @@ FAULTS: dict[str, Fault] = {
     "connection-dropped": Fault(
         _drop, RUSSIAN.error_unavailable, through_gate=True, reaches_server=False
     ),
-    "reply-cut-mid-body": Fault(_cut, RUSSIAN.error_unavailable, through_gate=True),
+    "reply-cut-mid-body": Fault(_cut, RUSSIAN.error_stream_cut, through_gate=True),
     "timeout": queued(lambda f: f.reply_hang(), RUSSIAN.error_unavailable),
     "401-echoing-the-key": queued(lambda f: f.reply_error(401, ECHOED_KEY), RUSSIAN.error_auth),
     "429-without-retry-after": queued(lambda f: f.reply_error(429), RUSSIAN.error_rate_limited),

@@ -67,6 +67,8 @@ ENGLISH = Texts(
     status_last="🔁 Last question: {rounds}, {prompt} tokens in + {completion} out",
     status_no_last="🔁 No questions in this conversation yet.",
     error_unavailable="⚠️ The model server is down or too slow right now. Try again in a minute.",
+    error_stream_cut="⚠️ The model's answer was cut off midway: the connection to the model "
+    "server broke. Please ask again.",
     error_auth="⚠️ The model server refused the key or does not know the model. Tell the admin.",
     error_rate_limited="⚠️ The model server is overloaded. Try again in a minute.",
     error_bad_reply="⚠️ The model sent a reply I could not use. Try rephrasing the question.",

@@ -69,6 +69,7 @@ class Texts:
     status_last: str
     status_no_last: str
     error_unavailable: str
+    error_stream_cut: str
     error_auth: str
     error_rate_limited: str
     error_bad_reply: str
@@ -249,6 +250,7 @@ class Texts:
         """A short, useful message for an `AgentError.kind`."""
         return {
             "unavailable": self.error_unavailable,
+            "stream_cut": self.error_stream_cut,
             "auth": self.error_auth,
             "rate_limited": self.error_rate_limited,
             "bad_reply": self.error_bad_reply,
