@@ -1,15 +1,17 @@
 """docs-bot: answers questions in Telegram from a folder of documents.
 
-Read it from the door in this order:
+Read it from the door, top to bottom; imports point down this list and never back up:
 
-- the entrance: `__main__` (picks a front door), `cli`, `config` and `settings_loader`
-  (settings and their errors), `logs`, `data_files` (what lives in DATA_DIR);
-- `services`: what both front doors share (toolbox, history, model client, agent), no aiogram;
+- the entrance: `__main__` (loads the settings, then opens one front door by name), `cli`;
+- the front doors: `telegram/` (the bot; the only package that imports aiogram), `terminal`
+  (`python -m bot chat`), `check/` (`python -m bot check`), `access.command`
+  (`python -m bot pair`);
+- `services`: what the front doors share (toolbox, history, model client, agent), no aiogram;
 - `agent/`: the loop (history in, tool calls run, an answer out), knowing nothing of Telegram;
-- `access/`: who may use the bot beyond the environment's lists (pairing codes, grants, access
-  requests), kept in DATA_DIR, no aiogram;
-- `terminal`: the terminal front door (`python -m bot chat`);
-- `telegram/`: the Telegram front door, the only package that imports aiogram.
+  `access/`: who may use the bot beyond the environment's lists (pairing codes, grants,
+  access requests), kept in DATA_DIR;
+- the ground floor: `config` and `settings_loader` (settings and their errors), `logs`,
+  `data_files` (what lives in DATA_DIR).
 
-Imports point down this list and never back; the read-only tools live beside it in `tools`.
+The read-only tools live beside the bot in `tools`, which never imports `bot`.
 """

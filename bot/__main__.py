@@ -18,6 +18,7 @@ from typing import Any
 from bot.agent import PromptError
 from bot.cli import parse_args
 from bot.config import Settings
+from bot.data_files import DataDirError
 from bot.logs import setup_logging
 from bot.settings_loader import SettingsError, load_settings
 
@@ -61,6 +62,9 @@ def run_command(command: str, settings: Settings, **options: Any) -> int:
         return int(asyncio.run(front_door.serve(settings, **options)))
     except PromptError as exc:
         log.error("the system prompt cannot be used: %s", exc)
+        return 2
+    except DataDirError as exc:
+        log.error("%s; set DATA_DIR to a folder this user may write", exc)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -18,6 +18,10 @@ PENDING_STATUS_FILE = "pending_status.sqlite3"
 ACCESS_FILE = "access.sqlite3"
 
 
+class DataDirError(Exception):
+    """DATA_DIR cannot be created or written; the text says which folder and why."""
+
+
 @dataclass(frozen=True, slots=True)
 class DataFiles:
     """The paths of the bot's files under one DATA_DIR."""

@@ -7,13 +7,14 @@ aiogram, so `python -m bot chat` never pays for it.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from openai import AsyncOpenAI
 
 from bot.agent import Agent, AgentConfig, HistoryStore, KeyedLocks, build_client
 from bot.config import Settings
-from bot.data_files import DataFiles
+from bot.data_files import DataDirError, DataFiles
 from tools import Toolbox
 
 
@@ -34,10 +35,18 @@ class Services:
 
 
 async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None) -> Services:
-    """Start the toolbox, open the history, build the agent; `client` replaces the real one."""
-    config = AgentConfig.from_settings(settings)
+    """Start the toolbox, open the history, build the agent; `client` replaces the real one.
+
+    Files are touched off the event loop: the prompt file is read and DATA_DIR made in a
+    thread, the stores work on their own threads.
+    """
+    config = await asyncio.to_thread(AgentConfig.from_settings, settings)
     files = DataFiles(settings.data_dir)
-    files.root.mkdir(parents=True, exist_ok=True)
+    try:
+        await asyncio.to_thread(files.root.mkdir, parents=True, exist_ok=True)
+    except OSError as exc:
+        msg = f"DATA_DIR {files.root} cannot be created: {exc.strerror or exc}"
+        raise DataDirError(msg) from exc
     toolbox = Toolbox(settings, bot_databases=files.bot_databases())
     await toolbox.start()
     try:
