@@ -9,6 +9,7 @@ import argparse
 from typing import Any
 
 from bot.config import Settings
+from bot.version import bot_version
 
 
 def settings_help() -> str:
@@ -31,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=settings_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {bot_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("run", help="run the Telegram bot (the default)")
     commands.add_parser("chat", help="ask questions in the terminal, without Telegram")

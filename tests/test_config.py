@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -139,6 +140,11 @@ class TestEntryPoint:
         assert "Traceback" not in done.stderr
         assert "BOT_TOKEN: is missing" in done.stderr
         assert "OPENAI_API_KEY: is missing" in done.stderr
+
+    def test_version_is_the_package_version(self, tmp_path: Path) -> None:
+        done = self._run("--version", env={}, cwd=tmp_path)
+        assert done.returncode == 0
+        assert done.stdout.strip() == f"python -m bot {metadata.version('docs-bot')}"
 
     def test_help_lists_every_setting(self, tmp_path: Path) -> None:
         done = self._run("--help", env={}, cwd=tmp_path)

@@ -8,6 +8,7 @@ from aiogram.methods import SetMyCommands
 from aiogram.types import BotCommandScopeChat
 
 from bot.access import AccessPolicy
+from bot.version import bot_version
 from tests.bot.access_support import expect_requests, sent_to, texts_to
 from tests.fakes.accounts import ADMIN_ID, STRANGER_ID, USER_ID
 from tests.fakes.harness import Harness
@@ -129,6 +130,13 @@ class TestWhoSeesWhat:
         assert f"доступ дал(а) User{ADMIN_ID}" in status
         await harness.feed(harness.updates.command("/status", user_id=USER_ID))
         assert "Доступ дан в Telegram" not in texts_to(harness, USER_ID)[-1]
+
+    async def test_status_shows_the_version_to_admins_only(self, harness: Harness) -> None:
+        status = await _admin(harness, "/status")
+        assert f"Версия бота: {bot_version()}" in status
+        assert bot_version() != "unknown"
+        await harness.feed(harness.updates.command("/status", user_id=USER_ID))
+        assert "Версия бота" not in texts_to(harness, USER_ID)[-1]
 
     async def test_non_admins_are_refused(self, harness: Harness) -> None:
         for command in (f"/allow {STRANGER_ID}", "/users", f"/deny {ADMIN_ID}"):

@@ -22,6 +22,7 @@ from bot.telegram.handlers.filters import bare_unknown_command
 from bot.telegram.handlers.listing import overview, scan
 from bot.telegram.handlers.replies import say
 from bot.telegram.tuning import Tuning
+from bot.version import bot_version
 from tools import Toolbox
 
 log = logging.getLogger(__name__)
@@ -127,6 +128,7 @@ async def on_status(
         last=last,
     )
     if is_admin and not chat_context.is_group:
+        text += "\n" + chat_context.texts.status_version.format(version=bot_version())
         text += "\n\n" + status_section(chat_context.texts, access)
     await say(bot, chat_context, text, tuning)
 

@@ -60,6 +60,7 @@ ENGLISH = Texts(
     "{errors}.",
     reindex_failed="⚠️ Could not rebuild the index. The log has the details.",
     status_title="<b>Status</b>",
+    status_version="Bot version: {version}",
     status_model="🤖 Model: {model}",
     status_context="🧠 Context: {tokens} of {window} tokens ({percent}%), {messages}",
     status_documents="📚 Searchable documents: {n}",

@@ -62,6 +62,7 @@ class Texts:
     reindex_done: str
     reindex_failed: str
     status_title: str
+    status_version: str
     status_model: str
     status_context: str
     status_documents: str

@@ -63,6 +63,7 @@ RUSSIAN = Texts(
     "пропущено: {skipped}, ошибок: {errors_n}.",
     reindex_failed="⚠️ Не удалось перестроить индекс. Подробности — в журнале.",
     status_title="<b>Состояние</b>",
+    status_version="Версия бота: {version}",
     status_model="🤖 Модель: {model}",
     status_context="🧠 Контекст: {tokens} из {window} токенов ({percent}%), "
     "сообщений: {messages_n}",
