@@ -1,9 +1,9 @@
 """Every file the bot keeps in DATA_DIR, named in one place.
 
 The search index is the toolbox's own (`tools.INDEX_FILE`); the conversation log, the record
-of status messages on screen and the access granted in Telegram are the bot's. The toolbox is
-told about the bot's files so that no path a model names can reach them, whatever the folders'
-layout.
+of status messages on screen, the access granted in Telegram and the ids behind source buttons
+are the bot's. The toolbox is told about the bot's files so that no path a model names can
+reach them, whatever the folders' layout.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from tools import INDEX_FILE
 HISTORY_FILE = "history.sqlite3"
 PENDING_STATUS_FILE = "pending_status.sqlite3"
 ACCESS_FILE = "access.sqlite3"
+SOURCE_LINKS_FILE = "source_links.sqlite3"
 
 
 class DataDirError(Exception):
@@ -44,10 +45,15 @@ class DataFiles:
         return self.root / ACCESS_FILE
 
     @property
+    def source_links(self) -> Path:
+        """The ids on answers' source buttons and the documents they open (SQLite)."""
+        return self.root / SOURCE_LINKS_FILE
+
+    @property
     def index(self) -> Path:
         """The search index (SQLite), rebuilt from the documents when missing."""
         return self.root / INDEX_FILE
 
     def bot_databases(self) -> tuple[Path, ...]:
         """The bot's own databases, which the toolbox keeps out of the model's reach."""
-        return (self.history, self.pending_status, self.access)
+        return (self.history, self.pending_status, self.access, self.source_links)
