@@ -102,7 +102,7 @@ class TestRequired:
 
     def test_dotenv_in_working_directory_is_read(self, tmp_path: Path) -> None:
         (tmp_path / ".env").write_text(f"BOT_TOKEN={TOKEN}\nMAX_ROUNDS=3\n", encoding="utf-8")
-        settings = Settings(_env_file=tmp_path / ".env")  # type: ignore[call-arg]
+        settings = Settings(_env_file=tmp_path / ".env")
         assert settings.max_rounds == 3
         assert settings.bot_token is not None
 

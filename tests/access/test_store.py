@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,7 @@ async def policy(tmp_path: Path, clock: FakeClock) -> AsyncIterator[AccessPolicy
         await opened.close()
 
 
-async def _open(tmp_path: Path, clock: FakeClock, **settings: object) -> AccessPolicy:
+async def _open(tmp_path: Path, clock: FakeClock, **settings: Any) -> AccessPolicy:
     policy = AccessPolicy(
         load_settings(data_dir=tmp_path / "data", **settings),
         AccessDatabase(tmp_path / "data" / "access.sqlite3"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import openai
 import pytest
@@ -14,8 +15,8 @@ from bot.config import Settings
 from tests.fakes.fake_llm import FakeLLM
 
 
-def settings(**kw: object) -> Settings:
-    return Settings(_env_file=None, **kw)  # type: ignore[call-arg]
+def settings(**kw: Any) -> Settings:
+    return Settings(_env_file=None, **kw)
 
 
 class TestAgentConfig:

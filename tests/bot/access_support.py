@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 import pytest
-from aiogram.methods import SendMessage
+from aiogram.methods import EditMessageText, SendMessage
 
 from bot.telegram.tuning import Tuning
 from tests.fakes.accounts import BOT_USERNAME, bot_user_json
@@ -47,7 +47,7 @@ def texts_to(harness: Harness, chat_id: int) -> list[str]:
     return [
         str(c.text)
         for c in harness.session.calls
-        if c.__api_method__ in {"sendMessage", "editMessageText"} and c.chat_id == chat_id
+        if isinstance(c, SendMessage | EditMessageText) and c.chat_id == chat_id
     ]
 
 

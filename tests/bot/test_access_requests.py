@@ -55,7 +55,7 @@ class TestRequests:
         await tap(harness, request, ids[ADMIN_ID], f"access:allow:{STRANGER_ID}", ADMIN_ID)
         (edit,) = _edits(harness, ADMIN_ID)
         assert edit.message_id == ids[ADMIN_ID]
-        assert "was let in by User2002" in edit.text
+        assert "was let in by User2002" in str(edit.text)
         assert edit.reply_markup is None
         assert "Теперь у вас есть доступ" in texts_to(harness, STRANGER_ID)[-1]
         assert _answers(harness)[-1].show_alert is not True
@@ -77,7 +77,7 @@ class TestRequests:
         await _stranger_writes(harness)
         (request,) = sent_to(harness, ADMIN_ID)
         await tap(harness, request, ids[ADMIN_ID], f"access:ignore:{STRANGER_ID}", ADMIN_ID)
-        assert "was ignored by User2002" in _edits(harness, ADMIN_ID)[-1].text
+        assert "was ignored by User2002" in str(_edits(harness, ADMIN_ID)[-1].text)
         assert len(sent_to(harness, STRANGER_ID)) == 1
         assert not _access(harness).may_use(STRANGER_ID)
 
@@ -101,7 +101,7 @@ class TestRequests:
             await _stranger_writes(harness)
             first, second = sent_to(harness, ADMIN_ID)[0], sent_to(harness, SECOND_ADMIN)[0]
             await tap(harness, first, ids[ADMIN_ID], f"access:allow:{STRANGER_ID}", ADMIN_ID)
-            assert "was let in by User2002" in _edits(harness, SECOND_ADMIN)[-1].text
+            assert "was let in by User2002" in str(_edits(harness, SECOND_ADMIN)[-1].text)
             await tap(
                 harness, second, ids[SECOND_ADMIN], f"access:ignore:{STRANGER_ID}", SECOND_ADMIN
             )

@@ -13,6 +13,11 @@ from tests.fakes.accounts import ADMIN_ID
 from tests.fakes.harness import Harness
 
 
+def _chat_of(scope: object) -> int | str:
+    assert isinstance(scope, BotCommandScopeChat)
+    return scope.chat_id
+
+
 def _last_text(harness: Harness) -> str:
     return str(harness.session.called("sendMessage")[-1].text)
 
@@ -75,7 +80,7 @@ class TestStartAndHelp:
     async def test_admins_get_reindex_in_their_menu(self, harness: Harness) -> None:
         menus = [c for c in harness.startup_calls if isinstance(c, SetMyCommands)]
         scoped = [m for m in menus if isinstance(m.scope, BotCommandScopeChat)]
-        assert {(m.scope.chat_id, m.language_code) for m in scoped} == {
+        assert {(_chat_of(m.scope), m.language_code) for m in scoped} == {
             (ADMIN_ID, language) for language in (None, "ru", "be", "kk")
         }
         assert all("reindex" in {c.command for c in m.commands} for m in scoped)
@@ -87,7 +92,7 @@ class TestStartAndHelp:
         (tmp_path / "data" / "admin_menus.json").write_text(json.dumps([ADMIN_ID, 4040]))
         async with make_dispatcher() as harness:
             removed = [c for c in harness.startup_calls if isinstance(c, DeleteMyCommands)]
-            assert {(c.scope.chat_id, c.language_code) for c in removed} == {
+            assert {(_chat_of(c.scope), c.language_code) for c in removed} == {
                 (4040, language) for language in (None, "ru", "be", "kk")
             }
         remembered = json.loads((tmp_path / "data" / "admin_menus.json").read_text())

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from aiogram.methods import EditMessageText, SendMessage
+
 from bot.agent import KeyedLocks
 from bot.telegram.middlewares import InFlight, SlidingWindow
 from bot.telegram.tuning import Tuning
@@ -91,7 +93,7 @@ class TestOrder:
         calls = [
             (c.__api_method__, str(c.text))
             for c in harness.session.calls
-            if c.__api_method__ in {"sendMessage", "editMessageText"}
+            if isinstance(c, SendMessage | EditMessageText)
         ]
         assert calls == [
             ("sendMessage", "🤔 Думаю…"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from tools import Toolbox
 from tools.config import ToolSettings
 from tools.errors import ContentError, ExtractionError
 from tools.isolated import IsolatedExtractor
+from tools.results import ToolResult
 
 
 async def search(box: Toolbox, query: str, limit: int = 10) -> dict[str, Any]:
@@ -23,6 +25,11 @@ async def search(box: Toolbox, query: str, limit: int = 10) -> dict[str, Any]:
         (await box.execute("search_files", {"query": query, "limit": limit})).text
     )
     return result
+
+
+def _text(result: object) -> str:
+    assert isinstance(result, ToolResult)
+    return result.text
 
 
 def paths(result: dict[str, Any]) -> list[str]:
@@ -155,7 +162,7 @@ class TestConcurrency:
             report = await toolbox.refresh(f"поток/заметка_{i}.txt")
             assert report.error is None
 
-        calls = [drop(i) for i in range(20)]
+        calls: list[Coroutine[Any, Any, object]] = [drop(i) for i in range(20)]
         calls += [search(toolbox, "склад") for _ in range(20)]
         calls += [
             toolbox.execute("read_file", {"path": "документы/рецепт_шарлотки.txt"})
@@ -164,7 +171,7 @@ class TestConcurrency:
         calls += [toolbox.execute("list_files", {"depth": 3}) for _ in range(10)]
         results = await asyncio.gather(*calls)
         for result in results[20:]:
-            payload = result if isinstance(result, dict) else json.loads(result.text)
+            payload = result if isinstance(result, dict) else json.loads(_text(result))
             assert "error" not in payload
         found = await search(toolbox, "заметка склад", limit=50)
         assert len([p for p in paths(found) if p.startswith("поток/")]) == 20

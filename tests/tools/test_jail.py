@@ -52,9 +52,9 @@ def build_host(base: Path) -> tuple[Path, Path]:
     """A host folder: the sandbox (with links in and out), a secret beside it, data inside."""
     host = base / "host"
     root = host / "sandbox"
-    for rel, data in SANDBOX_FILES.items():
+    for rel, content in SANDBOX_FILES.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_bytes(data)
+        (root / rel).write_bytes(content)
     (host / "outside").mkdir()
     (host / "outside" / "secret.txt").write_text(f"{MARKER} outside folder\n")
     (host / "secret.txt").write_text(f"{MARKER} beside the sandbox\n")

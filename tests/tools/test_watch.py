@@ -228,7 +228,7 @@ def no_notifications(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         attempts.append(1)
         raise OSError("OS file watch limit reached (MaxFilesWatch)")
 
-    monkeypatch.setattr(watch_module.watchfiles, "watch", refuse)
+    monkeypatch.setattr(watchfiles, "watch", refuse)
     yield attempts
 
 
@@ -281,7 +281,7 @@ class TestFallback:
                 raise RuntimeError("Error creating recommended watcher: Too many open files")
             return real(*args, **kwargs)
 
-        monkeypatch.setattr(watch_module.watchfiles, "watch", flaky)
+        monkeypatch.setattr(watchfiles, "watch", flaky)
         monkeypatch.setattr(watch_module, "RETRY_AFTER", 0.3)
         toolbox = await started(make_box(docs, tmp_path / "data", watch_interval=HOUR))
         try:
