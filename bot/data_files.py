@@ -17,6 +17,7 @@ HISTORY_FILE = "history.sqlite3"
 PENDING_STATUS_FILE = "pending_status.sqlite3"
 ACCESS_FILE = "access.sqlite3"
 SOURCE_LINKS_FILE = "source_links.sqlite3"
+ADMIN_MENUS_FILE = "admin_menus.json"
 
 
 class DataDirError(Exception):
@@ -53,6 +54,15 @@ class DataFiles:
     def index(self) -> Path:
         """The search index (SQLite), rebuilt from the documents when missing."""
         return self.root / INDEX_FILE
+
+    @property
+    def admin_menus(self) -> Path:
+        """The admins whose command menus were set, so a former admin loses theirs (JSON)."""
+        return self.root / ADMIN_MENUS_FILE
+
+    def private_files(self) -> tuple[Path, ...]:
+        """Every file of the bot's, which the toolbox keeps out of the model's reach."""
+        return (*self.bot_databases(), self.admin_menus)
 
     def bot_databases(self) -> tuple[Path, ...]:
         """The bot's own databases, which the toolbox keeps out of the model's reach."""

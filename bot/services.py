@@ -47,7 +47,7 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
     except OSError as exc:
         msg = f"DATA_DIR {files.root} cannot be created: {exc.strerror or exc}"
         raise DataDirError(msg) from exc
-    toolbox = Toolbox(settings, bot_databases=files.bot_databases())
+    toolbox = Toolbox(settings, private_files=files.private_files())
     await toolbox.start()
     try:
         history = await HistoryStore.open(files.history)

@@ -56,19 +56,19 @@ class Toolbox:
         extract_timeout: float = 30.0,
         cache_bytes: int = 64 * 1024 * 1024,
         extraction_worker: Sequence[str] | None = None,
-        bot_databases: Sequence[Path] = (),
+        private_files: Sequence[Path] = (),
     ) -> None:
         self.settings = settings
         data_dir = Path(settings.data_dir).absolute()
         index = data_dir / INDEX_FILE
         # Named one by one as well: should the data folder ever be the documents folder (the
-        # settings refuse it), its files (the index and the caller's `bot_databases`, with
+        # settings refuse it), its files (the index and the caller's `private_files`, with
         # their SQLite side files) still stay out of reach.
         own = (
             data_dir,
             *(
                 database.with_name(database.name + suffix)
-                for database in (index, *bot_databases)
+                for database in (index, *private_files)
                 for suffix in _DB_SUFFIXES
             ),
         )

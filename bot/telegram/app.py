@@ -17,6 +17,7 @@ from aiogram.client.telegram import TelegramAPIServer
 from bot.access import AccessDatabase, AccessPolicy
 from bot.access.codes import LIFETIME_S
 from bot.config import Settings
+from bot.data_files import DataFiles
 from bot.services import Services
 from bot.telegram.access_requests import AccessRequests
 from bot.telegram.albums import Albums
@@ -102,6 +103,7 @@ def build_dispatcher(
         in_flight=in_flight,
         access=access,
         access_requests=access_requests,
+        files=services.files,
     )
     dp.update.outer_middleware(ChatContextMiddleware())
     dp.update.outer_middleware(PairingMiddleware(access))
@@ -125,11 +127,12 @@ async def _on_startup(
     toolbox: Toolbox,
     pending_status: PendingStatusStore,
     access: AccessPolicy,
+    files: DataFiles,
 ) -> None:
     me = await bot.me()
     await access.load()
     await tidy_leftovers(bot, pending_status)
-    await register_commands(bot, access.admin_ids(), settings.data_dir)
+    await register_commands(bot, access.admin_ids(), files.admin_menus)
     warn_about_settings(settings, granted=bool(access.grants()))
     if not access.has_admin():
         await _offer_pairing(access, me.username or "")

@@ -21,8 +21,6 @@ from bot.telegram.texts import ENGLISH, RUSSIAN, RUSSIAN_READERS, Texts
 
 log = logging.getLogger(__name__)
 
-ADMIN_MENUS_FILE = "admin_menus.json"
-
 
 def _menus() -> list[tuple[Texts, str | None]]:
     return [(ENGLISH, None), *((RUSSIAN, code) for code in RUSSIAN_READERS)]
@@ -37,7 +35,7 @@ def _admin_commands(texts: Texts) -> list[BotCommand]:
     return [*_commands(texts), *extra]
 
 
-async def register_commands(bot: Bot, admin_ids: frozenset[int], data_dir: Path) -> None:
+async def register_commands(bot: Bot, admin_ids: frozenset[int], record: Path) -> None:
     """Set the menus; a failure costs a log line, never the start-up."""
     for texts, language in _menus():
         commands = _commands(texts)
@@ -56,7 +54,7 @@ async def register_commands(bot: Bot, admin_ids: frozenset[int], data_dir: Path)
                 )
             except TelegramAPIError as exc:  # a chat the admin has not opened yet
                 log.debug("no admin menu for %d yet: %s", admin, exc)
-    await _drop_stale_admin_menus(bot, admin_ids, data_dir / ADMIN_MENUS_FILE)
+    await _drop_stale_admin_menus(bot, admin_ids, record)
 
 
 async def give_admin_menu(bot: Bot, admin_id: int) -> None:

@@ -141,13 +141,15 @@ class TestDataFolder:
     ) -> None:
         (sandbox_dir / "history.sqlite3").write_text("история переписки", encoding="utf-8")
         (sandbox_dir / "history.sqlite3-wal").write_text("журнал", encoding="utf-8")
+        (sandbox_dir / "admin_menus.json").write_text("[42]", encoding="utf-8")
         unchecked = ToolSettings.model_construct(sandbox_dir=sandbox_dir, data_dir=sandbox_dir)
-        box = Toolbox(unchecked, bot_databases=DataFiles(sandbox_dir).bot_databases())
+        box = Toolbox(unchecked, private_files=DataFiles(sandbox_dir).private_files())
         await box.start()
         try:
             await asyncio.wait_for(box.wait_ready(), 30)
             listing = await result_of(box, "list_files", {})
             assert not any("sqlite3" in e["path"] for e in listing["entries"])
+            assert not any("admin_menus" in e["path"] for e in listing["entries"])
             for path in ("history.sqlite3", "history.sqlite3-wal", "search-index.sqlite3"):
                 assert "error" in await result_of(box, "read_file", {"path": path})
             assert (await result_of(box, "search_files", {"query": "переписки"}))["results"] == []
