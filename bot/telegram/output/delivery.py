@@ -31,7 +31,7 @@ from aiogram.exceptions import (
     TelegramRetryAfter,
     TelegramServerError,
 )
-from aiogram.types import LinkPreviewOptions
+from aiogram.types import InlineKeyboardMarkup, LinkPreviewOptions
 
 from bot.telegram.output.pacing import ChatPlace, EditPacer
 
@@ -133,6 +133,7 @@ class Delivery:
         status_message_id: int | None = None,
         failure_notice: str | None = None,
         new_message: bool = False,
+        reply_markup: InlineKeyboardMarkup | None = None,
     ) -> Delivered:
         """Deliver every part in order; returns what arrived.
 
@@ -144,14 +145,20 @@ class Delivery:
         anything was lost, `failure_notice` (plain text) is sent once; a status message that
         never became part of the answer is turned into that notice or removed, so a progress
         line never stays forever.
+
+        `reply_markup` (buttons) goes under the last part, kept on every retry and on the
+        plain-text resend; it is lost only with that part.
         """
         ids: list[int] = []
         editable = None if new_message else status_message_id
         leftover = status_message_id  # a status message not (yet) turned into the answer
         lost = False
         for index, part in enumerate(parts):
+            markup = reply_markup if index == len(parts) - 1 else None
             try:
-                ids.append(await self._one(part, edit_id=editable, reply=index == 0))
+                ids.append(
+                    await self._one(part, edit_id=editable, reply=index == 0, markup=markup)
+                )
             except _Blocked:
                 log.info("chat %d blocked the bot; answer dropped", self._place.chat_id)
                 return Delivered(tuple(ids), complete=False, blocked=True)
@@ -210,13 +217,20 @@ class Delivery:
             if status is not None:
                 await self._forget(status)
 
-    async def _one(self, part: Renderable, *, edit_id: int | None, reply: bool) -> int:
+    async def _one(
+        self,
+        part: Renderable,
+        *,
+        edit_id: int | None,
+        reply: bool,
+        markup: InlineKeyboardMarkup | None = None,
+    ) -> int:
         as_html = True
         network_failures = 0
         while True:
             text, mode = (part.html, "HTML") if as_html else (part.plain, None)
             try:
-                return await self._post(text, mode, edit_id=edit_id, reply=reply)
+                return await self._post(text, mode, edit_id=edit_id, reply=reply, markup=markup)
             except TelegramRetryAfter as exc:
                 await self._wait_flood(float(exc.retry_after))
             except TelegramBadRequest as exc:
@@ -243,7 +257,15 @@ class Delivery:
                     raise _GaveUp(str(exc)) from exc
                 await self._wait_flood(float(network_failures))
 
-    async def _post(self, text: str, mode: str | None, *, edit_id: int | None, reply: bool) -> int:
+    async def _post(
+        self,
+        text: str,
+        mode: str | None,
+        *,
+        edit_id: int | None,
+        reply: bool,
+        markup: InlineKeyboardMarkup | None = None,
+    ) -> int:
         """Edit the status message into `text`, or send `text` as a new message."""
         if edit_id is not None:
             await self._wait_pace()
@@ -253,6 +275,7 @@ class Delivery:
                 message_id=edit_id,
                 parse_mode=mode,
                 link_preview_options=_NO_PREVIEW,
+                reply_markup=markup,
             )
             return edit_id
         message = await self._bot.send_message(
@@ -262,6 +285,7 @@ class Delivery:
             message_thread_id=self._place.thread_id,
             reply_parameters=self._place.reply_parameters() if reply else None,
             link_preview_options=_NO_PREVIEW,
+            reply_markup=markup,
         )
         return message.message_id
 
