@@ -98,6 +98,11 @@ class Settings(ToolSettings):
     model_max_retries: int = Field(
         default=2, ge=0, le=10, description="Retries of a model call on 429, 5xx or timeout."
     )
+    stream: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        description="Show answers as the model writes them: auto falls back to whole answers "
+        "for a model server that cannot stream, on always streams, off never does.",
+    )
     system_prompt: str | None = Field(
         default=None, description="Replaces the built-in system prompt with this text."
     )
@@ -150,6 +155,11 @@ class Settings(ToolSettings):
     @classmethod
     def _upper_level(cls, value: object) -> object:
         return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("stream", mode="before")
+    @classmethod
+    def _lower_stream(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator(
         "bot_token",

@@ -53,4 +53,5 @@ class AgentConfig:
             system_prompt=choose_system_prompt(
                 settings.system_prompt, settings.system_prompt_file
             ),
+            stream=settings.stream,
         )

@@ -27,6 +27,15 @@ class TestAgentConfig:
         assert config.system_prompt == DEFAULT_SYSTEM_PROMPT
         assert config.prompt_budget == 128_000 - 2_048
 
+    @pytest.mark.parametrize(("value", "expected"), [(None, "auto"), ("OFF", "off"), ("on", "on")])
+    def test_streaming_comes_from_the_settings(self, value: str | None, expected: str) -> None:
+        given = {} if value is None else {"stream": value}
+        assert AgentConfig.from_settings(settings(**given)).stream == expected
+
+    def test_an_unknown_stream_mode_is_refused(self) -> None:
+        with pytest.raises(ValueError, match="stream"):
+            settings(stream="sometimes")
+
     def test_the_prompt_setting_replaces_the_default(self) -> None:
         config = AgentConfig.from_settings(settings(system_prompt="  Будь краток.  "))
         assert config.system_prompt == "Будь краток."
