@@ -21,6 +21,7 @@ from tools.errors import ToolError
 from tools.globs import FoldedNames, glob_match
 from tools.index import is_damaged, load_text
 from tools.indexer import Indexer
+from tools.languages import LANGUAGE_NAMES, languages_of
 from tools.paths import modified_iso
 from tools.snippets import find_snippets, snippets_from_start
 from tools.terms import Stemmer, fold, words
@@ -158,6 +159,14 @@ class Searcher:
                 "Nothing matched. Try fewer or other words, another word form or a synonym, "
                 "a name pattern such as *.pdf, or list_files to browse."
             )
+            languages = languages_of(self._vocabulary(conn)) if conn is not None else []
+            if languages:
+                out["document_languages"] = languages
+                out["hint"] += (
+                    " The documents are written in "
+                    + " and ".join(LANGUAGE_NAMES[code] for code in languages)
+                    + ": search in that language too (translate the words)."
+                )
         return out
 
     def _group(self, conn: sqlite3.Connection | None, word: str) -> _Group:
@@ -189,15 +198,20 @@ class Searcher:
         row = conn.execute("SELECT 1 FROM terms WHERE terms MATCH ? LIMIT 1", (match,))
         return row.fetchone() is not None
 
+    def _vocabulary(self, conn: sqlite3.Connection) -> list[str]:
+        """Every term of the index, re-read at most every `VOCAB_TTL` seconds."""
+        now = time.monotonic()
+        if now - self._vocab_at > VOCAB_TTL:
+            self._vocab = [row[0] for row in conn.execute("SELECT term FROM vocab")]
+            self._vocab_at = now
+        return self._vocab
+
     def _close_terms(self, conn: sqlite3.Connection, stem: str) -> list[str]:
         """Index terms one edit away (two for long words): the typo the user likely made.
 
         Swapped neighbours count as one edit ("отупск" for "отпуск").
         """
-        now = time.monotonic()
-        if now - self._vocab_at > VOCAB_TTL:
-            self._vocab = [row[0] for row in conn.execute("SELECT term FROM vocab")]
-            self._vocab_at = now
+        self._vocabulary(conn)
         max_edits = 1 if len(stem) < 8 else 2
         close = process.extract(
             stem, self._vocab, scorer=OSA.distance, score_cutoff=max_edits, limit=3
