@@ -6,7 +6,15 @@ import logging
 from collections.abc import Iterable
 
 _MASK = "***"
-NOISY_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2", "openai", "aiohttp.access")
+NOISY_LOGGERS = (
+    "httpx",
+    "httpx2",
+    "httpcore",
+    "httpcore2",
+    "openai",
+    "aiohttp.access",
+    "watchfiles",
+)
 """Libraries that log every request at INFO; only their warnings are kept."""
 
 

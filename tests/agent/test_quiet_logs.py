@@ -75,7 +75,7 @@ def test_http_clients_do_not_log_each_request() -> None:
     handlers, level = list(root.handlers), root.level
     try:
         setup_logging("INFO")
-        for name in ("httpx", "httpx2", "httpcore2", "openai"):
+        for name in ("httpx", "httpx2", "httpcore2", "openai", "watchfiles"):
             assert not logging.getLogger(name).isEnabledFor(logging.INFO), name
     finally:
         for handler in list(root.handlers):
