@@ -71,7 +71,12 @@ def run_command(command: str, settings: Settings, **options: Any) -> int:
 
 
 def _secrets(settings: Settings) -> list[str]:
-    values = [settings.bot_token, settings.openai_api_key, settings.webhook_secret]
+    values = [
+        settings.bot_token,
+        settings.openai_api_key,
+        settings.transcribe_api_key,
+        settings.webhook_secret,
+    ]
     return [v.get_secret_value().strip() for v in values if v is not None]
 
 

@@ -103,6 +103,25 @@ class Settings(ToolSettings):
         description="Show answers as the model writes them: auto falls back to whole answers "
         "for a model server that cannot stream, on always streams, off never does.",
     )
+    transcribe_model: str = Field(
+        default="whisper-1",
+        description="Speech-to-text model for voice messages, audio files and video notes; "
+        "empty turns voice questions off.",
+    )
+    transcribe_base_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible server for transcriptions (/audio/transcriptions); "
+        "empty means the model server's (OPENAI_BASE_URL).",
+    )
+    transcribe_api_key: SecretStr | None = Field(
+        default=None,
+        description="Key for the transcription server (secret); empty means OPENAI_API_KEY.",
+    )
+    max_voice_seconds: int = Field(
+        default=300,
+        ge=1,
+        description="Longest voice message, audio file or video note transcribed, in seconds.",
+    )
     system_prompt: str | None = Field(
         default=None, description="Replaces the built-in system prompt with this text."
     )
@@ -156,6 +175,11 @@ class Settings(ToolSettings):
     def _upper_level(cls, value: object) -> object:
         return value.strip().upper() if isinstance(value, str) else value
 
+    @field_validator("transcribe_model", mode="before")
+    @classmethod
+    def _strip_model(cls, value: object) -> object:
+        return value.strip() if isinstance(value, str) else value
+
     @field_validator("stream", mode="before")
     @classmethod
     def _lower_stream(cls, value: object) -> object:
@@ -164,9 +188,11 @@ class Settings(ToolSettings):
     @field_validator(
         "bot_token",
         "openai_api_key",
+        "transcribe_api_key",
         "webhook_secret",
         "telegram_api_base",
         "openai_base_url",
+        "transcribe_base_url",
         "webhook_url",
         "system_prompt",
         "system_prompt_file",
@@ -192,7 +218,7 @@ class Settings(ToolSettings):
             raise ValueError(msg)
         return value
 
-    @field_validator("openai_api_key")
+    @field_validator("openai_api_key", "transcribe_api_key")
     @classmethod
     def _real_key(cls, value: SecretStr | None) -> SecretStr | None:
         if value is not None and _STAND_IN.search(value.get_secret_value().strip()):
@@ -203,7 +229,7 @@ class Settings(ToolSettings):
             raise ValueError(msg)
         return value
 
-    @field_validator("telegram_api_base", "openai_base_url", "webhook_url")
+    @field_validator("telegram_api_base", "openai_base_url", "transcribe_base_url", "webhook_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is not None and not re.match(r"^https?://[^\s/]+", value):
@@ -278,6 +304,21 @@ class Settings(ToolSettings):
     def webhook_port(self) -> int:
         """Port part of WEBHOOK_LISTEN."""
         return int(self.webhook_listen.rpartition(":")[2])
+
+    @property
+    def voice_enabled(self) -> bool:
+        """Whether voice questions are transcribed (TRANSCRIBE_MODEL is set)."""
+        return bool(self.transcribe_model)
+
+    @property
+    def transcribe_url(self) -> str | None:
+        """The transcription server: TRANSCRIBE_BASE_URL, else the model server's URL."""
+        return self.transcribe_base_url or self.openai_base_url
+
+    @property
+    def transcribe_key(self) -> SecretStr | None:
+        """The transcription server's key: TRANSCRIBE_API_KEY, else OPENAI_API_KEY."""
+        return self.transcribe_api_key or self.openai_api_key
 
     def may_use(self, user_id: int) -> bool:
         """Whether this Telegram user may ask questions."""

@@ -1,4 +1,5 @@
-"""What both front doors share, without Telegram: the toolbox, the history, the model, the agent.
+"""What both front doors share, without Telegram: the toolbox, the history, the model, the agent,
+and the transcriber that turns voice questions into text.
 
 `open_services` starts them in order and `close_services` closes them, each even if another
 fails. The terminal chat and the Telegram wing both begin here; nothing in this module imports
@@ -15,6 +16,7 @@ from openai import AsyncOpenAI
 from bot.agent import Agent, AgentConfig, HistoryStore, KeyedLocks, build_client
 from bot.config import Settings
 from bot.data_files import DataDirError, DataFiles
+from bot.speech import Transcriber, build_transcriber
 from tools import Toolbox
 
 
@@ -24,6 +26,7 @@ class Services:
 
     `locks` serialises each conversation: the agent takes it, and so does the Telegram wing
     around a whole update (the same table, so a conversation is ordered in one place).
+    `transcriber` is None when voice questions are off (TRANSCRIBE_MODEL is empty).
     """
 
     toolbox: Toolbox
@@ -32,6 +35,7 @@ class Services:
     agent: Agent
     locks: KeyedLocks
     files: DataFiles
+    transcriber: Transcriber | None = None
 
 
 async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None) -> Services:
@@ -57,7 +61,8 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
     client = client or build_client(settings)
     locks = KeyedLocks()
     agent = Agent(config, client, toolbox, history, locks=locks)
-    return Services(toolbox, history, client, agent, locks, files)
+    transcriber = build_transcriber(settings, client)
+    return Services(toolbox, history, client, agent, locks, files, transcriber)
 
 
 async def close_services(services: Services) -> None:
@@ -68,4 +73,8 @@ async def close_services(services: Services) -> None:
         try:
             await services.toolbox.close()
         finally:
-            await services.client.close()
+            try:
+                if services.transcriber is not None:
+                    await services.transcriber.close()
+            finally:
+                await services.client.close()

@@ -2,6 +2,7 @@
 
 The real `AsyncOpenAI` client talks to it over HTTP, so tests exercise the SDK's own parsing,
 retries and timeouts. Every request body is recorded so tests can assert on what was sent.
+Transcriptions (`POST /v1/audio/transcriptions`) have their own script and record, `speech`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from openai import AsyncOpenAI
 
 from bot.agent.tokens import estimate_text_tokens
 from tests.fakes.fake_stream import Streaming, send_stream
+from tests.fakes.fake_transcriptions import Transcriptions
 
 _NO_REPLY = {"error": {"message": "fake: no reply queued", "type": "server_error"}}
 _NO_STREAMING = {
@@ -177,6 +179,8 @@ class FakeLLM:
         self.models: list[str] | None = ["gpt-4.1-mini", "fake-model"]
         """What GET /v1/models lists; None answers 404, as servers without a list do."""
         self.model_listings = 0
+        self.speech = Transcriptions()
+        """What /v1/audio/transcriptions answers, and the audio it received."""
         self._queue: deque[Reply] = deque()
         self._closing = asyncio.Event()
         self._arrived = asyncio.Condition()
@@ -258,6 +262,7 @@ class FakeLLM:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_get("/v1/models", self._list_models)
+        app.router.add_post("/v1/audio/transcriptions", self.speech.handle)
         self._runner = web.AppRunner(app, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
