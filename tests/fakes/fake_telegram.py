@@ -24,7 +24,7 @@ from aiogram import Bot
 from aiogram.client.default import Default
 from aiogram.client.session.base import BaseSession
 from aiogram.exceptions import TelegramNetworkError
-from aiogram.methods import TelegramMethod
+from aiogram.methods import SendDocument, TelegramMethod
 from aiogram.methods.base import TelegramType
 
 from tests.fakes.accounts import bot_user_json
@@ -214,6 +214,8 @@ class FakeTelegramSession(BaseSession):
             }
         if name == "getMe":
             return bot_user_json()
+        if isinstance(method, SendDocument):
+            return self._document_message(method)
         if name == "getFile":
             file_id = method.file_id  # type: ignore[attr-defined]
             return {
@@ -228,10 +230,30 @@ class FakeTelegramSession(BaseSession):
             "deleteWebhook",
             "setWebhook",
             "deleteMyCommands",
+            "answerCallbackQuery",
         }:
             return True
         msg = f"fake Telegram: nothing queued for {name} and no default result"
         raise AssertionError(msg)
+
+    def _document_message(self, method: SendDocument) -> dict[str, Any]:
+        """The message a sent document becomes, named as the bot named the file."""
+        document = method.document
+        name = None if isinstance(document, str) else document.filename
+        chat_id = int(method.chat_id)
+        message_id = next(self._message_ids)
+        return {
+            "message_id": message_id,
+            "date": int(time.time()),
+            "chat": {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"},
+            "from": bot_user_json(),
+            "document": {
+                "file_id": f"sent{message_id}",
+                "file_unique_id": f"usent{message_id}",
+                **({"file_name": name} if name else {}),
+            },
+            **({"caption": method.caption} if method.caption else {}),
+        }
 
 
 def _params(bot: Bot, method: TelegramMethod[Any]) -> dict[str, Any]:
