@@ -8,7 +8,9 @@ Whether a user may use the bot, and whether they are an admin, is asked of one
 granted in Telegram. Users who may pass, with `is_admin` added to the handler data. A stranger
 who writes to the bot in a private chat asks the admins for access (`AccessRequests`) and is
 told so; in a group, or when there is no admin to ask, they learn their numeric id and how to
-ask for access. Nothing else reaches them, and updates without a sender are dropped.
+ask for access. A stranger's tap on a button (under an answer in a group) gets a short pop-up,
+so their client stops waiting. Nothing else reaches them, and updates without a sender are
+dropped.
 """
 
 from __future__ import annotations
@@ -20,14 +22,14 @@ from typing import Any
 
 from aiogram import BaseMiddleware, Bot
 from aiogram.exceptions import TelegramAPIError
-from aiogram.types import Message, TelegramObject, Update, User
+from aiogram.types import CallbackQuery, Message, TelegramObject, Update, User
 
 from bot.access import AccessPolicy
 from bot.telegram.access_requests import AccessRequests, Asked
 from bot.telegram.addressing import addressed_to_bot
 from bot.telegram.context import CHAT_CONTEXT, ChatContext
 from bot.telegram.middlewares.notices import NoticeCooldown
-from bot.telegram.texts import Texts
+from bot.telegram.texts import Texts, texts_for
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +72,12 @@ class AccessMiddleware(BaseMiddleware):
             if admin and context is not None:
                 await self._remember_language(user.id, context.language)
             return await handler(event, data)
+        query = event.callback_query if isinstance(event, Update) else None
         if message is not None and context is not None:
             await self._refuse(message, user, data["bot"], context)
+        elif query is not None:
+            texts = context.texts if context is not None else texts_for(user.language_code)
+            await self._refuse_tap(query, texts)
         else:
             log.debug("dropped a %s update from a stranger", type(event).__name__)
         return None
@@ -82,6 +88,14 @@ class AccessMiddleware(BaseMiddleware):
             await self._access.remember_language(user_id, lang)
         except (sqlite3.Error, OSError) as exc:
             log.warning("could not remember the language of admin %d: %s", user_id, exc)
+
+    async def _refuse_tap(self, query: CallbackQuery, texts: Texts) -> None:
+        """A stranger pressed a button: a short pop-up says they have no access."""
+        log.info("refused a button tap by user %d: not on the access list", query.from_user.id)
+        try:
+            await query.answer(texts.button_no_access, show_alert=True)
+        except TelegramAPIError as exc:
+            log.info("could not answer the tap of user %d: %s", query.from_user.id, exc)
 
     async def _tell_chat(self, message: Message, bot: Bot, texts: Texts, why: str) -> None:
         """One short notice per chat and period, and only when the bot was addressed."""

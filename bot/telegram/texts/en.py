@@ -83,6 +83,16 @@ ENGLISH = Texts(
     note_truncated="_The answer stopped at the model's length limit. Write “continue”._",
     sources_label="📄 Sources:",
     sources_more="and {n} more",
+    source_too_big="📄 {name} is {size} MB, and Telegram lets bots send files of up to "
+    "{limit} MB. Here is the page the answer was based on:",
+    source_unreadable="📄 {name} is {size} MB, too big to send in Telegram, and its text "
+    "could not be read.",
+    source_send_failed="⚠️ Could not send {name}. Please try again a bit later.",
+    # plain: pop-ups on a source's button
+    source_sending="📤 Sending the file…",
+    source_expired="This button has expired: ask the question again.",
+    source_gone="This file is no longer in the documents folder.",
+    button_no_access="🔒 You do not have access to this bot.",
     progress_thinking="🤔 Thinking…",
     progress_tools={
         "search_files": "🔎 Searching for “{subject}”…",

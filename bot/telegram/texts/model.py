@@ -82,6 +82,13 @@ class Texts:
     note_truncated: str
     sources_label: str
     sources_more: str
+    source_sending: str
+    source_expired: str
+    source_gone: str
+    button_no_access: str
+    source_too_big: str
+    source_unreadable: str
+    source_send_failed: str
     progress_thinking: str
     progress_tools: Mapping[str, str]
     """A status line per tool name, `{subject}` being what the call is about."""
@@ -273,6 +280,24 @@ class Texts:
         if template is None:
             return self.progress_tool.format(tool=visible(name)[:40], subject=short)
         return template.format(subject=short)
+
+    def source_too_big_reply(self, name: str, size_mb: float, limit_mb: float) -> str:
+        """A source too large to send: the page the answer read follows this line."""
+        return self.source_too_big.format(
+            name=_code(visible(name)),
+            size=decimal(self.lang, size_mb),
+            limit=integer(self.lang, round(limit_mb)),
+        )
+
+    def source_unreadable_reply(self, name: str, size_mb: float) -> str:
+        """A source too large to send whose text cannot be read either."""
+        return self.source_unreadable.format(
+            name=_code(visible(name)), size=decimal(self.lang, size_mb)
+        )
+
+    def source_send_failed_reply(self, name: str) -> str:
+        """Telegram did not take a source document."""
+        return self.source_send_failed.format(name=_code(visible(name)))
 
     def sources_line(self, sources: tuple[str, ...], limit: int = 5) -> str:
         """Markdown for the answer's last line, paths as code."""

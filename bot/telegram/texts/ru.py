@@ -89,6 +89,16 @@ RUSSIAN = Texts(
     note_truncated="_Ответ оборвался: модель упёрлась в лимит длины. Напишите «продолжи»._",
     sources_label="📄 Источники:",
     sources_more="и ещё {n}",
+    source_too_big="📄 {name} весит {size} МБ, а бот может отправить в Telegram файл не больше "
+    "{limit} МБ. Вот страница, на которую опирался ответ:",
+    source_unreadable="📄 {name} весит {size} МБ: это слишком много, чтобы отправить его в "
+    "Telegram, а его текст прочитать не удалось.",
+    source_send_failed="⚠️ Не удалось отправить {name}. Попробуйте чуть позже.",
+    # plain: pop-ups on a source's button
+    source_sending="📤 Отправляю файл…",
+    source_expired="Эта кнопка устарела: задайте вопрос ещё раз.",
+    source_gone="Этого файла больше нет в папке с документами.",
+    button_no_access="🔒 У вас нет доступа к этому боту.",
     progress_thinking="🤔 Думаю…",
     progress_tools={
         "search_files": "🔎 Ищу «{subject}»…",
