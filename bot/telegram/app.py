@@ -19,6 +19,7 @@ from bot.access.codes import LIFETIME_S
 from bot.config import Settings
 from bot.data_files import DataFiles
 from bot.services import Services
+from bot.source_links import SourceLinks
 from bot.telegram.access_requests import AccessRequests
 from bot.telegram.albums import Albums
 from bot.telegram.context import ChatContextMiddleware
@@ -90,6 +91,7 @@ def build_dispatcher(
     pending_status = PendingStatusStore(services.files.pending_status)
     access = AccessPolicy(settings, AccessDatabase(services.files.access), clock=tuning.wall_clock)
     access_requests = AccessRequests(access)
+    source_links = SourceLinks(services.files.source_links, clock=tuning.wall_clock)
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,
@@ -97,12 +99,15 @@ def build_dispatcher(
         toolbox=services.toolbox,
         tuning=tuning,
         pacer=pacer,
-        asker=Asker(services.agent, settings, pacer, tuning, pending_status),
+        asker=Asker(
+            services.agent, settings, pacer, tuning, pending_status, source_links=source_links
+        ),
         pending_status=pending_status,
         albums=Albums(),
         in_flight=in_flight,
         access=access,
         access_requests=access_requests,
+        source_links=source_links,
         files=services.files,
     )
     dp.update.outer_middleware(ChatContextMiddleware())
@@ -166,7 +171,11 @@ async def _offer_pairing(access: AccessPolicy, username: str) -> None:
 
 
 async def _on_shutdown(
-    in_flight: InFlight, tuning: Tuning, pending_status: PendingStatusStore, access: AccessPolicy
+    in_flight: InFlight,
+    tuning: Tuning,
+    pending_status: PendingStatusStore,
+    access: AccessPolicy,
+    source_links: SourceLinks,
 ) -> None:
     try:
         await in_flight.drain(tuning.shutdown_grace_s)
@@ -174,4 +183,7 @@ async def _on_shutdown(
         try:
             await pending_status.close()
         finally:
-            await access.close()
+            try:
+                await access.close()
+            finally:
+                await source_links.close()

@@ -1,8 +1,8 @@
 """Questions: text (and, from non-admins, document captions) answered from the documents.
 
 One status message shows progress and then becomes the answer; the answer ends with the files
-it came from. Agent failures become one short message in the user's language, with the detail
-in the log.
+it came from, and its last message carries a button per file that sends it. Agent failures
+become one short message in the user's language, with the detail in the log.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from aiogram.types import Message
 
 from bot.agent import Agent, AgentError
 from bot.config import Settings
+from bot.source_links import SourceLinks
 from bot.telegram.addressing import has_words, question_text
 from bot.telegram.albums import Albums
 from bot.telegram.context import ChatContext
@@ -28,6 +29,7 @@ from bot.telegram.output.delivery import Chunk, Delivery, Renderable
 from bot.telegram.output.pacing import EditPacer
 from bot.telegram.output.pending_status import PendingStatusStore
 from bot.telegram.output.progress import Progress
+from bot.telegram.output.source_buttons import source_buttons
 from bot.telegram.render import render_answer
 from bot.telegram.texts import Texts
 from bot.telegram.tuning import Tuning
@@ -56,6 +58,7 @@ class Asker:
     pacer: EditPacer
     tuning: Tuning
     pending: PendingStatusStore | None = None
+    source_links: SourceLinks | None = None
 
     async def answer(
         self, bot: Bot, message: Message, chat_context: ChatContext, *, text: str | None = None
@@ -95,15 +98,19 @@ class Asker:
         try:
             try:
                 async with progress:
-                    parts = await _ask(self.agent, conversation, question, texts, progress)
+                    parts, sources = await _ask(
+                        self.agent, conversation, question, texts, progress
+                    )
             except asyncio.CancelledError:
                 await _tell_interrupted(delivery, texts, progress.status_message_id)
                 raise
+            buttons = await source_buttons(self.source_links, place.chat_id, sources)
             delivered = await delivery.send(
                 parts,
                 status_message_id=progress.status_message_id,
                 failure_notice=texts.delivery_partial,
                 new_message=self.tuning.clock() - started > self.tuning.notify_after_s,
+                reply_markup=buttons,
             )
         finally:
             await self._forget_status(place.chat_id, progress.status_message_id)
@@ -176,15 +183,18 @@ async def _tell_interrupted(delivery: Delivery, texts: Texts, status_id: int | N
 
 async def _ask(
     agent: Agent, conversation: str, question: str, texts: Texts, progress: Progress
-) -> list[Renderable]:
+) -> tuple[list[Renderable], tuple[str, ...]]:
+    """The answer's parts, and the sources its buttons open (none for an error)."""
     try:
         result = await agent.ask(conversation, question, on_event=progress.on_event)
     except AgentError as exc:
         log.warning("question in %s not answered (%s): %s", conversation, exc.kind, exc)
-        return [Chunk.from_html(escape(texts.agent_error(exc.kind)))]
+        return [Chunk.from_html(escape(texts.agent_error(exc.kind)))], ()
     except Exception:  # an unexpected failure still owes the user a reply; the trace is logged
         log.exception("question in %s failed unexpectedly", conversation)
-        return [Chunk.from_html(escape(texts.error_generic))]
+        return [Chunk.from_html(escape(texts.error_generic))], ()
     answer = answer_markdown(result, texts)
     parts: list[Renderable] = list(render_answer(answer.body, tail=answer.tail))
-    return parts or [Chunk.from_html(escape(texts.error_bad_reply))]
+    if not parts:
+        return [Chunk.from_html(escape(texts.error_bad_reply))], ()
+    return parts, result.sources

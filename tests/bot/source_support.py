@@ -1,0 +1,97 @@
+"""What the source-button tests share: an answer that read documents, its buttons, a tap."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from aiogram.methods import AnswerCallbackQuery, EditMessageText, SendDocument, SendMessage
+from aiogram.types import InlineKeyboardMarkup
+
+from tests.fakes.accounts import BOT_USERNAME, USER_ID, bot_user_json
+from tests.fakes.harness import Harness
+from tests.fakes.updates import mention_entity
+
+CHARLOTTE = "документы/рецепт_шарлотки.txt"
+LEASE = "документы/договор_аренды.md"
+GROUP_ID = -100_555
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The answer's last message as a tap carries it, and the buttons under it."""
+
+    message: dict[str, Any]
+    markup: InlineKeyboardMarkup
+
+    @property
+    def data(self) -> list[str]:
+        """The callback data of every button, top to bottom."""
+        return [str(row[0].callback_data) for row in self.markup.inline_keyboard]
+
+    @property
+    def labels(self) -> list[str]:
+        return [row[0].text for row in self.markup.inline_keyboard]
+
+
+async def ask_reading(
+    harness: Harness, *paths: str, user_id: int = USER_ID, group: bool = False
+) -> Answered:
+    """Ask a question whose answer read `paths`; return its last message with the buttons."""
+    harness.llm.reply_tool_calls(*(("read_file", {"path": path}) for path in paths))
+    harness.llm.reply_text("Вот ответ.")
+    if group:
+        text = f"@{BOT_USERNAME} где это?"
+        update = harness.updates.message(
+            text,
+            user_id=user_id,
+            chat_id=GROUP_ID,
+            chat_type="supergroup",
+            entities=[mention_entity(text, f"@{BOT_USERNAME}")],
+        )
+    else:
+        update = harness.updates.message("где это?", user_id=user_id)
+    await harness.feed(update)
+    last = last_answer(harness)
+    assert last is not None, "the answer has no buttons"
+    return last
+
+
+def last_answer(harness: Harness) -> Answered | None:
+    """The last message the bot sent or edited, when it carries buttons (edits only: their
+    message id is known without the fake's answer)."""
+    for call in reversed(harness.session.calls):
+        if isinstance(call, SendMessage):
+            return None
+        if isinstance(call, EditMessageText):
+            if not isinstance(call.reply_markup, InlineKeyboardMarkup):
+                return None
+            chat_id = int(call.chat_id or 0)
+            chat: dict[str, Any] = {"id": chat_id, "type": "private", "first_name": "User"}
+            if chat_id < 0:
+                chat = {"id": chat_id, "type": "supergroup", "title": "Team"}
+            message = {
+                "message_id": call.message_id,
+                "date": int(time.time()),
+                "chat": chat,
+                "from": bot_user_json(),
+                "text": call.text,
+            }
+            return Answered(message, call.reply_markup)
+    return None
+
+
+async def tap(harness: Harness, answered: Answered, data: str, user_id: int = USER_ID) -> None:
+    """A press of a button with `data` under the answer, by `user_id`."""
+    await harness.feed(harness.updates.callback(data, user_id=user_id, message=answered.message))
+
+
+def answers(harness: Harness) -> list[AnswerCallbackQuery]:
+    """Every answerCallbackQuery, in order."""
+    return [c for c in harness.session.calls if isinstance(c, AnswerCallbackQuery)]
+
+
+def documents(harness: Harness) -> list[SendDocument]:
+    """Every sendDocument, in order."""
+    return [c for c in harness.session.calls if isinstance(c, SendDocument)]
