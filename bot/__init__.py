@@ -9,7 +9,8 @@ Read it from the door, top to bottom; imports point down this list and never bac
 - `services`: what the front doors share (toolbox, history, model client, agent), no aiogram;
 - `agent/`: the loop (history in, tool calls run, an answer out), knowing nothing of Telegram;
   `access/`: who may use the bot beyond the environment's lists (pairing codes, grants,
-  access requests), kept in DATA_DIR;
+  access requests), kept in DATA_DIR; `source_links`: the short ids on answers' source
+  buttons and the documents they open, kept in DATA_DIR;
 - the ground floor: `config` and `settings_loader` (settings and their errors), `logs`,
   `data_files` (what lives in DATA_DIR).
 

@@ -5,8 +5,9 @@
   message is for), `tuning` (timing knobs), `albums`, `uploads` and `upload_parts`;
 - `middlewares/` (access, rate limit, paste joining, per-conversation order),
   `handlers/` (one router per feature);
-- `output/` (the status message, answer delivery, edit pacing, status records for restarts),
-  `render/` (Markdown to Telegram HTML parts), `texts/` (every text, Russian and English).
+- `output/` (the status message, answer delivery, edit pacing, status records for restarts,
+  source buttons and the documents they send), `render/` (Markdown to Telegram HTML parts),
+  `texts/` (every text, Russian and English).
 
 Middlewares never import handlers; handlers use `output`, `render` and `texts`, never the
 other way round.
