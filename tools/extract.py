@@ -1,6 +1,7 @@
 """Text from one document, by format, normalised into lines the tools can number and page.
 
-Plain formats are handled here in the calling thread; PDF and docx go to the isolated worker.
+Plain formats are handled here in the calling thread; PDF, office files, e-books and e-mails go
+to the isolated worker (`tools.formats` says which route a file name takes).
 Every path out of here is bounded: file size, characters kept and line length.
 """
 
@@ -16,23 +17,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from selectolax.lexbor import LexborHTMLParser
-
 from tools.encodings import decode_bytes
 from tools.errors import ContentError, ExtractionError
+from tools.formats.kinds import SUPPORTED, in_worker, kind_of
+from tools.htmltext import html_text
 from tools.isolated import IsolatedExtractor
 
 MAX_TEXT_CHARS = 10_000_000
 WRAP_AT = 1_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 _BLANK_RUNS = re.compile(r"\n{4,}")
-HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
-_UNSUPPORTED = (
-    "png jpg jpeg gif bmp tif tiff webp heic ico svgz mp3 wav ogg flac m4a mp4 mov avi mkv "
-    "webm zip rar 7z gz tgz bz2 xz tar exe dll so bin dmg iso doc xls xlsx ppt pptx odt ods "
-    "odp rtf epub sqlite db pyc class jar woff woff2 ttf otf"
-)
-UNSUPPORTED_SUFFIXES = frozenset("." + s for s in _UNSUPPORTED.split(" "))
 
 
 @dataclass(frozen=True)
@@ -42,20 +36,6 @@ class Limits:
     max_file_bytes: int = 50 * 1024 * 1024
     max_chars: int = MAX_TEXT_CHARS
     timeout: float = 30.0
-
-
-def kind_of(path: Path) -> str:
-    """The extraction route for a file name: pdf, docx, html, json or text."""
-    suffix = path.suffix.lower()
-    if suffix in (".pdf", ".docx"):
-        return suffix[1:]
-    if suffix in HTML_SUFFIXES:
-        return "html"
-    if suffix == ".json":
-        return "json"
-    if suffix in UNSUPPORTED_SUFFIXES:
-        return "unsupported"
-    return "text"
 
 
 def _wrap(line: str) -> list[str]:
@@ -85,32 +65,6 @@ def normalise(text: str, max_chars: int = MAX_TEXT_CHARS) -> str:
     if cut:
         text += f"\n[… the text is cut here: only the first {max_chars:,} characters are read]"
     return text
-
-
-_HTML_BLOCKS = (
-    "p, div, br, li, tr, h1, h2, h3, h4, h5, h6, table, section, article, header, footer, "
-    "pre, blockquote, dt, dd, caption, hr"
-)
-_SPACES = re.compile(r"[ \t\u00a0]+")
-
-
-def html_text(raw: str) -> str:
-    """Visible text of an HTML page: one line per block, table cells joined with ` | `."""
-    tree = LexborHTMLParser(raw)
-    title = tree.css_first("title")
-    heading = title.text(strip=True) if title is not None else ""
-    for node in tree.css("script, style, noscript, template, head"):
-        node.decompose()
-    for node in tree.css(_HTML_BLOCKS):
-        node.insert_after("\n")
-    for node in tree.css("td, th"):
-        node.insert_after(" | ")
-    body = tree.body or tree.root
-    text = body.text(separator="", strip=False) if body is not None else ""
-    lines = [_SPACES.sub(" ", line).strip().removesuffix("|").strip() for line in text.split("\n")]
-    if heading:
-        lines.insert(0, heading)
-    return "\n".join(line for line in lines if line)
 
 
 def json_text(raw: str) -> str:
@@ -202,10 +156,10 @@ class Extractor:
         if kind == "unsupported":
             raise ContentError(
                 f"'{path.suffix.lower()}' files are not supported",
-                "Supported: txt, md, csv, json, html, pdf, docx and other plain text.",
+                f"Supported: {SUPPORTED}.",
             )
         data = read_bytes(path, self.limits, self.root)
-        if kind in ("pdf", "docx"):
+        if in_worker(kind):
             worker = self._background if background else self._isolated
             text = worker.extract(kind, data, self.limits.max_chars, str(path))
         else:

@@ -1,12 +1,13 @@
-"""A child process that parses PDF and docx files under memory and time limits.
+"""A child process that parses documents (PDF, office files, e-books, e-mails) under memory and
+time limits.
 
 A crafted document can make a parser loop or allocate without bound, and a thread cannot be
 stopped; a process can. The parent (`IsolatedExtractor`) sends one request at a time and kills
 the child when it overruns its time; the child caps its own address space.
 
-Protocol: one JSON line in (`{"kind", "size", "max_chars"}`) followed by `size` bytes of the
-document (the parent opened it through the jail; the worker never opens a path), one framed
-reply out (4-byte big-endian length, then JSON `{"ok": text}` or `{"error": message}`).
+Protocol: one JSON line in (`{"kind", "size", "max_chars", "seconds"}`) followed by `size`
+bytes of the document (the parent opened it through the jail; the worker never opens a path),
+one framed reply out (4-byte big-endian length, then JSON `{"ok": text}` or `{"error": message}`).
 """
 
 from __future__ import annotations
@@ -16,21 +17,20 @@ import json
 import resource
 import sys
 
-from tools.extract_formats import FormatError, docx_text, pdf_text
+from tools.formats.base import Budget, FormatError
+from tools.formats.registry import parser_for
 
 MEMORY_LIMIT = 1024 * 1024 * 1024
 
 
-_PARSERS = {"pdf": pdf_text, "docx": docx_text}
-
-
 def _handle(request: dict[str, object], data: bytes) -> dict[str, str]:
-    parser = _PARSERS.get(str(request["kind"]))
+    parser = parser_for(str(request["kind"]))
     max_chars = request["max_chars"]
-    if parser is None or not isinstance(max_chars, int):
+    seconds = request.get("seconds", 30.0)
+    if parser is None or not isinstance(max_chars, int) or not isinstance(seconds, int | float):
         return {"error": "unsupported request"}
     try:
-        return {"ok": parser(data, max_chars)}
+        return {"ok": parser(data, Budget(max_chars, float(seconds)))}
     except FormatError as exc:
         message = str(exc)
     except MemoryError:

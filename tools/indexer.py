@@ -28,7 +28,8 @@ from pathlib import Path
 
 from tools.cache import DocumentCache, cached_extract
 from tools.errors import ContentError, ExtractionError, SandboxError
-from tools.extract import Extractor, kind_of
+from tools.extract import Extractor
+from tools.formats.kinds import in_worker, kind_of
 from tools.index import IndexWriter, ReaderPool, is_damaged, remove_files
 from tools.sandbox import Entry, Sandbox
 from tools.terms import Stemmer
@@ -425,7 +426,7 @@ class Indexer:
         text, error = "", None
         try:
             real = self.sandbox.resolve(rel)
-            costly = kind_of(real) in ("pdf", "docx")
+            costly = in_worker(kind_of(real))
             doc = cached_extract(
                 self.extractor, self.cache, real, (rel, *sig), keep=costly, background=True
             )

@@ -37,7 +37,8 @@ def worker_environment(parent: Mapping[str, str]) -> dict[str, str]:
 
 
 class IsolatedExtractor:
-    """Runs PDF and docx parsing in a child process with a deadline per document.
+    """Runs document parsing (PDF, office files, ...) in a child process with a deadline per
+    document.
 
     Calls are serialised (one child, one document at a time) and blocking: call it from a
     worker thread. A child that overruns the deadline or dies is killed and replaced lazily.
@@ -89,7 +90,12 @@ class IsolatedExtractor:
             proc = self._proc
             assert proc.stdin is not None  # created with pipes
             assert proc.stdout is not None
-            request = {"kind": kind, "size": len(data), "max_chars": max_chars}
+            request = {
+                "kind": kind,
+                "size": len(data),
+                "max_chars": max_chars,
+                "seconds": self.timeout,
+            }
             try:
                 proc.stdin.write(json.dumps(request).encode("ascii") + b"\n")
                 proc.stdin.write(data)

@@ -17,7 +17,8 @@ from tools.config import ToolSettings
 from tools.encodings import decode_bytes
 from tools.errors import ExtractionError
 from tools.extract import Extractor, Limits
-from tools.extract_formats import docx_text
+from tools.formats.base import Budget
+from tools.formats.word import docx_text
 
 SHORT_RUSSIAN = [
     "Привет",
@@ -271,7 +272,7 @@ class TestDocxTables:
         target = tmp_path / "таблица.docx"
         document.save(str(target))
 
-        assert docx_text(target.read_bytes(), 10_000).split("\n")[-2:] == [
+        assert docx_text(target.read_bytes(), Budget(10_000)).split("\n")[-2:] == [
             "Да | Да | Нет",
             "Итого | 5",
         ]

@@ -1,0 +1,26 @@
+"""Kind → parser, for every kind the isolated worker reads.
+
+Imported only by the worker. A new kind (images read by OCR, say) is a parser module beside
+the others, a line here and a suffix in `tools.formats.kinds`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from tools.formats.base import Parser
+from tools.formats.pdf import pdf_text
+from tools.formats.word import docx_text
+
+PARSERS: Mapping[str, Parser] = MappingProxyType(
+    {
+        "pdf": pdf_text,
+        "docx": docx_text,
+    }
+)
+
+
+def parser_for(kind: str) -> Parser | None:
+    """The parser of a kind, or None for a kind the worker does not read."""
+    return PARSERS.get(kind)
