@@ -49,6 +49,11 @@ class Lines:
         return self._size > self.max_chars
 
     @property
+    def room(self) -> int:
+        """Characters left before the budget is reached."""
+        return self.max_chars - self._size
+
+    @property
     def count(self) -> int:
         return len(self._lines)
 

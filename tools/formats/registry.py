@@ -11,12 +11,16 @@ from types import MappingProxyType
 
 from tools.formats.base import Parser
 from tools.formats.pdf import pdf_text
+from tools.formats.sheets import ods_text, xls_text, xlsx_text
 from tools.formats.word import docx_text
 
 PARSERS: Mapping[str, Parser] = MappingProxyType(
     {
         "pdf": pdf_text,
         "docx": docx_text,
+        "xlsx": xlsx_text,
+        "xls": xls_text,
+        "ods": ods_text,
     }
 )
 
