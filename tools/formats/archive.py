@@ -12,7 +12,7 @@ import zipfile
 
 from tools.formats.base import FormatError
 
-MAX_MEMBERS = 10_000
+MAX_MEMBERS = 20_000
 MAX_UNPACKED = 200 * 1024 * 1024
 MAX_RATIO = 200
 RATIO_CHECKED_ABOVE = 1024 * 1024

@@ -10,8 +10,10 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from tools.formats.base import Parser
+from tools.formats.odf import odp_text, odt_text
 from tools.formats.pdf import pdf_text
 from tools.formats.sheets import ods_text, xls_text, xlsx_text
+from tools.formats.slides import pptx_text
 from tools.formats.word import docx_text
 
 PARSERS: Mapping[str, Parser] = MappingProxyType(
@@ -21,6 +23,9 @@ PARSERS: Mapping[str, Parser] = MappingProxyType(
         "xlsx": xlsx_text,
         "xls": xls_text,
         "ods": ods_text,
+        "pptx": pptx_text,
+        "odp": odp_text,
+        "odt": odt_text,
     }
 )
 
