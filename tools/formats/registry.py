@@ -10,8 +10,12 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from tools.formats.base import Parser
+from tools.formats.epub import epub_text
+from tools.formats.legacy import doc_text
+from tools.formats.mail import eml_text
 from tools.formats.odf import odp_text, odt_text
 from tools.formats.pdf import pdf_text
+from tools.formats.rtf import rtf_text
 from tools.formats.sheets import ods_text, xls_text, xlsx_text
 from tools.formats.slides import pptx_text
 from tools.formats.word import docx_text
@@ -26,6 +30,10 @@ PARSERS: Mapping[str, Parser] = MappingProxyType(
         "pptx": pptx_text,
         "odp": odp_text,
         "odt": odt_text,
+        "rtf": rtf_text,
+        "epub": epub_text,
+        "eml": eml_text,
+        "doc": doc_text,
     }
 )
 
