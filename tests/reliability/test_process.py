@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bot.data_files import PENDING_STATUS_FILE
 from bot.telegram.texts import RUSSIAN
 from tests.agent.conftest import assert_request_valid
 from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, USER_ID
@@ -19,7 +20,7 @@ from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.updates import Updates
 from tests.reliability.conftest import stored_turns
 from tests.reliability.flaky_bot_api import FlakyBotApi
-from tests.reliability.process import BotProcess, bot_env, integrity
+from tests.reliability.process import BotProcess, bot_env, integrity, wait_for_rows
 from tools.toolbox import INDEX_FILE
 
 API_KEY = "sk-e2e-secret-key-98765"
@@ -95,7 +96,8 @@ class TestKilledMidQuestion:
         await bot_api.push_update("message", updates.message_json("Первый вопрос"))
         await fake_llm.wait_for_requests(2, STEP_S)
         await bot_api.wait_for(confirmed(1), STEP_S)
-        await bot_api.wait_for(typing, STEP_S)  # typing follows the status message's record
+        await bot_api.wait_for(typing, STEP_S)
+        await wait_for_rows(tmp_path / "data" / PENDING_STATUS_FILE, "pending_status", STEP_S)
         await child.kill()
 
         assert integrity(history) == "ok"

@@ -149,12 +149,7 @@ class Progress:
             await asyncio.wait_for(self._stopping.wait(), seconds)
 
     async def _keep_typing(self) -> None:
-        """Renew the typing action; cancelled only between calls, never during one.
-
-        It starts once the status message's crash record is on disk (edits do not wait for
-        it), so a visible typing action means a restart can tidy the status message.
-        """
-        await self._wait_remembered()
+        """Renew the typing action; cancelled only between calls, never during one."""
         while not self._stopping.is_set():
             try:
                 await self._bot.send_chat_action(
