@@ -19,6 +19,8 @@ import pytest
 
 from tests.fakes.sandbox_fixtures import CHARLOTTE
 from tests.tools.docgen import cyclic_pdf, inflating_pdf, slow_pdf, text_pdf, zip_bomb_docx
+from tests.tools.hostile_office import BOMB_MEMBERS, many_parts_zip, zip_bomb
+from tests.tools.office_docgen import ods_file
 from tools import Toolbox
 from tools.config import ToolSettings
 from tools.reading import BEGIN, END
@@ -71,6 +73,46 @@ class TestHostileDocuments:
             result = await call(hostile_box, "read_file", {"path": path})
             assert set(result) == {"error", "hint"}, path
             assert reason in result["error"], path
+
+    @pytest.mark.parametrize("kind", sorted(BOMB_MEMBERS))
+    async def test_zip_bombs_of_every_zip_format_are_refused_while_others_read(
+        self, tmp_path: Path, kind: str
+    ) -> None:
+        root = tmp_path / "docs"
+        root.mkdir()
+        (root / f"bomb.{kind}").write_bytes(zip_bomb(kind))
+        (root / f"parts.{kind}").write_bytes(many_parts_zip())
+        (root / "рецепт.txt").write_text(CHARLOTTE, encoding="utf-8")
+        box = await started(root, tmp_path / "data", watch_interval=3600)
+        try:
+            bomb, parts, quick = await asyncio.gather(
+                call(box, "read_file", {"path": f"bomb.{kind}"}),
+                call(box, "read_file", {"path": f"parts.{kind}"}),
+                call(box, "read_file", {"path": "рецепт.txt"}),
+            )
+            assert "zip bomb" in bomb["error"], kind
+            assert "too many parts" in parts["error"], kind
+            assert "сахар - 1 стакан" in quick["document"]
+        finally:
+            await box.close()
+
+    async def test_sheet_declaring_billions_of_cells_is_refused(self, tmp_path: Path) -> None:
+        root = tmp_path / "docs"
+        root.mkdir()
+        (root / "огромная.ods").write_bytes(
+            ods_file({"Обычный": [["Отпускные"]]}, repeat=(1_048_576, 16_384))
+        )
+        (root / "рецепт.txt").write_text(CHARLOTTE, encoding="utf-8")
+        box = await started(root, tmp_path / "data", watch_interval=3600)
+        try:
+            huge, quick = await asyncio.gather(
+                call(box, "read_file", {"path": "огромная.ods"}),
+                call(box, "read_file", {"path": "рецепт.txt"}),
+            )
+            assert "1,048,576 rows × 16,384 columns, over the limit" in huge["error"]
+            assert "сахар - 1 стакан" in quick["document"]
+        finally:
+            await box.close()
 
     async def test_others_are_served_while_a_parser_hangs(self, hostile_box: Toolbox) -> None:
         (hostile_box.sandbox.root / "slow2.pdf").write_bytes(slow_pdf())
