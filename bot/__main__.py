@@ -56,7 +56,7 @@ def run_command(command: str, settings: Settings, **options: Any) -> int:
     level = settings.log_level
     if command in ("chat", "check") and level == "INFO":
         level = "WARNING"  # keep the terminal conversation (or the checks' lines) readable
-    setup_logging(level, secrets=_secrets(settings))
+    setup_logging(level, secrets=_secrets(settings), log_format=settings.log_format)
     front_door = importlib.import_module(FRONT_DOORS[command])
     try:
         return int(asyncio.run(front_door.serve(settings, **options)))

@@ -161,8 +161,18 @@ class Settings(ToolSettings):
     webhook_secret: SecretStr | None = Field(
         default=None, description="Secret token Telegram sends with each webhook call (secret)."
     )
+    metrics_listen: str | None = Field(
+        default=None,
+        description="host:port serving /healthz and /metrics in polling mode; empty means "
+        "off (webhook mode serves them on WEBHOOK_LISTEN).",
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
         default="INFO", description="Logging level."
+    )
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="Log lines as text, or json: one object per line with time, level, "
+        "logger, message and the conversation and question where known.",
     )
 
     @field_validator("allowed_user_ids", "admin_ids", "allowed_chat_ids", mode="before")
@@ -174,6 +184,11 @@ class Settings(ToolSettings):
     @classmethod
     def _upper_level(cls, value: object) -> object:
         return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _lower_format(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("transcribe_model", mode="before")
     @classmethod
@@ -194,6 +209,7 @@ class Settings(ToolSettings):
         "openai_base_url",
         "transcribe_base_url",
         "webhook_url",
+        "metrics_listen",
         "system_prompt",
         "system_prompt_file",
         mode="before",
@@ -276,9 +292,11 @@ class Settings(ToolSettings):
             raise ValueError(msg)
         return SecretStr(secret)
 
-    @field_validator("webhook_listen")
+    @field_validator("webhook_listen", "metrics_listen")
     @classmethod
-    def _host_port(cls, value: str) -> str:
+    def _host_port(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
         host, sep, port = value.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 < int(port) < 65_536:
             msg = "must be host:port, for example 0.0.0.0:8080 or [::]:8080"
@@ -304,6 +322,14 @@ class Settings(ToolSettings):
     def webhook_port(self) -> int:
         """Port part of WEBHOOK_LISTEN."""
         return int(self.webhook_listen.rpartition(":")[2])
+
+    @property
+    def metrics_address(self) -> tuple[str, int] | None:
+        """METRICS_LISTEN as (host, port), without an IPv6 address's brackets; None when off."""
+        if self.metrics_listen is None:
+            return None
+        host, _, port = self.metrics_listen.rpartition(":")
+        return host.removeprefix("[").removesuffix("]"), int(port)
 
     @property
     def voice_enabled(self) -> bool:

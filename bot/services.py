@@ -2,20 +2,23 @@
 and the transcriber that turns voice questions into text.
 
 `open_services` starts them in order and `close_services` closes them, each even if another
-fails. The terminal chat and the Telegram wing both begin here; nothing in this module imports
-aiogram, so `python -m bot chat` never pays for it.
+fails. The metrics
+they report to live in a registry made here, one per process. The terminal chat and the
+Telegram wing both begin here; nothing in this module imports aiogram, so `python -m bot chat`
+never pays for it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from openai import AsyncOpenAI
 
 from bot.agent import Agent, AgentConfig, HistoryStore, KeyedLocks, build_client
 from bot.config import Settings
 from bot.data_files import DataDirError, DataFiles
+from bot.monitoring import Metrics
 from bot.speech import Transcriber, build_transcriber
 from tools import Toolbox
 
@@ -27,6 +30,7 @@ class Services:
     `locks` serialises each conversation: the agent takes it, and so does the Telegram wing
     around a whole update (the same table, so a conversation is ordered in one place).
     `transcriber` is None when voice questions are off (TRANSCRIBE_MODEL is empty).
+    `metrics` hears the agent and the front door; `/metrics` renders it.
     """
 
     toolbox: Toolbox
@@ -36,6 +40,7 @@ class Services:
     locks: KeyedLocks
     files: DataFiles
     transcriber: Transcriber | None = None
+    metrics: Metrics = field(default_factory=Metrics)
 
 
 async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None) -> Services:
@@ -60,9 +65,11 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
         raise
     client = client or build_client(settings)
     locks = KeyedLocks()
-    agent = Agent(config, client, toolbox, history, locks=locks)
+    metrics = Metrics(tools=(spec["function"]["name"] for spec in toolbox.specs))
+    metrics.watch(toolbox.status, locks.load)
+    agent = Agent(config, client, toolbox, history, locks=locks, observer=metrics)
     transcriber = build_transcriber(settings, client)
-    return Services(toolbox, history, client, agent, locks, files, transcriber)
+    return Services(toolbox, history, client, agent, locks, files, transcriber, metrics)
 
 
 async def close_services(services: Services) -> None:

@@ -63,10 +63,17 @@ class ReindexReport:
 
 @dataclass(frozen=True)
 class IndexStatus:
-    """How far the index is."""
+    """How far the index is.
+
+    `running`: the indexer follows the folder (False once closed, or if it stopped on a bug).
+    `build_seconds`: how long the last full pass over the folder took (None before the first
+    ended): the first build, then each safety rescan.
+    """
 
     documents: int
     ready: bool
+    running: bool = True
+    build_seconds: float | None = None
 
 
 @dataclass
@@ -129,6 +136,7 @@ class Indexer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.passes = 0
         self.scan_seconds = 0.0
+        self.full_pass_seconds: float | None = None
         self.broken = False
         self._retry_at: dict[str, float] = {}
         self._next_retry = math.inf
@@ -180,12 +188,15 @@ class Indexer:
             covers = self._full_asked
             scope, self._pending = self._pending, set()
             failed = False
+            started = time.monotonic()
             try:
                 await self._run(self._sync, None if full else scope)
             except Exception:  # a failed pass is retried by a rescan soon; the bot lives on
                 log.exception("index update failed; will retry")
                 failed = True
             if full:
+                if not failed:
+                    self.full_pass_seconds = time.monotonic() - started
                 self._full_done = covers
                 self._next_full = time.monotonic() + self._rescan_gap()
             if failed:
@@ -259,7 +270,13 @@ class Indexer:
         return result
 
     def status(self) -> IndexStatus:
-        return IndexStatus(documents=len(self.state.known), ready=self.state.ready)
+        running = self._task is not None and not self._task.done()
+        return IndexStatus(
+            documents=len(self.state.known),
+            ready=self.state.ready,
+            running=running,
+            build_seconds=self.full_pass_seconds,
+        )
 
     # -- the writer thread ------------------------------------------------------------------
 

@@ -1,10 +1,11 @@
 """The agent loop: history in, tool calls executed, an answer out. Knows nothing of Telegram."""
 
 from bot.agent.config import AgentConfig
-from bot.agent.history import HistoryStore
+from bot.agent.history import HistoryStore, HistoryUnavailable
 from bot.agent.llm import build_client
 from bot.agent.locks import KeyedLocks
 from bot.agent.loop import Agent
+from bot.agent.observer import Observer
 from bot.agent.prompts import DEFAULT_SYSTEM_PROMPT, PromptError
 from bot.agent.types import (
     AgentError,
@@ -39,12 +40,14 @@ __all__ = [
     "ContextStatus",
     "EventHandler",
     "HistoryStore",
+    "HistoryUnavailable",
     "KeyedLocks",
     "ModelAuthError",
     "ModelBadReply",
     "ModelRateLimited",
     "ModelStreamCut",
     "ModelUnavailable",
+    "Observer",
     "PromptError",
     "ToolFinished",
     "ToolRunner",

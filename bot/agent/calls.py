@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.agent.events import emit
+from bot.agent.observer import UNKNOWN_TOOL, NoObserver, Observer
 from bot.agent.prompts import REPEATED_CALL_HINT
 from bot.agent.replies import ToolCall
 from bot.agent.types import EventHandler, ToolFinished, ToolRunner, ToolStarted
@@ -37,6 +38,7 @@ class CallOutcome:
 
     call: ToolCall
     result: ToolResult
+    seconds: float = 0.0
 
     def tool_message(self) -> dict[str, Any]:
         """The `tool` message that answers the call."""
@@ -64,8 +66,14 @@ async def run_calls(
     calls: Sequence[ToolCall],
     guard: RepeatGuard,
     on_event: EventHandler | None,
+    observer: Observer | None = None,
 ) -> list[CallOutcome]:
-    """Run every call of one reply concurrently; outcomes in call order."""
+    """Run every call of one reply concurrently; outcomes in call order.
+
+    `observer` hears each call's tool (`unknown` for a name the toolbox does not offer, so a
+    name the model made up never becomes a metric label), its outcome and its duration.
+    """
+    watcher: Observer = observer if observer is not None else NoObserver()
     known = {spec.get("function", {}).get("name") for spec in tools.specs}
     trusting = bool(getattr(tools, "validates_arguments", False))
     prepared = []
@@ -75,11 +83,13 @@ async def run_calls(
         if problem is None and guard.is_repeat(call.name, arguments, call.arguments):
             problem = ToolResult.failed("this exact call was repeated", REPEATED_CALL_HINT)
         prepared.append((call, arguments, problem))
-    return list(
-        await asyncio.gather(
-            *(_run_one(tools, call, args, problem, on_event) for call, args, problem in prepared)
-        )
+    outcomes = await asyncio.gather(
+        *(_run_one(tools, call, args, problem, on_event) for call, args, problem in prepared)
     )
+    for outcome in outcomes:
+        tool = outcome.call.name if outcome.call.name in known else UNKNOWN_TOOL
+        watcher.tool_called(tool, ok=outcome.result.error is None, seconds=outcome.seconds)
+    return list(outcomes)
 
 
 def _parsed(raw: str) -> Mapping[str, Any] | None:
@@ -149,4 +159,4 @@ async def _run_one(
             call.id, call.name, shown_arguments, duration, len(result.text), result.error
         ),
     )
-    return CallOutcome(call, result)
+    return CallOutcome(call, result, duration)

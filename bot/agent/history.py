@@ -33,6 +33,8 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 Message = dict[str, Any]
 
+_MARKER_SUFFIX = ".in-use"
+
 _SCHEMA_VERSION = 1
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
@@ -60,6 +62,10 @@ CREATE INDEX IF NOT EXISTS messages_by_turn ON messages (turn_id, id);
 """
 
 
+class HistoryUnavailable(Exception):
+    """The history cannot be used right now; the text says why (for the health check)."""
+
+
 class HistoryStore:
     """The conversation log. All SQLite work runs on one dedicated thread, in order."""
 
@@ -70,10 +76,13 @@ class HistoryStore:
         marker: Path | None = None,
         *,
         checked: bool = False,
+        path: Path | None = None,
     ) -> None:
         self._db = connection
         self._executor = executor
         self._marker = marker
+        self._path = path
+        self._inode = _inode(path) if path is not None else None
         self._closed = False
         self.checked = checked  # integrity checked at open, after an unclean shutdown
 
@@ -93,7 +102,8 @@ class HistoryStore:
         except BaseException:
             executor.shutdown(wait=False)
             raise
-        return cls(connection, executor, marker, checked=checked)
+        database = marker.with_name(marker.name.removesuffix(_MARKER_SUFFIX))
+        return cls(connection, executor, marker, checked=checked, path=database)
 
     async def close(self) -> None:
         """Finish pending writes and close the file."""
@@ -104,6 +114,24 @@ class HistoryStore:
         if self._marker is not None:
             await self._run(self._marker.unlink, True)
         self._executor.shutdown(wait=True)
+
+    async def ping(self) -> None:
+        """Raise `HistoryUnavailable` unless the store can serve: open, its file still where it
+        was opened (not moved away or replaced), and answering a trivial query."""
+        if self._closed:
+            msg = "the history store is closed"
+            raise HistoryUnavailable(msg)
+        await self._run(self._ping)
+
+    def _ping(self) -> None:
+        if self._path is not None and _inode(self._path) != self._inode:
+            msg = f"{self._path.name} is missing from DATA_DIR or was replaced"
+            raise HistoryUnavailable(msg)
+        try:
+            self._db.execute("SELECT 1 FROM conversations LIMIT 1").fetchall()
+        except sqlite3.Error as exc:
+            msg = f"the history database does not answer: {exc}"
+            raise HistoryUnavailable(msg) from exc
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
@@ -242,6 +270,14 @@ class HistoryStore:
         )
 
 
+def _inode(path: Path) -> int | None:
+    """The file's inode, None when it is gone: a file moved away or replaced changes it."""
+    try:
+        return path.stat().st_ino
+    except OSError:
+        return None
+
+
 def _row_id(cursor: sqlite3.Cursor) -> int:
     if cursor.lastrowid is None:  # pragma: no cover - sqlite always sets it after an INSERT
         msg = "the history database did not return a row id"
@@ -254,7 +290,7 @@ def _connect_or_quarantine(path: Path) -> tuple[sqlite3.Connection, Path, bool]:
     if path.is_dir():
         path = path / HISTORY_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    marker = path.with_name(path.name + ".in-use")
+    marker = path.with_name(path.name + _MARKER_SUFFIX)
     check = marker.exists()
     if check:
         logger.warning("the history was not closed cleanly last time; checking %s", path.name)

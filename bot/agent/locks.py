@@ -40,6 +40,12 @@ class KeyedLocks:
         slot = self._slots.get(key)
         return slot.users if slot else 0
 
+    def load(self) -> tuple[int, int]:
+        """How many conversations are being served now, and how many tasks wait their turn."""
+        running = sum(1 for slot in self._slots.values() if slot.lock.locked())
+        users = sum(slot.users for slot in self._slots.values())
+        return running, users - running
+
     @asynccontextmanager
     async def hold(self, key: str) -> AsyncIterator[None]:
         """Wait for the key's lock and hold it for the `async with` body."""

@@ -26,10 +26,12 @@ from bot.agent.events import emit
 from bot.agent.history import HistoryStore
 from bot.agent.llm import ModelClient, TextListener
 from bot.agent.locks import KeyedLocks
+from bot.agent.observer import NoObserver, Observer
 from bot.agent.prompts import EMPTY_REPLY_NOTE, ROUND_LIMIT_NOTE, no_answer_text
 from bot.agent.replies import ModelReply
 from bot.agent.tokens import TokenCounter
 from bot.agent.types import (
+    AgentError,
     Answer,
     AnswerDraft,
     AnswerReady,
@@ -40,6 +42,7 @@ from bot.agent.types import (
     ToolRunner,
     Usage,
 )
+from bot.logs.context import question_context
 from tools.results import ToolResult
 
 logger = logging.getLogger(__name__)
@@ -100,8 +103,10 @@ class Agent:
         history: HistoryStore,
         *,
         locks: KeyedLocks | None = None,
+        observer: Observer | None = None,
     ) -> None:
         self._config = config
+        self._observer: Observer = observer if observer is not None else NoObserver()
         self._model = ModelClient(
             client, config.model, config.max_output_tokens, stream=config.stream
         )
@@ -163,10 +168,26 @@ class Agent:
         past = await self._load(conversation)
         question: Message = {"role": "user", "content": text}
         turn = await self._history.begin_turn(conversation, question)
+        with question_context(conversation, turn):
+            return await self._answer(
+                conversation, turn, past, question, on_event=on_event, started=started
+            )
+
+    async def _answer(
+        self,
+        conversation: str,
+        turn: int,
+        past: list[list[Message]],
+        question: Message,
+        *,
+        on_event: EventHandler | None,
+        started: float,
+    ) -> Answer:
         progress = _Progress(current=[question], on_event=on_event)
         try:
             answer = await self._run(turn, past, progress, on_event, started)
         except BaseException as exc:
+            self._observer.question_failed(_failure_kind(exc))
             # The turn is closed as failed even when the task is being cancelled; a failed
             # turn is never sent again, so a call left without its result cannot leak.
             try:
@@ -186,6 +207,7 @@ class Agent:
             )
             raise
         await self._history.finish_turn(turn, done=True, usage=answer.usage)
+        self._observer.question_answered(answer.usage.elapsed_s)
         logger.info(
             "answered in %s: %d round(s), %d call(s), %d+%d tokens, %.2fs%s%s",
             conversation,
@@ -236,7 +258,9 @@ class Agent:
                 progress.nudged = True
                 continue
             if tools_allowed and reply.tool_calls:
-                outcomes = await run_calls(self._tools, reply.tool_calls, progress.guard, on_event)
+                outcomes = await run_calls(
+                    self._tools, reply.tool_calls, progress.guard, on_event, self._observer
+                )
                 new = [reply.assistant_message(), *(o.tool_message() for o in outcomes)]
                 progress.current.extend(new)
                 await self._history.append(turn, new)
@@ -314,7 +338,10 @@ class Agent:
                 reply = await self._model.complete(
                     fitted.messages, specs or None, tool_choice, progress.draft_listener
                 )
-            except ContextOverflow as exc:
+            except AgentError as exc:
+                self._observer.model_called(ok=False, prompt_tokens=0, completion_tokens=0)
+                if not isinstance(exc, ContextOverflow):
+                    raise
                 self._learn_ceiling(fitted.tokens)
                 if attempt == 2:
                     msg = f"the conversation does not fit the model's window even trimmed: {exc}"
@@ -329,7 +356,21 @@ class Agent:
                 fitted = self._fit(past, current, specs, harder, progress.results)
                 continue
             self._counter.observe(fitted.raw_tokens, reply.prompt_tokens)
-            progress.prompt_tokens += reply.prompt_tokens or fitted.tokens
-            progress.completion_tokens += reply.completion_tokens or 0
+            prompt_tokens = reply.prompt_tokens or fitted.tokens
+            completion_tokens = reply.completion_tokens or 0
+            self._observer.model_called(
+                ok=True, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+            )
+            progress.prompt_tokens += prompt_tokens
+            progress.completion_tokens += completion_tokens
             return reply
         raise AssertionError  # pragma: no cover - the loop always returns or raises
+
+
+def _failure_kind(exc: BaseException) -> str:
+    """How a question that raised `exc` is counted: the error's kind, from a fixed set."""
+    if isinstance(exc, AgentError):
+        return exc.kind
+    if isinstance(exc, asyncio.CancelledError):
+        return "cancelled"
+    return "unexpected"

@@ -22,6 +22,7 @@ from bot.services import Services
 from bot.source_links import SourceLinks
 from bot.telegram.access_requests import AccessRequests
 from bot.telegram.albums import Albums
+from bot.telegram.api_errors import count_api_errors
 from bot.telegram.context import ChatContextMiddleware
 from bot.telegram.handlers import make_routers
 from bot.telegram.handlers.questions import Asker
@@ -109,18 +110,25 @@ def build_dispatcher(
         access_requests=access_requests,
         source_links=source_links,
         files=services.files,
+        metrics=services.metrics,
     )
     dp.update.outer_middleware(ChatContextMiddleware())
     dp.update.outer_middleware(PairingMiddleware(access))
     dp.update.outer_middleware(AccessMiddleware(access, access_requests))
-    dp.message.middleware(RateLimitMiddleware(settings.rate_limit_per_hour))
+    dp.message.middleware(
+        RateLimitMiddleware(settings.rate_limit_per_hour, metrics=services.metrics)
+    )
     dp.message.middleware(PasteJoiner(tuning.paste_window_s))
     dp.message.middleware(
         ConversationOrderMiddleware(
-            in_flight, services.locks, max_waiting=tuning.max_waiting_per_chat
+            in_flight,
+            services.locks,
+            max_waiting=tuning.max_waiting_per_chat,
+            metrics=services.metrics,
         )
     )
     dp.include_routers(*make_routers())
+    dp.startup.register(count_api_errors)
     dp.startup.register(_on_startup)
     dp.shutdown.register(_on_shutdown)
     return dp

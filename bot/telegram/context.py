@@ -9,7 +9,8 @@ own `event_context`, and leaves a frozen `ChatContext` in the handler data under
 
 It is built from aiogram's `EventContext` (chat, sender, forum topic), not from a message, so
 a callback query from a button under one of the bot's messages gets the same context as a
-message in that chat. Updates outside any chat (inline queries) get none.
+message in that chat. Updates outside any chat (inline queries) get none. Lines logged while
+an update is handled name its conversation (`bot.logs.context`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from aiogram import BaseMiddleware
 from aiogram.dispatcher.middlewares.user_context import EVENT_CONTEXT_KEY, EventContext
 from aiogram.types import TelegramObject, Update
 
+from bot.logs.context import conversation_context
 from bot.telegram.addressing import conversation_key, is_group
 from bot.telegram.output.pacing import ChatPlace
 from bot.telegram.texts import Texts, texts_for
@@ -73,6 +75,8 @@ class ChatContextMiddleware(BaseMiddleware):
     async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
         assert isinstance(event, Update)  # registered on updates only
         context = chat_context(event, data[EVENT_CONTEXT_KEY])
-        if context is not None:
-            data[CHAT_CONTEXT] = context
-        return await handler(event, data)
+        if context is None:
+            return await handler(event, data)
+        data[CHAT_CONTEXT] = context
+        with conversation_context(context.conversation):
+            return await handler(event, data)

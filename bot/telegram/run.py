@@ -1,23 +1,29 @@
 """The Telegram front door: run the bot until SIGTERM or Ctrl-C, long polling or webhook mode.
 
 Every path out closes what was opened: the Bot session and the services, each even if the
-other fails, so a failing session close never leaves the stores open.
+other fails, so a failing session close never leaves the stores open. `GET /healthz` and
+`GET /metrics` are served on the webhook's server, or in polling mode on METRICS_LISTEN when it
+is set.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from contextlib import AsyncExitStack
 
+from aiogram import Bot, Dispatcher
 from aiogram.exceptions import (
     ClientDecodeError,
     TelegramAPIError,
     TelegramNetworkError,
     TelegramUnauthorizedError,
 )
+from aiohttp import web
 
 from bot.config import Settings
-from bot.services import close_services, open_services
+from bot.monitoring import Health, monitoring_routes, monitoring_server
+from bot.services import Services, close_services, open_services
 from bot.telegram.app import build_bot, build_dispatcher
 from bot.telegram.upload_parts import remove_abandoned
 from bot.telegram.webhook import run_webhook
@@ -37,13 +43,14 @@ async def serve(settings: Settings) -> int:
         raise
     try:
         dp = build_dispatcher(settings, services)
+        routes = health_and_metrics(services)
         if settings.webhook_url:
-            await run_webhook(dp, bot, settings)
+            await run_webhook(dp, bot, settings, extra_routes=routes)
         else:
-            await bot.delete_webhook(drop_pending_updates=False)
-            await dp.start_polling(
-                bot, allowed_updates=dp.resolve_used_update_types(), handle_signals=True
-            )
+            await _poll(dp, bot, settings, routes)
+    except OSError as exc:  # a listening address that is taken or not this machine's
+        log.error("%s", exc.strerror or exc)
+        return 1
     except TelegramUnauthorizedError:
         log.error("Telegram refused BOT_TOKEN; copy the token from @BotFather again")
         return 1
@@ -70,6 +77,24 @@ async def serve(settings: Settings) -> int:
             await close_services(services)
     log.info("stopped")
     return 0
+
+
+def health_and_metrics(services: Services) -> list[web.RouteDef]:
+    """`GET /healthz` (the history store and the search index) and `GET /metrics`."""
+    health = Health(services.history.ping, services.toolbox.status)
+    return monitoring_routes(health, services.metrics)
+
+
+async def _poll(dp: Dispatcher, bot: Bot, settings: Settings, routes: list[web.RouteDef]) -> None:
+    """Long polling, with health and metrics on METRICS_LISTEN while it runs (when set)."""
+    async with AsyncExitStack() as stack:
+        address = settings.metrics_address
+        if address is not None:
+            await stack.enter_async_context(monitoring_server(*address, routes))
+        await bot.delete_webhook(drop_pending_updates=False)
+        await dp.start_polling(
+            bot, allowed_updates=dp.resolve_used_update_types(), handle_signals=True
+        )
 
 
 def _first_line(text: str, limit: int = 120) -> str:

@@ -3,6 +3,8 @@
 Every request must carry the secret token Telegram was given with `setWebhook` (header
 `X-Telegram-Bot-Api-Secret-Token`); others get 401. Without WEBHOOK_SECRET a random secret is
 made at each start, so the check is never off (set one when several replicas share the URL).
+The same server answers `GET /healthz` and `GET /metrics` (`bot.monitoring`), which carry no
+secret check: let the reverse proxy pass only the webhook's path from outside.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import asyncio
 import logging
 import secrets
 import signal
+from collections.abc import Sequence
 from contextlib import suppress
 from urllib.parse import urlsplit
 
@@ -30,8 +33,15 @@ def webhook_secret(settings: Settings) -> str:
     return secrets.token_urlsafe(32)
 
 
-def build_webhook_app(dp: Dispatcher, bot: Bot, path: str, secret: str) -> web.Application:
-    """The aiohttp application: dispatcher start-up and shutdown, then the update route.
+def build_webhook_app(
+    dp: Dispatcher,
+    bot: Bot,
+    path: str,
+    secret: str,
+    extra_routes: Sequence[web.RouteDef] = (),
+) -> web.Application:
+    """The aiohttp application: dispatcher start-up and shutdown, then the update route, and
+    `extra_routes` (health and metrics) beside it.
 
     Start-up and shutdown hooks are added before the route's own shutdown hook (which closes
     the Bot session), so questions still running at shutdown can deliver their answers.
@@ -39,20 +49,27 @@ def build_webhook_app(dp: Dispatcher, bot: Bot, path: str, secret: str) -> web.A
     app = web.Application()
     setup_application(app, dp, bot=bot)
     SimpleRequestHandler(dispatcher=dp, bot=bot, secret_token=secret).register(app, path=path)
+    app.add_routes(extra_routes)
     return app
 
 
 async def run_webhook(
-    dp: Dispatcher, bot: Bot, settings: Settings, *, stop: asyncio.Event | None = None
+    dp: Dispatcher,
+    bot: Bot,
+    settings: Settings,
+    *,
+    stop: asyncio.Event | None = None,
+    extra_routes: Sequence[web.RouteDef] = (),
 ) -> None:
     """Serve on WEBHOOK_LISTEN and register WEBHOOK_URL with Telegram until SIGTERM/SIGINT.
 
-    `stop` replaces the signals (an embedding program, or a test, decides when to stop).
+    `stop` replaces the signals (an embedding program, or a test, decides when to stop);
+    `extra_routes` are served beside the webhook (health and metrics).
     """
     assert settings.webhook_url is not None
     path = urlsplit(settings.webhook_url).path or "/"
     secret = webhook_secret(settings)
-    runner = web.AppRunner(build_webhook_app(dp, bot, path, secret))
+    runner = web.AppRunner(build_webhook_app(dp, bot, path, secret, extra_routes))
     try:
         await runner.setup()
         site = web.TCPSite(runner, settings.webhook_host, settings.webhook_port)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from aiogram import Dispatcher
 
     from bot.config import Settings
+    from bot.services import Services
     from bot.telegram.tuning import Tuning
 
 
@@ -51,6 +52,7 @@ class Harness:
     llm: FakeLLM
     settings: Settings
     updates: Updates
+    services: Services
     startup_calls: list[TelegramMethod[Any]] = field(default_factory=list)
     sleep: RecordedSleep = field(default_factory=RecordedSleep)
 
@@ -105,7 +107,7 @@ async def started_harness(
     startup_calls = list(session.calls)
     session.calls.clear()
     try:
-        yield Harness(dp, bot, session, llm, settings, updates, startup_calls, sleep)
+        yield Harness(dp, bot, session, llm, settings, updates, services, startup_calls, sleep)
     finally:
         await dp.emit_shutdown(bot=bot, **dp.workflow_data)
         await close_services(services)

@@ -14,10 +14,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiogram import BaseMiddleware
+from aiogram.dispatcher.flags import get_flag
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message, TelegramObject
 
 from bot.agent import KeyedLocks
+from bot.monitoring import Metrics
 from bot.telegram.context import CHAT_CONTEXT, ChatContext
 from bot.telegram.middlewares.in_flight import InFlight
 from bot.telegram.middlewares.notices import NoticeCooldown
@@ -41,23 +43,33 @@ class ConversationOrderMiddleware(BaseMiddleware):
     queued (and any arriving late) are told the bot is restarting rather than dropped.
     """
 
-    def __init__(self, in_flight: InFlight, locks: KeyedLocks, *, max_waiting: int = 10) -> None:
+    def __init__(
+        self,
+        in_flight: InFlight,
+        locks: KeyedLocks,
+        *,
+        max_waiting: int = 10,
+        metrics: Metrics | None = None,
+    ) -> None:
         self._locks = locks
         self._in_flight = in_flight
         self._max_waiting = max_waiting
         self._notices = NoticeCooldown(30.0)
+        self._metrics = metrics
 
     async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
         assert isinstance(event, Message)  # registered on messages only
         context: ChatContext = data[CHAT_CONTEXT]
         if self._in_flight.closing:
             log.info("message in chat %d arrived during shutdown", event.chat.id)
+            self._count_refusal(data, "stopping")
             await self._tell(event, context.texts, stopping=True)
             return None
         key = context.conversation
         if self._locks.waiting(key) >= self._max_waiting:
             log.info("conversation %s has too many waiting messages", key)
             data[TURNED_AWAY] = True
+            self._count_refusal(data, "busy")
             if self._notices.allow(event.chat.id):
                 await self._tell(event, context.texts, stopping=False)
             return None
@@ -73,8 +85,14 @@ class ConversationOrderMiddleware(BaseMiddleware):
             return await self._in_flight.track(work)
         except asyncio.CancelledError:
             if not started:  # cancelled while queued: the handler never got to say anything
+                self._count_refusal(data, "stopping")
                 await self._tell(event, context.texts, stopping=True)
             raise
+
+    def _count_refusal(self, data: dict[str, Any], reason: str) -> None:
+        """A question (not a command) turned away counts among the refused ones."""
+        if self._metrics is not None and get_flag(data, "question"):
+            self._metrics.question_refused(reason)
 
     @staticmethod
     async def _tell(message: Message, texts: Texts, *, stopping: bool) -> None:

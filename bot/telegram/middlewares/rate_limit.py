@@ -19,6 +19,7 @@ from aiogram.dispatcher.flags import get_flag
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message, TelegramObject, User
 
+from bot.monitoring import Metrics
 from bot.telegram.context import CHAT_CONTEXT, ChatContext
 from bot.telegram.middlewares.notices import NoticeCooldown
 from bot.telegram.middlewares.order import TURNED_AWAY
@@ -68,9 +69,12 @@ class SlidingWindow:
 class RateLimitMiddleware(BaseMiddleware):
     """Inner message middleware; refuses questions over RATE_LIMIT_PER_HOUR (0 = no limit)."""
 
-    def __init__(self, per_hour: int, *, notice_period_s: float = 60.0) -> None:
+    def __init__(
+        self, per_hour: int, *, notice_period_s: float = 60.0, metrics: Metrics | None = None
+    ) -> None:
         self._window = SlidingWindow(per_hour) if per_hour > 0 else None
         self._notices = NoticeCooldown(notice_period_s)
+        self._metrics = metrics
 
     async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
         user: User | None = data.get("event_from_user")
@@ -88,6 +92,8 @@ class RateLimitMiddleware(BaseMiddleware):
                 self._window.undo(user.id)
             return result
         log.info("rate limit: refused a question from user %d for %.0f s", user.id, wait_s)
+        if self._metrics is not None:
+            self._metrics.question_refused("rate_limited")
         context: ChatContext | None = data.get(CHAT_CONTEXT)
         if isinstance(event, Message) and context is not None and self._notices.allow(user.id):
             text = context.texts.rate_limited_reply(wait_s)

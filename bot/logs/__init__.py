@@ -1,9 +1,17 @@
-"""Logging set-up with a filter that blanks secrets out of every record, whoever logs it."""
+"""Logging set-up with a filter that blanks secrets out of every record, whoever logs it.
+
+Lines are plain text or, with LOG_FORMAT=json, one JSON object each (`json_lines`); both carry
+the conversation and question a line was logged for (`context`) when one is known.
+"""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from typing import Literal, TextIO
+
+from bot.logs.context import LogContextFilter
+from bot.logs.json_lines import JsonLinesFormatter
 
 _MASK = "***"
 NOISY_LOGGERS = (
@@ -50,11 +58,24 @@ class SecretsFilter(logging.Filter):
         return True
 
 
-def setup_logging(level: str, secrets: Iterable[str] = ()) -> None:
-    """Log to stderr at `level`, masking `secrets` in every line."""
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+LogFormat = Literal["text", "json"]
+
+
+def setup_logging(
+    level: str,
+    secrets: Iterable[str] = (),
+    *,
+    log_format: LogFormat = "text",
+    stream: TextIO | None = None,
+) -> None:
+    """Log to `stream` (stderr) at `level` as text or JSON lines, masking `secrets` in each."""
+    handler = logging.StreamHandler(stream)
+    if log_format == "json":
+        handler.setFormatter(JsonLinesFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(SecretsFilter(secrets))
+    handler.addFilter(LogContextFilter())
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)

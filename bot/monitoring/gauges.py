@@ -1,0 +1,68 @@
+"""Gauges read at scrape time: the search index and the questions being served or waiting.
+
+These are states, not events, and their owners already know them (the indexer counts its
+documents, the conversation locks know who holds and who waits), so they are asked when
+Prometheus scrapes instead of being pushed on every change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from tools import IndexStatus
+
+QueueLoad = Callable[[], tuple[int, int]]
+"""Conversations being served now, and questions waiting for their conversation's turn."""
+
+
+class LiveGauges(Collector):
+    """Index documents, readiness and build time; the questions' queue depth."""
+
+    def __init__(self, index: Callable[[], IndexStatus], queue: QueueLoad) -> None:
+        self._index = index
+        self._queue = queue
+
+    def describe(self) -> Iterable[GaugeMetricFamily]:
+        """The families, without reading anything (the registry asks at registration)."""
+        return list(_families())
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        """The families with their current values."""
+        documents, ready, build, queue = _families()
+        status = self._index()
+        documents.add_metric([], status.documents)
+        ready.add_metric([], 1.0 if status.ready else 0.0)
+        families = [documents, ready]
+        if status.build_seconds is not None:
+            build.add_metric([], status.build_seconds)
+            families.append(build)
+        running, waiting = self._queue()
+        queue.add_metric(["running"], running)
+        queue.add_metric(["waiting"], waiting)
+        families.append(queue)
+        return families
+
+
+def _families() -> tuple[
+    GaugeMetricFamily, GaugeMetricFamily, GaugeMetricFamily, GaugeMetricFamily
+]:
+    return (
+        GaugeMetricFamily("docs_bot_index_documents", "Documents in the search index."),
+        GaugeMetricFamily(
+            "docs_bot_index_ready", "1 once the first index build has finished, else 0."
+        ),
+        GaugeMetricFamily(
+            "docs_bot_index_build_seconds",
+            "How long the last full pass over the documents took (the first build, then "
+            "each safety rescan).",
+        ),
+        GaugeMetricFamily(
+            "docs_bot_questions_in_progress",
+            "Questions by state: running (a conversation being answered) or waiting (for "
+            "their conversation's earlier question to end).",
+            labels=["state"],
+        ),
+    )

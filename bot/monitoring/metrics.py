@@ -1,0 +1,169 @@
+"""The bot's Prometheus metrics, kept in a registry of its own (never the library's global one).
+
+One `Metrics` is made by the composition root and handed to whoever reports: the agent (as its
+`Observer`), the Telegram wing (refused questions, Bot API errors). What changes only at scrape
+time (documents indexed, questions running and waiting) is read then, from the functions given
+to `watch`. Every label value comes from a fixed set; anything else is reported as `other`, so
+no user text, id or secret can become a label, whatever a caller passes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+
+from bot.monitoring.gauges import LiveGauges, QueueLoad
+from tools import IndexStatus
+
+OTHER = "other"
+"""The label value for anything outside a label's fixed set."""
+ERROR_KINDS = frozenset(
+    {
+        "agent",
+        "unavailable",
+        "auth",
+        "rate_limited",
+        "stream_cut",
+        "bad_reply",
+        "too_long",
+        "unexpected",
+        "cancelled",
+    }
+)
+"""Why a question failed: the agent's error kinds, an unexpected bug, a stop."""
+REFUSALS = frozenset({"rate_limited", "busy", "stopping"})
+"""Why a question was turned away before the agent saw it."""
+TELEGRAM_ERRORS = frozenset(
+    {
+        "bad_request",
+        "forbidden",
+        "unauthorized",
+        "not_found",
+        "conflict",
+        "entity_too_large",
+        "retry_after",
+        "migrate_to_chat",
+        "network",
+        "server",
+        "decode",
+    }
+)
+"""Bot API failures, named after aiogram's exception classes."""
+_API_METHOD = re.compile(r"[A-Za-z]{1,64}")
+_ANSWER_BUCKETS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0)
+_TOOL_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+class Metrics:
+    """Counters and histograms of one bot process; `render` gives the Prometheus text.
+
+    `tools` names the tools the toolbox offers (the only tool labels besides `unknown`).
+    """
+
+    def __init__(self, tools: Iterable[str] = ()) -> None:
+        self.registry = CollectorRegistry()
+        self._tools = frozenset(tools) | {"unknown"}
+        self._questions = Counter(
+            "docs_bot_questions",
+            "Questions by outcome (answered, failed, refused) and kind (the error kind or the "
+            "reason for a refusal; none for answered ones).",
+            ["outcome", "kind"],
+            registry=self.registry,
+        )
+        self._answer_seconds = Histogram(
+            "docs_bot_answer_seconds",
+            "Time from a question reaching the agent to its answer being ready.",
+            buckets=_ANSWER_BUCKETS,
+            registry=self.registry,
+        )
+        self._model_calls = Counter(
+            "docs_bot_model_calls",
+            "Requests to the model server, by outcome (ok, failed).",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self._tokens = Counter(
+            "docs_bot_model_tokens",
+            "Tokens of model calls by direction (prompt, completion), as the server reports "
+            "them or as estimated where it does not.",
+            ["direction"],
+            registry=self.registry,
+        )
+        self._tool_calls = Counter(
+            "docs_bot_tool_calls",
+            "Tool calls by tool and outcome (ok, failed: the model got an error result).",
+            ["tool", "outcome"],
+            registry=self.registry,
+        )
+        self._tool_seconds = Histogram(
+            "docs_bot_tool_seconds",
+            "Time one tool call took, by tool.",
+            ["tool"],
+            buckets=_TOOL_BUCKETS,
+            registry=self.registry,
+        )
+        self._telegram_errors = Counter(
+            "docs_bot_telegram_errors",
+            "Bot API requests that failed, by API method and kind of error.",
+            ["method", "kind"],
+            registry=self.registry,
+        )
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """Series that exist from the start, so a rate over them begins at zero."""
+        self._questions.labels("answered", "none")
+        for direction in ("prompt", "completion"):
+            self._tokens.labels(direction)
+        for outcome in ("ok", "failed"):
+            self._model_calls.labels(outcome)
+            for tool in self._tools:
+                self._tool_calls.labels(tool, outcome)
+
+    def watch(self, index: Callable[[], IndexStatus], queue: QueueLoad) -> None:
+        """Read the search index's status and the questions' queue at every scrape."""
+        self.registry.register(LiveGauges(index, queue))
+
+    def render(self) -> bytes:
+        """Every metric in the Prometheus text format."""
+        return generate_latest(self.registry)
+
+    # --- the agent's Observer --------------------------------------------------------------
+
+    def question_answered(self, seconds: float) -> None:
+        """A question was answered after `seconds`."""
+        self._questions.labels("answered", "none").inc()
+        self._answer_seconds.observe(seconds)
+
+    def question_failed(self, kind: str) -> None:
+        """A question ended without an answer, for a reason of `ERROR_KINDS`."""
+        self._questions.labels("failed", _known(kind, ERROR_KINDS)).inc()
+
+    def model_called(self, *, ok: bool, prompt_tokens: int, completion_tokens: int) -> None:
+        """One request to the model server ended."""
+        self._model_calls.labels("ok" if ok else "failed").inc()
+        self._tokens.labels("prompt").inc(max(prompt_tokens, 0))
+        self._tokens.labels("completion").inc(max(completion_tokens, 0))
+
+    def tool_called(self, tool: str, *, ok: bool, seconds: float) -> None:
+        """One tool call ended after `seconds`."""
+        name = _known(tool, self._tools)
+        self._tool_calls.labels(name, "ok" if ok else "failed").inc()
+        self._tool_seconds.labels(name).observe(seconds)
+
+    # --- the front door's reports ----------------------------------------------------------
+
+    def question_refused(self, reason: str) -> None:
+        """A question was turned away before the agent saw it, for a reason of `REFUSALS`."""
+        self._questions.labels("refused", _known(reason, REFUSALS)).inc()
+
+    def telegram_error(self, method: str, kind: str) -> None:
+        """A Bot API request failed: `method` as the API names it, `kind` of `TELEGRAM_ERRORS`."""
+        shown = method if _API_METHOD.fullmatch(method) else OTHER
+        self._telegram_errors.labels(shown, _known(kind, TELEGRAM_ERRORS)).inc()
+
+
+def _known(value: str, allowed: frozenset[str]) -> str:
+    return value if value in allowed else OTHER
