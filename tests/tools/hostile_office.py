@@ -89,3 +89,22 @@ def long_deck(slides: int) -> bytes:
             out.writestr(f"ppt/slides/slide{n}.xml", slide)
             out.writestr(f"ppt/slides/_rels/slide{n}.xml.rels", slide_rels)
     return buffer.getvalue()
+
+
+def entity_bomb_odt() -> bytes:
+    """An odt whose content declares nested XML entities ("billion laughs": a few hundred
+    bytes that would expand to gigabytes)."""
+    levels = ['<!ENTITY e0 "ха-ха-ха-ха-ха-ха-ха-ха-ха-ха">']
+    levels += [f'<!ENTITY e{n} "{f"&e{n - 1};" * 10}">' for n in range(1, 10)]
+    content = (
+        f'<?xml version="1.0"?><!DOCTYPE office:document-content [{"".join(levels)}]>'
+        '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"'
+        ' xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body>'
+        "<office:text><text:p>&e9;</text:p></office:text></office:body>"
+        "</office:document-content>"
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+        archive.writestr("content.xml", content)
+    return buffer.getvalue()

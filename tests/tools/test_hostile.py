@@ -19,7 +19,7 @@ import pytest
 
 from tests.fakes.sandbox_fixtures import CHARLOTTE
 from tests.tools.docgen import cyclic_pdf, inflating_pdf, slow_pdf, text_pdf, zip_bomb_docx
-from tests.tools.hostile_office import BOMB_MEMBERS, many_parts_zip, zip_bomb
+from tests.tools.hostile_office import BOMB_MEMBERS, entity_bomb_odt, many_parts_zip, zip_bomb
 from tests.tools.office_docgen import ods_file
 from tools import Toolbox
 from tools.config import ToolSettings
@@ -93,6 +93,17 @@ class TestHostileDocuments:
             assert "zip bomb" in bomb["error"], kind
             assert "too many parts" in parts["error"], kind
             assert "сахар - 1 стакан" in quick["document"]
+        finally:
+            await box.close()
+
+    async def test_xml_entity_bomb_is_refused(self, tmp_path: Path) -> None:
+        root = tmp_path / "docs"
+        root.mkdir()
+        (root / "смех.odt").write_bytes(entity_bomb_odt())
+        box = await started(root, tmp_path / "data", watch_interval=3600)
+        try:
+            result = await call(box, "read_file", {"path": "смех.odt"})
+            assert "declares XML entities (refused)" in result["error"]
         finally:
             await box.close()
 

@@ -29,6 +29,7 @@ WORKER_KINDS: Mapping[str, str] = MappingProxyType(
     }
 )
 """Suffix → kind, for the formats parsed in the isolated worker."""
+_WORKER_KIND_NAMES = frozenset(WORKER_KINDS.values())
 
 HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
 _UNSUPPORTED = (
@@ -64,6 +65,3 @@ def in_worker(kind: str) -> bool:
     """Whether a kind is parsed in the isolated worker (and costly enough to cache when the
     indexer reads it)."""
     return kind in _WORKER_KIND_NAMES
-
-
-_WORKER_KIND_NAMES = frozenset(WORKER_KINDS.values())
