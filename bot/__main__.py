@@ -1,10 +1,11 @@
 """`python -m bot`: the entrance. Load the settings, then open one front door.
 
 `run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal (`bot.terminal`),
-`check` the checks (`bot.check`), `pair` prints a pairing code (`bot.access.command`). A front
+`check` the checks (`bot.check`), `pair` prints a pairing code (`bot.access.command`), `backup`
+and `restore` copy DATA_DIR out and back (`bot.datadir.backup`, `bot.datadir.restore`). A front
 door is imported only once chosen, by its module name: importing aiogram costs seconds that the
-terminal chat, `check --offline` and `pair` never pay. Front doors do not import this module
-back.
+terminal chat, `check --offline`, `pair`, `backup` and `restore` never pay. Front doors do not
+import this module back.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from bot.agent import PromptError
 from bot.cli import parse_args
 from bot.config import Settings
 from bot.data_files import DataDirError
+from bot.datadir import DataVersionError
 from bot.logs import setup_logging
 from bot.settings_loader import SettingsError, load_settings
 
@@ -29,6 +31,8 @@ _REQUIRED = {
     "chat": ("openai_api_key",),
     "check": ("openai_api_key",),
     "pair": (),
+    "backup": (),
+    "restore": (),
 }
 _WANTED = {"check": ("bot_token",)}  # listed among other problems; alone, check reports it
 FRONT_DOORS = {
@@ -36,6 +40,8 @@ FRONT_DOORS = {
     "chat": "bot.terminal",
     "check": "bot.check",
     "pair": "bot.access.command",
+    "backup": "bot.datadir.backup",
+    "restore": "bot.datadir.restore",
 }
 """Each module has `async def serve(settings, **options) -> int`, options from the command line."""
 
@@ -52,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_command(command: str, settings: Settings, **options: Any) -> int:
-    """Run `command` (`run`, `chat`, `check` or `pair`) with `settings`; returns the exit code."""
+    """Run `command` (one of `FRONT_DOORS`) with `settings`; returns the exit code."""
     level = settings.log_level
     if command in ("chat", "check") and level == "INFO":
         level = "WARNING"  # keep the terminal conversation (or the checks' lines) readable
@@ -65,6 +71,9 @@ def run_command(command: str, settings: Settings, **options: Any) -> int:
         return 2
     except DataDirError as exc:
         log.error("%s; set DATA_DIR to a folder this user may write", exc)
+        return 2
+    except DataVersionError as exc:
+        log.error("%s", exc)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -51,6 +51,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="print a one-time code that makes whoever sends it to the bot its admin; needs "
         "only DATA_DIR, works while the bot runs",
     )
+    backup = commands.add_parser(
+        "backup",
+        help="copy everything in DATA_DIR but the search index (rebuilt from the documents) "
+        "into DEST, consistently even while the bot runs; needs only DATA_DIR",
+    )
+    backup.add_argument("dest", metavar="DEST", help="a new or empty folder for the backup")
+    restore = commands.add_parser(
+        "restore",
+        help="put a backup made by `backup` into an empty DATA_DIR, never overwriting "
+        "anything; needs only DATA_DIR",
+    )
+    restore.add_argument("src", metavar="SRC", help="the backup's folder")
     return parser
 
 

@@ -2,8 +2,9 @@
 
 The search index is the toolbox's own (`tools.INDEX_FILE`); the conversation log, the record
 of status messages on screen, the access granted in Telegram and the ids behind source buttons
-are the bot's. The toolbox is told about the bot's files so that no path a model names can
-reach them, whatever the folders' layout.
+are the bot's, and so is the stamp of the data's version that upgrades read. The toolbox is
+told about the bot's files so that no path a model names can reach them, whatever the folders'
+layout.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ PENDING_STATUS_FILE = "pending_status.sqlite3"
 ACCESS_FILE = "access.sqlite3"
 SOURCE_LINKS_FILE = "source_links.sqlite3"
 ADMIN_MENUS_FILE = "admin_menus.json"
+DATA_VERSION_FILE = "data_version.json"
 
 
 class DataDirError(Exception):
@@ -60,9 +62,14 @@ class DataFiles:
         """The admins whose command menus were set, so a former admin loses theirs (JSON)."""
         return self.root / ADMIN_MENUS_FILE
 
+    @property
+    def data_version(self) -> Path:
+        """The version of the data's layout, for upgrades and for refusing newer data (JSON)."""
+        return self.root / DATA_VERSION_FILE
+
     def private_files(self) -> tuple[Path, ...]:
         """Every file of the bot's, which the toolbox keeps out of the model's reach."""
-        return (*self.bot_databases(), self.admin_menus)
+        return (*self.bot_databases(), self.admin_menus, self.data_version)
 
     def bot_databases(self) -> tuple[Path, ...]:
         """The bot's own databases, which the toolbox keeps out of the model's reach."""

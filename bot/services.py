@@ -1,8 +1,8 @@
 """What both front doors share, without Telegram: the toolbox, the history, the model, the agent,
 and the transcriber that turns voice questions into text.
 
-`open_services` starts them in order and `close_services` closes them, each even if another
-fails. The metrics
+`open_services` first brings DATA_DIR to this version's layout (or refuses a newer one), then
+starts them in order; `close_services` closes them, each even if another fails. The metrics
 they report to live in a registry made here, one per process. The terminal chat and the
 Telegram wing both begin here; nothing in this module imports aiogram, so `python -m bot chat`
 never pays for it.
@@ -18,6 +18,7 @@ from openai import AsyncOpenAI
 from bot.agent import Agent, AgentConfig, HistoryStore, KeyedLocks, build_client
 from bot.config import Settings
 from bot.data_files import DataDirError, DataFiles
+from bot.datadir import upgrade
 from bot.monitoring import Metrics
 from bot.speech import Transcriber, build_transcriber
 from tools import Toolbox
@@ -55,6 +56,11 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
         await asyncio.to_thread(files.root.mkdir, parents=True, exist_ok=True)
     except OSError as exc:
         msg = f"DATA_DIR {files.root} cannot be created: {exc.strerror or exc}"
+        raise DataDirError(msg) from exc
+    try:
+        await asyncio.to_thread(upgrade, files)
+    except OSError as exc:
+        msg = f"DATA_DIR {files.root} cannot be written: {exc.strerror or exc}"
         raise DataDirError(msg) from exc
     toolbox = Toolbox(settings, private_files=files.private_files())
     await toolbox.start()

@@ -7,6 +7,9 @@ hold a call without its result — can never reach a request. Turns still `open`
 is opened were cut off by a crash and are marked `interrupted`. Nothing is deleted: a reset
 starts a new conversation under the same key and keeps the old one.
 
+The schema is created whole in a new file; an existing file is left as it is, and changes to its
+schema are the DATA_DIR migrations' (`bot.datadir.migrations`), run before the store opens.
+
 A marker file beside the database exists while it is open; finding it at start means the last
 run did not close cleanly, and only then is the file's integrity checked (a full check of a
 large log on every start would slow it for nothing; SQLite reports a damaged page it reads).
@@ -35,7 +38,7 @@ Message = dict[str, Any]
 
 _MARKER_SUFFIX = ".in-use"
 
-_SCHEMA_VERSION = 1
+_SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
     id INTEGER PRIMARY KEY,
@@ -52,6 +55,7 @@ CREATE TABLE IF NOT EXISTS turns (
     usage TEXT
 );
 CREATE INDEX IF NOT EXISTS turns_by_conversation ON turns (conversation_id, state, id);
+CREATE INDEX IF NOT EXISTS turns_open ON turns (id) WHERE state = 'open';
 CREATE TABLE IF NOT EXISTS messages (
     id INTEGER PRIMARY KEY,
     turn_id INTEGER NOT NULL REFERENCES turns (id),
@@ -319,9 +323,9 @@ def _connect(path: Path, *, check: bool) -> sqlite3.Connection:
             if verdict != "ok":
                 msg = f"integrity check failed: {verdict}"
                 raise sqlite3.DatabaseError(msg)
-        connection.executescript(_SCHEMA)
         version = connection.execute("PRAGMA user_version").fetchone()[0]
-        if version == 0:
+        if version == 0:  # a new file: the whole schema, as this version of the bot has it
+            connection.executescript(_SCHEMA)
             connection.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
         with connection:
             interrupted = connection.execute(

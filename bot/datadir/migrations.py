@@ -1,0 +1,114 @@
+"""Upgrading an older DATA_DIR in place at start, one numbered step at a time.
+
+Each step brings the folder from the version before it to its own, inside a transaction per
+database it touches; the stamp is written after each step, so a step that fails is rolled back
+and the folder stays at the last version that was reached whole, which the release that wrote
+it still reads. The bot then stops with a message naming the step and the cause. A store whose
+file does not exist yet needs no step: it is created with the newest schema when first opened.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.data_files import DataFiles
+from bot.datadir.version import (
+    DATA_VERSION,
+    DataVersionError,
+    read_stamp,
+    refuse_newer,
+    write_stamp,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """The step to `version`: what it does, in a few words, and the work itself."""
+
+    version: int
+    summary: str
+    apply: Callable[[DataFiles], None]
+
+
+@contextmanager
+def transaction(path: Path) -> Iterator[sqlite3.Connection]:
+    """One immediate transaction on the database at `path`: committed when the block ends,
+    rolled back (schema changes too) when it raises."""
+    db = sqlite3.connect(path, timeout=10.0, isolation_level=None)
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+    finally:
+        db.close()
+
+
+def _index_open_turns(files: DataFiles) -> None:
+    """Start-up marks turns a crash left open; an index of them spares reading the whole log."""
+    if not files.history.exists():
+        return
+    with transaction(files.history) as db:
+        db.execute("CREATE INDEX IF NOT EXISTS turns_open ON turns (id) WHERE state = 'open'")
+        db.execute("PRAGMA user_version = 2")
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(2, "an index of the history's open questions", _index_open_turns),
+)
+"""Every step, oldest first; the last one's version is `DATA_VERSION`."""
+
+
+def upgrade(
+    files: DataFiles,
+    *,
+    migrations: Sequence[Migration] = MIGRATIONS,
+    current: int = DATA_VERSION,
+) -> int:
+    """Bring DATA_DIR to `current` and stamp it; returns the version it was at.
+
+    Raises `DataVersionError` for data newer than `current`, an unreadable stamp, or a step
+    that failed (the folder then stays at the version before that step).
+    """
+    stamp = read_stamp(files)
+    if stamp.version is None:  # a new DATA_DIR: the stores create the newest schema
+        write_stamp(files, current)
+        return current
+    found = stamp.version
+    refuse_newer(found, files.root, current)
+    reached = found
+    for migration in migrations:
+        if not found < migration.version <= current:
+            continue
+        log.warning(
+            "upgrading DATA_DIR from data version %d to %d: %s",
+            reached,
+            migration.version,
+            migration.summary,
+        )
+        try:
+            migration.apply(files)
+        except Exception as exc:  # whatever the step raised, its transaction was rolled back
+            # and the folder is whole at `reached`: say so and stop
+            msg = (
+                f"upgrading DATA_DIR {files.root} to data version {migration.version} "
+                f"({migration.summary}) failed: {exc}. That step was rolled back: the data "
+                f"stays at version {reached}, which the release that wrote it still reads. "
+                "Fix the cause and start again"
+            )
+            raise DataVersionError(msg) from exc
+        reached = migration.version
+        write_stamp(files, reached)
+    if reached != current or not stamp.stamped:
+        write_stamp(files, current)
+    return found
