@@ -5,14 +5,19 @@ Read it from the door, top to bottom; imports point down this list and never bac
 - the entrance: `__main__` (loads the settings, then opens one front door by name), `cli`;
 - the front doors: `telegram/` (the bot; the only package that imports aiogram), `terminal`
   (`python -m bot chat`), `check/` (`python -m bot check`), `access.command`
-  (`python -m bot pair`);
-- `services`: what the front doors share (toolbox, history, model client, agent), no aiogram;
+  (`python -m bot pair`), `datadir.backup` and `datadir.restore` (`python -m bot backup`,
+  `python -m bot restore`);
+- `services`: what the front doors share (toolbox, history, model client, agent, metrics), no
+  aiogram; it upgrades DATA_DIR (`datadir`) before anything opens it;
+- `monitoring/`: the metrics registry the agent and the Telegram wing report to, the health
+  check, and the routes serving both;
 - `agent/`: the loop (history in, tool calls run, an answer out), knowing nothing of Telegram;
   `access/`: who may use the bot beyond the environment's lists (pairing codes, grants,
   access requests), kept in DATA_DIR; `source_links`: the short ids on answers' source
-  buttons and the documents they open, kept in DATA_DIR;
-- the ground floor: `config` and `settings_loader` (settings and their errors), `logs`,
-  `data_files` (what lives in DATA_DIR).
+  buttons and the documents they open, kept in DATA_DIR; `datadir/`: DATA_DIR as a whole
+  (its version, upgrades, backups);
+- the ground floor: `config` and `settings_loader` (settings and their errors), `logs/` (text
+  or JSON lines, each with its conversation), `data_files` (what lives in DATA_DIR).
 
 The read-only tools live beside the bot in `tools`, which never imports `bot`.
 """
