@@ -8,6 +8,7 @@ finds that span first, so an oversized sheet can be skipped with a note instead.
 
 from __future__ import annotations
 
+import posixpath
 import re
 import zipfile
 from collections.abc import Mapping
@@ -89,25 +90,40 @@ def xlsx_spans(archive: zipfile.ZipFile) -> dict[str, Span]:
 
 
 def _xlsx_sheet_parts(archive: zipfile.ZipFile) -> dict[str, str]:
+    """Sheet name → the part holding its cells, found the way the reader finds them: the
+    package's relationships name the workbook, the workbook's name each sheet's part."""
     try:
-        book = parse(read_member(archive, "xl/workbook.xml", _WORKBOOK_PART_LIMIT), "xlsx")
-        rels = parse(
-            read_member(archive, "xl/_rels/workbook.xml.rels", _WORKBOOK_PART_LIMIT), "xlsx"
+        package = _targets(archive, "_rels/.rels", "")
+    except KeyError:
+        package = {}  # the reader looks in the usual place then; so do we
+    try:
+        book_path = next(
+            (path for kind, path in package.values() if kind.endswith("/officeDocument")),
+            "xl/workbook.xml",
         )
+        folder, name = posixpath.split(book_path)
+        book = parse(read_member(archive, book_path, _WORKBOOK_PART_LIMIT), "xlsx")
+        sheets = _targets(archive, posixpath.join(folder, "_rels", f"{name}.rels"), folder)
     except KeyError:
         raise FormatError("the xlsx file is damaged (no workbook part)") from None
-    targets = {rel.get("Id"): rel.get("Target", "") for rel in rels}
     parts: dict[str, str] = {}
     for sheet in book.iter():
-        if local(sheet.tag) != "sheet":
-            continue
-        rid = next((v for k, v in sheet.attrib.items() if local(k) == "id"), None)
-        target = targets.get(rid, "")
-        if target:
-            parts[sheet.get("name", "")] = (
-                target.lstrip("/") if target.startswith("/") else f"xl/{target}"
-            )
+        if local(sheet.tag) == "sheet":
+            rid = next((v for k, v in sheet.attrib.items() if local(k) == "id"), "")
+            if rid in sheets:
+                parts[sheet.get("name", "")] = sheets[rid][1]
     return parts
+
+
+def _targets(archive: zipfile.ZipFile, rels_path: str, folder: str) -> dict[str, tuple[str, str]]:
+    """Relationship id → (type, the part it points to), from one relationships part."""
+    rels = parse(read_member(archive, rels_path, _WORKBOOK_PART_LIMIT), "xlsx")
+    found: dict[str, tuple[str, str]] = {}
+    for rel in rels:
+        target = rel.get("Target", "")
+        path = target[1:] if target.startswith("/") else posixpath.join(folder, target)
+        found[rel.get("Id", "")] = (rel.get("Type", ""), posixpath.normpath(path))
+    return found
 
 
 def _scan_xlsx_part(stream: IO[bytes]) -> Span:
