@@ -108,3 +108,11 @@ def entity_bomb_odt() -> bytes:
         archive.writestr("mimetype", "application/vnd.oasis.opendocument.text")
         archive.writestr("content.xml", content)
     return buffer.getvalue()
+
+
+def corner_to_corner_xls() -> bytes:
+    """An xls with cells in its first and its last possible corner (65,536 rows × 256
+    columns): its reader builds that whole grid, more than the worker's memory allows."""
+    from tests.tools.office_docgen import xls_file  # noqa: PLC0415
+
+    return xls_file({"Угол": [["начало"], *([[]] * 65_534), [*([None] * 255), "конец"]]})

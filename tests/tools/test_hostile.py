@@ -19,8 +19,14 @@ import pytest
 
 from tests.fakes.sandbox_fixtures import CHARLOTTE
 from tests.tools.docgen import cyclic_pdf, inflating_pdf, slow_pdf, text_pdf, zip_bomb_docx
-from tests.tools.hostile_office import BOMB_MEMBERS, entity_bomb_odt, many_parts_zip, zip_bomb
-from tests.tools.office_docgen import ods_file
+from tests.tools.hostile_office import (
+    BOMB_MEMBERS,
+    corner_to_corner_xls,
+    entity_bomb_odt,
+    many_parts_zip,
+    zip_bomb,
+)
+from tests.tools.office_docgen import ods_file, xlsx_file
 from tools import Toolbox
 from tools.config import ToolSettings
 from tools.reading import BEGIN, END
@@ -122,6 +128,20 @@ class TestHostileDocuments:
             )
             assert "1,048,576 rows × 16,384 columns, over the limit" in huge["error"]
             assert "сахар - 1 стакан" in quick["document"]
+        finally:
+            await box.close()
+
+    async def test_xls_grid_over_the_memory_cap_costs_only_that_file(self, tmp_path: Path) -> None:
+        root = tmp_path / "docs"
+        root.mkdir()
+        (root / "угол.xls").write_bytes(corner_to_corner_xls())
+        (root / "обычная.xlsx").write_bytes(xlsx_file({"Лист": [["Отпускные", 56000]]}))
+        box = await started(root, tmp_path / "data", watch_interval=3600)
+        try:
+            corner = await call(box, "read_file", {"path": "угол.xls"})
+            assert "too large or complex to read" in corner["error"]
+            plain = await call(box, "read_file", {"path": "обычная.xlsx"})
+            assert "Отпускные | 56000" in plain["document"]  # the worker came back
         finally:
             await box.close()
 
