@@ -3,6 +3,7 @@
 Read it from the door, top to bottom; imports point down this list and never back up:
 
 - the entrance: `__main__` (loads the settings, then opens one front door by name), `cli`;
+  beside it `healthcheck` (`python -m bot.healthcheck`, the container's liveness probe);
 - the front doors: `telegram/` (the bot; the only package that imports aiogram), `terminal`
   (`python -m bot chat`), `check/` (`python -m bot check`), `access.command`
   (`python -m bot pair`), `datadir.backup` and `datadir.restore` (`python -m bot backup`,
@@ -17,7 +18,8 @@ Read it from the door, top to bottom; imports point down this list and never bac
   buttons and the documents they open, kept in DATA_DIR; `datadir/`: DATA_DIR as a whole
   (its version, upgrades, backups);
 - the ground floor: `config` and `settings_loader` (settings and their errors), `logs/` (text
-  or JSON lines, each with its conversation), `data_files` (what lives in DATA_DIR).
+  or JSON lines, each with its conversation), `data_files` (what lives in DATA_DIR),
+  `heartbeat` (the file a running bot keeps fresh for the probe).
 
 The read-only tools live beside the bot in `tools`, which never imports `bot`.
 """

@@ -20,6 +20,7 @@ ACCESS_FILE = "access.sqlite3"
 SOURCE_LINKS_FILE = "source_links.sqlite3"
 ADMIN_MENUS_FILE = "admin_menus.json"
 DATA_VERSION_FILE = "data_version.json"
+HEARTBEAT_FILE = "heartbeat"
 
 
 class DataDirError(Exception):
@@ -66,6 +67,15 @@ class DataFiles:
     def data_version(self) -> Path:
         """The version of the data's layout, for upgrades and for refusing newer data (JSON)."""
         return self.root / DATA_VERSION_FILE
+
+    @property
+    def heartbeat(self) -> Path:
+        """Touched every few seconds while the bot runs, for `python -m bot.healthcheck` (text).
+
+        Not among `private_files`: it holds a time and a process id, not data, so it neither
+        needs hiding nor makes a folder look like one the bot has used.
+        """
+        return self.root / HEARTBEAT_FILE
 
     def private_files(self) -> tuple[Path, ...]:
         """Every file of the bot's, which the toolbox keeps out of the model's reach."""

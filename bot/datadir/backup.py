@@ -111,6 +111,8 @@ def _kind(entry: Path, files: DataFiles) -> str:
         return "index"
     if name.endswith(SIDE_FILE_SUFFIXES) or name.endswith((_MARKER_SUFFIX, _PARTIAL_SUFFIX)):
         return "skip"
+    if name == files.heartbeat.name:  # the running bot's, not data
+        return "skip"
     if is_database(entry):
         return "database"
     if entry.is_dir() and not entry.is_symlink():

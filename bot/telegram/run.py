@@ -1,7 +1,8 @@
 """The Telegram front door: run the bot until SIGTERM or Ctrl-C, long polling or webhook mode.
 
 Every path out closes what was opened: the Bot session and the services, each even if the
-other fails, so a failing session close never leaves the stores open. `GET /healthz` and
+other fails, so a failing session close never leaves the stores open. While updates are taken,
+a heartbeat file in DATA_DIR is kept fresh for `python -m bot.healthcheck`. `GET /healthz` and
 `GET /metrics` are served on the webhook's server, or in polling mode on METRICS_LISTEN when it
 is set.
 """
@@ -22,6 +23,7 @@ from aiogram.exceptions import (
 from aiohttp import web
 
 from bot.config import Settings
+from bot.heartbeat import Heartbeat
 from bot.monitoring import Health, monitoring_routes, monitoring_server
 from bot.services import Services, close_services, open_services
 from bot.telegram.app import build_bot, build_dispatcher
@@ -44,10 +46,11 @@ async def serve(settings: Settings) -> int:
     try:
         dp = build_dispatcher(settings, services)
         routes = health_and_metrics(services)
-        if settings.webhook_url:
-            await run_webhook(dp, bot, settings, extra_routes=routes)
-        else:
-            await _poll(dp, bot, settings, routes)
+        async with Heartbeat(services.files.heartbeat):
+            if settings.webhook_url:
+                await run_webhook(dp, bot, settings, extra_routes=routes)
+            else:
+                await _poll(dp, bot, settings, routes)
     except OSError as exc:  # a listening address that is taken or not this machine's
         log.error("%s", exc.strerror or exc)
         return 1

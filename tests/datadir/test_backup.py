@@ -196,6 +196,7 @@ class TestCommandLine:
         data.mkdir()
         (data / "admin_menus.json").write_text("[1]", encoding="utf-8")
         (data / "search-index.sqlite3").write_bytes(b"")
+        (data / "heartbeat").write_text("now", encoding="utf-8")
         script = (
             "import sys\n"
             "from bot.__main__ import main\n"
@@ -217,3 +218,4 @@ class TestCommandLine:
         assert "admin_menus.json" in done.stdout
         assert (tmp_path / "copy" / "admin_menus.json").read_text(encoding="utf-8") == "[1]"
         assert not (tmp_path / "copy" / "search-index.sqlite3").exists()
+        assert not (tmp_path / "copy" / "heartbeat").exists()
