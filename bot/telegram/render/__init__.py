@@ -1,7 +1,9 @@
 """The model's Markdown answer as Telegram HTML, cut into parts that fit one message each.
 
-`render_answer` is the only entry point the Telegram layer needs: every part carries the HTML
-for `parse_mode="HTML"` and the same text without markup, sent when Telegram rejects the HTML.
+`render_answer` is the entry point the Telegram layer needs: every part carries the HTML for
+`parse_mode="HTML"` and the same text without markup, sent when Telegram rejects the HTML.
+While an answer is still being written, `settled` picks the beginning of it that is safe to
+render and show now.
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ from dataclasses import dataclass
 
 from bot.telegram.render.blocks import markdown_to_spans
 from bot.telegram.render.markup import Span
+from bot.telegram.render.partial import settled
 from bot.telegram.render.split import split_spans
 from bot.telegram.render.text import escape, utf16_len
 
-__all__ = ["MIN_LIMIT", "Part", "escape", "render_answer", "utf16_len"]
+__all__ = ["MIN_LIMIT", "Part", "escape", "render_answer", "settled", "utf16_len"]
 
 MIN_LIMIT = 64
 
