@@ -128,7 +128,11 @@ def build_transcriber(settings: Settings, chat_client: AsyncOpenAI) -> Transcrib
         log.info("voice questions are off (TRANSCRIBE_MODEL is empty)")
         return None
     if not _separate_server(settings):
+        log.info("voice questions: %s on the model server", settings.transcribe_model)
         return Transcriber(chat_client, settings.transcribe_model)
+    log.info(
+        "voice questions: %s at %s", settings.transcribe_model, settings.transcribe_url or "OpenAI"
+    )
     key = settings.transcribe_key
     client = AsyncOpenAI(
         api_key=key.get_secret_value() if key else "not-set",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 import pytest
@@ -11,16 +10,9 @@ from bot.agent import ModelAuthError, ModelBadReply, ModelRateLimited, ModelUnav
 from bot.config import Settings
 from bot.speech import Transcriber, build_transcriber
 from tests.fakes.fake_llm import FakeLLM, make_client
+from tests.fakes.fake_transcriptions import unreachable_url
 
 KEY = "sk-speech-secret-key-42"
-
-
-def _closed_port_url() -> str:
-    """A loopback URL nothing listens on."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
 
 
 def _settings(**values: Any) -> Settings:
@@ -82,16 +74,14 @@ class TestFailures:
         assert KEY not in str(caught.value)
         assert "transcription" in str(caught.value)
 
-    async def test_unknown_model_names_the_transcription_settings(
-        self, fake_llm: FakeLLM
-    ) -> None:
+    async def test_unknown_model_names_the_transcription_settings(self, fake_llm: FakeLLM) -> None:
         fake_llm.speech.reply_error(404, "model not found")
         transcriber = Transcriber(make_client(fake_llm), "no-such-model")
         with pytest.raises(ModelAuthError, match="TRANSCRIBE_MODEL"):
             await transcriber.transcribe(b"x", "v.ogg", "audio/ogg", None)
 
     async def test_server_not_running_is_unavailable(self, fake_llm: FakeLLM) -> None:
-        settings = _settings(transcribe_base_url=_closed_port_url(), model_max_retries=0)
+        settings = _settings(transcribe_base_url=unreachable_url(), model_max_retries=0)
         transcriber = build_transcriber(settings, make_client(fake_llm))
         assert transcriber is not None
         try:
@@ -117,9 +107,7 @@ class TestBuild:
         await transcriber.close()
         assert not chat.is_closed(), "the shared client belongs to the chat model"
 
-    async def test_a_separate_server_and_key_get_their_own_client(
-        self, fake_llm: FakeLLM
-    ) -> None:
+    async def test_a_separate_server_and_key_get_their_own_client(self, fake_llm: FakeLLM) -> None:
         settings = _settings(
             openai_base_url="http://127.0.0.1:9/v1",
             transcribe_base_url=fake_llm.base_url,

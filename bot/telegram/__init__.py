@@ -2,7 +2,8 @@
 
 - `run` (the front door: polling or webhook) and `app` (builds the Bot and the Dispatcher);
 - `context` (what each update is: its conversation, language and place), `addressing` (who a
-  message is for), `tuning` (timing knobs), `albums`, `uploads` and `upload_parts`;
+  message is for), `tuning` (timing knobs), `albums`, `downloads` (files from Telegram, with a
+  size limit), `uploads` and `upload_parts`, `recordings` (what a voice question carries);
 - `middlewares/` (access, rate limit, paste joining, per-conversation order),
   `handlers/` (one router per feature);
 - `output/` (the status message, answer delivery, edit pacing, status records for restarts,

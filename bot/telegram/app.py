@@ -110,6 +110,7 @@ def build_dispatcher(
         access_requests=access_requests,
         source_links=source_links,
         files=services.files,
+        transcriber=services.transcriber,
         metrics=services.metrics,
     )
     dp.update.outer_middleware(ChatContextMiddleware())

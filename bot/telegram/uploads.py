@@ -1,10 +1,10 @@
 """Saving a document an admin sends into the sandbox, safely and without overwriting.
 
-The bytes stream from Telegram (or from a local Bot API server's disk) into a hidden
-`.upload-<random>.part` file in the target folder through aiofiles, so the event loop never
-waits on the disk, and the download stops as soon as it passes the size limit. The file then
-gets a final, sanitised, unused name in one atomic step. A failure at any point leaves no
-partial file behind.
+The bytes stream from Telegram (or from a local Bot API server's disk, both through
+`bot.telegram.downloads`) into a hidden `.upload-<random>.part` file in the target folder
+through aiofiles, so the event loop never waits on the disk, and the download stops as soon as
+it passes the size limit. The file then gets a final, sanitised, unused name in one atomic
+step. A failure at any point leaves no partial file behind.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import mimetypes
 import os
 import re
 import unicodedata
-from collections.abc import AsyncGenerator
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import Document
 
+from bot.telegram.downloads import DOWNLOAD_TIMEOUT_S, download_problem, file_chunks
 from bot.telegram.upload_parts import part_path
 from tools.errors import SandboxError
 from tools.jsontext import BIDI_CONTROLS
@@ -41,8 +41,6 @@ log = logging.getLogger(__name__)
 _FORBIDDEN = re.compile(f'[\\x00-\\x1f\\x7f/\\\\:*?"<>|{BIDI_CONTROLS}]')
 _MAX_NAME_BYTES = 200
 _MAX_COPIES = 10_000
-_DOWNLOAD_TIMEOUT_S = 600
-_CHUNK_BYTES = 256 * 1024
 _MB = 1024 * 1024
 
 
@@ -198,9 +196,9 @@ async def _download(
         final = await asyncio.to_thread(_place_without_overwrite, temp, folder, name)
     except aiohttp.ClientError as exc:
         # Its text quotes the download URL, which carries the bot token: keep only the status.
-        raise UploadError("download_failed", _download_problem(exc)) from None
+        raise UploadError("download_failed", download_problem(exc)) from None
     except TimeoutError:  # before OSError: TimeoutError is one of them
-        msg = f"no complete download within {_DOWNLOAD_TIMEOUT_S} s"
+        msg = f"no complete download within {DOWNLOAD_TIMEOUT_S} s"
         raise UploadError("download_timeout", msg) from None
     except OSError as exc:
         kind = "disk_full" if exc.errno in {errno.ENOSPC, errno.EDQUOT} else "failed"
@@ -212,17 +210,7 @@ async def _download(
 
 async def _fetch(bot: Bot, file_path: str, temp: Path, limit: int) -> int:
     """Stream the file into `temp`; stop with "too_big" once more than `limit` bytes came."""
-    api = bot.session.api
-    chunks: AsyncGenerator[bytes, None] = (
-        _local_chunks(Path(api.wrap_local_file.to_local(file_path)))
-        if api.is_local
-        else bot.session.stream_content(
-            url=api.file_url(bot.token, file_path),
-            timeout=_DOWNLOAD_TIMEOUT_S,
-            chunk_size=_CHUNK_BYTES,
-            raise_for_status=True,
-        )
-    )
+    chunks = file_chunks(bot, file_path)
     written = 0
     try:
         async with aiofiles.open(temp, "wb") as out:
@@ -234,20 +222,6 @@ async def _fetch(bot: Bot, file_path: str, temp: Path, limit: int) -> int:
     finally:
         await chunks.aclose()
     return written
-
-
-async def _local_chunks(path: Path) -> AsyncGenerator[bytes, None]:
-    """A file on a local Bot API server's disk (TELEGRAM_API_LOCAL), read without blocking."""
-    async with aiofiles.open(path, "rb") as source:
-        while chunk := await source.read(_CHUNK_BYTES):
-            yield chunk
-
-
-def _download_problem(exc: aiohttp.ClientError) -> str:
-    """What went wrong with a download, in words that hold no URL."""
-    if isinstance(exc, aiohttp.ClientResponseError):
-        return f"Telegram did not hand over the file (HTTP {exc.status})"
-    return "the download from Telegram was interrupted"
 
 
 def _make_folder(folder: Path) -> list[Path]:

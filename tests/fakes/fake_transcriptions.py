@@ -7,6 +7,7 @@ assert on what was sent, and answers with the transcripts or errors queued, firs
 
 from __future__ import annotations
 
+import socket
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,3 +87,11 @@ class Transcriptions:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def unreachable_url() -> str:
+    """A loopback base URL that nothing listens on (a speech server that is down)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"

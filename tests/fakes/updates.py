@@ -94,6 +94,47 @@ class Updates:
             extra["caption"] = caption
         return self.message(None, **extra, **kwargs)
 
+    def voice(
+        self,
+        *,
+        file_id: str = "voice1",
+        duration: int = 4,
+        file_size: int | None = 9_000,
+        mime_type: str | None = "audio/ogg",
+        **kwargs: Any,
+    ) -> Update:
+        """A message with a voice recording (its bytes are served by `add_file`)."""
+        voice = _media(file_id, file_size, duration=duration, mime_type=mime_type)
+        return self.message(None, voice=voice, **kwargs)
+
+    def audio(
+        self,
+        *,
+        file_id: str = "audio1",
+        duration: int = 30,
+        file_size: int | None = 60_000,
+        file_name: str | None = "question.mp3",
+        mime_type: str | None = "audio/mpeg",
+        **kwargs: Any,
+    ) -> Update:
+        """A message with an audio file."""
+        audio = _media(
+            file_id, file_size, duration=duration, file_name=file_name, mime_type=mime_type
+        )
+        return self.message(None, audio=audio, **kwargs)
+
+    def video_note(
+        self,
+        *,
+        file_id: str = "note1",
+        duration: int = 6,
+        file_size: int | None = 120_000,
+        **kwargs: Any,
+    ) -> Update:
+        """A message with a video note (a round video)."""
+        note = _media(file_id, file_size, duration=duration, length=240)
+        return self.message(None, video_note=note, **kwargs)
+
     def callback(
         self,
         data: str,
@@ -117,6 +158,15 @@ class Updates:
         """Wrap an event into an `Update` bound to the bot, as polling would deliver it."""
         data = {"update_id": next(self._update_ids), kind: payload}
         return Update.model_validate(data, context={"bot": self._bot})
+
+
+def _media(file_id: str, file_size: int | None, **fields: Any) -> dict[str, Any]:
+    """A file object as Telegram sends it; fields given as None are left out."""
+    media: dict[str, Any] = {"file_id": file_id, "file_unique_id": f"u{file_id}"}
+    if file_size is not None:
+        media["file_size"] = file_size
+    media.update({k: v for k, v in fields.items() if v is not None})
+    return media
 
 
 def mention_entity(text: str, mention: str) -> dict[str, Any]:

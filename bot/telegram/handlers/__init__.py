@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from aiogram import Router
 
-from bot.telegram.handlers import access, admin, commands, other, questions, sources
+from bot.telegram.handlers import access, admin, commands, other, questions, sources, voice
 
 
 def make_routers() -> list[Router]:
-    """Admin first (it claims admins' documents), access, commands, questions, the fallback;
-    then source buttons, which also answer any button no other router took."""
+    """Admin first (it claims admins' documents), access, commands, questions, voice questions,
+    the fallback; then source buttons, which also answer any button no other router took."""
     return [
         admin.make_router(),
         access.make_router(),
         commands.make_router(),
         questions.make_router(),
+        voice.make_router(),
         other.make_router(),
         sources.make_router(),
     ]

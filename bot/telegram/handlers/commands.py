@@ -46,6 +46,7 @@ async def on_start(
     *,
     bot: Bot,
     toolbox: Toolbox,
+    settings: Settings,
     tuning: Tuning,
     is_admin: bool,
     chat_context: ChatContext,
@@ -56,17 +57,24 @@ async def on_start(
         await say(bot, chat_context, texts.group_privacy, tuning)
         return
     index = toolbox.status()
-    await say(
-        bot, chat_context, texts.start(index.documents, ready=index.ready, admin=is_admin), tuning
+    greeting = texts.start(
+        index.documents, ready=index.ready, admin=is_admin, voice=settings.voice_enabled
     )
+    await say(bot, chat_context, greeting, tuning)
 
 
 async def on_help(
-    message: Message, *, bot: Bot, tuning: Tuning, is_admin: bool, chat_context: ChatContext
+    message: Message,
+    *,
+    bot: Bot,
+    settings: Settings,
+    tuning: Tuning,
+    is_admin: bool,
+    chat_context: ChatContext,
 ) -> None:
-    """How to ask, and the commands."""
+    """How to ask (by voice too, when it is on), and the commands."""
     texts = chat_context.texts
-    text = texts.help(admin=is_admin)
+    text = texts.help(admin=is_admin, voice=settings.voice_enabled)
     if chat_context.is_group:
         text = f"{texts.group_privacy}\n\n{text}"
     await say(bot, chat_context, text, tuning)
@@ -141,7 +149,14 @@ async def on_admin_command(
 
 
 async def on_unknown_command(
-    message: Message, *, bot: Bot, tuning: Tuning, is_admin: bool, chat_context: ChatContext
+    message: Message,
+    *,
+    bot: Bot,
+    settings: Settings,
+    tuning: Tuning,
+    is_admin: bool,
+    chat_context: ChatContext,
 ) -> None:
     """A command the bot does not know: show the ones it does."""
-    await say(bot, chat_context, chat_context.texts.help(admin=is_admin), tuning)
+    text = chat_context.texts.help(admin=is_admin, voice=settings.voice_enabled)
+    await say(bot, chat_context, text, tuning)

@@ -1,4 +1,6 @@
-"""Messages the bot cannot read (stickers, photos, voice…): a short note on what it can do.
+"""Messages the bot cannot read (stickers, photos, videos…): a short note on what it can do.
+
+Voice messages, audio files and video notes are questions (`handlers.voice`), not listed here.
 
 Edited messages get no handler on purpose: the original was already answered, and answering
 every correction would repeat the work; a corrected question is simply sent again.
@@ -19,10 +21,7 @@ UNREADABLE = frozenset(
     {
         ContentType.STICKER,
         ContentType.PHOTO,
-        ContentType.VOICE,
         ContentType.VIDEO,
-        ContentType.VIDEO_NOTE,
-        ContentType.AUDIO,
         ContentType.ANIMATION,
         ContentType.LOCATION,
         ContentType.VENUE,

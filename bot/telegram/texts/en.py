@@ -29,8 +29,27 @@ ENGLISH = Texts(
     "{minutes}.",
     chat_busy="⏳ I am still answering your earlier questions. Wait for the answer and ask again.",
     empty_question="✍️ Please ask in words, for example: <i>where is the apple pie recipe?</i>",
-    non_text="I only understand text: type your question and I will look for the answer in the "
-    "documents. I cannot read pictures, voice messages or stickers.",
+    non_text="I only understand text and voice messages: type or say your question and I will "
+    "look for the answer in the documents. I cannot read pictures or stickers.",
+    voice_hint="🎤 You can also ask by voice: send a voice message, an audio file or a video "
+    "note.",
+    voice_heard="🎤 <i>“{text}”</i>",
+    voice_off="🎤 Voice questions are turned off for this bot. Please type your question.",
+    voice_too_long="🎤 The recording is too long ({length}): I transcribe up to {limit}. Ask in "
+    "a shorter message or type your question.",
+    voice_too_big="🎤 The recording is too big to transcribe: the limit is {limit} MB. Send a "
+    "shorter one or type your question.",
+    voice_empty="🎤 I could not make out any words in the recording. Say it again more clearly "
+    "or type your question.",
+    voice_unavailable="⚠️ The speech recognition server is down or cannot be reached, so I "
+    "could not hear the recording. Type your question or try again in a minute.",
+    voice_auth="⚠️ The speech recognition server refused the key or does not know the model. "
+    "Type your question, and tell the admin.",
+    voice_rate_limited="⚠️ The speech recognition server is overloaded. Try again in a minute "
+    "or type your question.",
+    voice_failed="⚠️ Could not transcribe the recording. Try again or type your question.",
+    voice_download_failed="⚠️ Could not download the recording from Telegram. Please send it "
+    "again.",
     caption_as_question="ℹ️ Only admins can add documents, so I read your caption as a question.",
     upload_refused="🔒 Only admins can add documents. If you have a question, type it as text.",
     admin_only="🔒 This command is for admins only.",

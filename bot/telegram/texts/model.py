@@ -18,6 +18,13 @@ def _code(value: object) -> str:
     return f"<code>{escape(str(value))}</code>"
 
 
+def _clock(seconds: int) -> str:
+    """A duration as m:ss (or h:mm:ss), the way players show it in every language."""
+    hours, rest = divmod(max(0, seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
 @dataclass(frozen=True, slots=True)
 class Texts:
     """One language's texts. HTML unless a field's comment in the language module says plain."""
@@ -40,6 +47,17 @@ class Texts:
     chat_busy: str
     empty_question: str
     non_text: str
+    voice_hint: str
+    voice_heard: str
+    voice_off: str
+    voice_too_long: str
+    voice_too_big: str
+    voice_empty: str
+    voice_unavailable: str
+    voice_auth: str
+    voice_rate_limited: str
+    voice_failed: str
+    voice_download_failed: str
     caption_as_question: str
     upload_refused: str
     admin_only: str
@@ -143,19 +161,19 @@ class Texts:
         """An integer with this language's thousands separator."""
         return integer(self.lang, n)
 
-    def start(self, documents: int, *, ready: bool, admin: bool) -> str:
-        """Greeting: what the bot does and how much it can see."""
+    def start(self, documents: int, *, ready: bool, admin: bool, voice: bool = True) -> str:
+        """Greeting: what the bot does and how much it can see (and hear, with `voice`)."""
         lines = [self.about, "", self.documents_count.format(n=self.number(documents))]
         if not ready:
             lines.append(self.index_building)
-        lines += ["", self.ask_hint, "", self.commands_help]
+        lines += ["", self.ask_hint, *([self.voice_hint] if voice else []), "", self.commands_help]
         if admin:
             lines += ["", self.admin_help]
         return "\n".join(lines)
 
-    def help(self, *, admin: bool) -> str:
-        """The command list, with the admin part for admins."""
-        lines = [self.ask_hint, "", self.commands_help]
+    def help(self, *, admin: bool, voice: bool = True) -> str:
+        """How to ask (by voice too, with `voice`), the command list, the admin part."""
+        lines = [self.ask_hint, *([self.voice_hint] if voice else []), "", self.commands_help]
         if admin:
             lines += ["", self.admin_help]
         return "\n".join(lines)
@@ -264,6 +282,29 @@ class Texts:
             "bad_reply": self.error_bad_reply,
             "too_long": self.error_too_long,
         }.get(kind, self.error_generic)
+
+    def voice_error(self, kind: str) -> str:
+        """A short message for a transcription that failed with this `AgentError.kind`."""
+        return {
+            "unavailable": self.voice_unavailable,
+            "auth": self.voice_auth,
+            "rate_limited": self.voice_rate_limited,
+        }.get(kind, self.voice_failed)
+
+    def heard_line(self, transcript: str, limit: int = 300) -> str:
+        """What the bot heard, quoted on one line and cut at `limit` characters."""
+        text = visible(" ".join(transcript.split()))
+        if len(text) > limit:
+            text = text[: limit - 1].rstrip() + "…"
+        return self.voice_heard.format(text=escape(text))
+
+    def voice_too_long_reply(self, seconds: int, limit_s: int) -> str:
+        """A recording over MAX_VOICE_SECONDS: its length and the limit, as m:ss."""
+        return self.voice_too_long.format(length=_clock(seconds), limit=_clock(limit_s))
+
+    def voice_too_big_reply(self, limit_mb: float) -> str:
+        """A recording too large to download or transcribe."""
+        return self.voice_too_big.format(limit=integer(self.lang, round(limit_mb)))
 
     def progress_for_tool(self, name: str, subject: str | None) -> str:
         """Status line for a tool call that has just started (plain text).
