@@ -72,8 +72,7 @@ def safe_file_name(name: str | None, mime_type: str | None = None) -> str:
     not hidden, at most ~200 bytes with its extension kept."""
     raw = unicodedata.normalize("NFC", name or "")
     raw = raw.replace("\\", "/").rsplit("/", 1)[-1]
-    clean = _FORBIDDEN.sub("_", raw).strip().lstrip(".").rstrip(". ")
-    clean = re.sub(r"\s+", " ", clean)
+    clean = re.sub(r"\s+", " ", _FORBIDDEN.sub("_", raw)).strip(" .")
     stem, dot, ext = clean.rpartition(".")
     if not dot:
         stem, ext = clean, ""
