@@ -19,7 +19,7 @@ from collections.abc import Callable
 import openai
 from openai import AsyncOpenAI, DefaultAioHttpClient, omit
 
-from bot.agent import AgentError, ModelAuthError, ModelBadReply
+from bot.agent import AgentError, ContextOverflow, ModelAuthError, ModelBadReply
 from bot.agent.model_errors import detail_of, translate
 from bot.config import Settings
 
@@ -78,8 +78,10 @@ class Transcriber:
             await self._client.close()
 
     def _translate(self, exc: openai.OpenAIError) -> AgentError:
-        if isinstance(exc, openai.APIStatusError) and exc.status_code == 404:
+        if isinstance(exc, openai.APIStatusError) and exc.status_code in (404, 413):
             detail = self._scrub(detail_of(exc))
+            if exc.status_code == 413:  # the family the front door tells as "too big"
+                return ContextOverflow(f"the recording is too large to transcribe: {detail}")
             return ModelAuthError(
                 f"the transcription server answered HTTP 404: {detail} "
                 "(check TRANSCRIBE_MODEL and TRANSCRIBE_BASE_URL)"

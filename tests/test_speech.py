@@ -6,7 +6,13 @@ from typing import Any
 
 import pytest
 
-from bot.agent import ModelAuthError, ModelBadReply, ModelRateLimited, ModelUnavailable
+from bot.agent import (
+    ContextOverflow,
+    ModelAuthError,
+    ModelBadReply,
+    ModelRateLimited,
+    ModelUnavailable,
+)
 from bot.config import Settings
 from bot.speech import Transcriber, build_transcriber
 from tests.fakes.fake_llm import FakeLLM, make_client
@@ -79,6 +85,13 @@ class TestFailures:
         transcriber = Transcriber(make_client(fake_llm), "no-such-model")
         with pytest.raises(ModelAuthError, match="TRANSCRIBE_MODEL"):
             await transcriber.transcribe(b"x", "v.ogg", "audio/ogg", None)
+
+    async def test_recording_too_large_for_the_server(self, fake_llm: FakeLLM) -> None:
+        fake_llm.speech.reply_error(413, "Maximum content size limit (26214400) exceeded")
+        transcriber = Transcriber(make_client(fake_llm), "whisper-1")
+        with pytest.raises(ContextOverflow) as caught:
+            await transcriber.transcribe(b"x", "v.ogg", "audio/ogg", None)
+        assert caught.value.kind == "too_long"
 
     async def test_server_not_running_is_unavailable(self, fake_llm: FakeLLM) -> None:
         settings = _settings(transcribe_base_url=unreachable_url(), model_max_retries=0)

@@ -135,6 +135,13 @@ class TestTranscriptionFails:
         await harness.feed(harness.updates.voice())
         assert "перегружен" in _sent(harness)[0]
 
+    async def test_too_large_for_the_speech_server(self, harness: Harness) -> None:
+        _serve(harness)
+        harness.llm.speech.reply_error(413, "Maximum content size limit exceeded")
+        await harness.feed(harness.updates.voice())
+        assert "25 МБ" in _sent(harness)[0]
+        assert not harness.llm.requests
+
     async def test_download_cut_off(self, harness: Harness) -> None:
         harness.session.add_file_error("documents/voice1", ConnectionResetError("reset"))
         await harness.feed(harness.updates.voice())
