@@ -136,6 +136,7 @@ def build_dispatcher(
 
 
 async def _on_startup(
+    *,
     bot: Bot,
     settings: Settings,
     toolbox: Toolbox,
