@@ -19,11 +19,15 @@ from pathlib import Path
 
 from tools.encodings import decode_bytes
 from tools.errors import ContentError, ExtractionError
-from tools.formats.kinds import SUPPORTED, in_worker, kind_of
+from tools.formats.kinds import OCR_KINDS, SUPPORTED, in_worker, kind_of
 from tools.htmltext import html_text
-from tools.isolated import IsolatedExtractor
+from tools.isolated import IsolatedExtractor, StillWorking
 
 MAX_TEXT_CHARS = 10_000_000
+OCR_DEADLINE = 900.0
+"""Seconds the index's worker may spend on a scan that the usual deadline was too short for
+(OCR runs about a page a second or two): other documents wait that long at most, and readers
+never, having a worker of their own."""
 WRAP_AT = 1_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 _BLANK_RUNS = re.compile(r"\n{4,}")
@@ -149,7 +153,10 @@ class Extractor:
     def extract(self, path: Path, *, background: bool = False) -> str:
         """Text of the document at a real path already checked by the jail (blocking).
 
-        `background` marks work for the index, done by its own worker process.
+        `background` marks work for the index, done by its own worker process. Every file
+        gets the usual deadline first (a hostile file costs no more than before); a scan that
+        needs longer then gets OCR_DEADLINE in the background, while a waiting reader is told
+        to come back (`StillWorking`).
         """
         self._counted()
         kind = kind_of(path)
@@ -161,7 +168,15 @@ class Extractor:
         data = read_bytes(path, self.limits, self.root)
         if in_worker(kind):
             worker = self._background if background else self._isolated
-            text = worker.extract(kind, data, self.limits.max_chars, str(path))
+            try:
+                text = worker.extract(kind, data, self.limits.max_chars, str(path))
+            except StillWorking:
+                if not (background and kind in OCR_KINDS):
+                    raise
+                seconds = max(self.limits.timeout, OCR_DEADLINE)
+                text = worker.extract(
+                    kind, data, self.limits.max_chars, str(path), seconds=seconds, extended=True
+                )
         else:
             raw = decode_bytes(data)
             if kind == "html":

@@ -5,9 +5,10 @@ A crafted document can make a parser loop or allocate without bound, and a threa
 stopped; a process can. The parent (`IsolatedExtractor`) sends one request at a time and kills
 the child when it overruns its time; the child caps its own address space.
 
-Protocol: one JSON line in (`{"kind", "size", "max_chars", "seconds"}`) followed by `size`
-bytes of the document (the parent opened it through the jail; the worker never opens a path),
-one framed reply out (4-byte big-endian length, then JSON `{"ok": text}` or `{"error": message}`).
+Protocol: one JSON line in (`{"kind", "size", "max_chars", "seconds", "extended"}`) followed
+by `size` bytes of the document (the parent opened it through the jail; the worker never opens
+a path), one framed reply out (4-byte big-endian length, then JSON `{"ok": text}` or
+`{"error": message}`, with `"retry": true` when the work only needs a longer deadline).
 """
 
 from __future__ import annotations
@@ -17,20 +18,23 @@ import json
 import resource
 import sys
 
-from tools.formats.base import Budget, FormatError
+from tools.formats.base import Budget, FormatError, Unfinished
 from tools.formats.registry import parser_for
 
 MEMORY_LIMIT = 1024 * 1024 * 1024
 
 
-def _handle(request: dict[str, object], data: bytes) -> dict[str, str]:
+def _handle(request: dict[str, object], data: bytes) -> dict[str, object]:
     parser = parser_for(str(request["kind"]))
     max_chars = request["max_chars"]
     seconds = request.get("seconds", 30.0)
     if parser is None or not isinstance(max_chars, int) or not isinstance(seconds, int | float):
         return {"error": "unsupported request"}
+    extended = request.get("extended") is True
     try:
-        return {"ok": parser(data, Budget(max_chars, float(seconds)))}
+        return {"ok": parser(data, Budget(max_chars, float(seconds), extended))}
+    except Unfinished as exc:
+        return {"error": str(exc), "retry": True}
     except FormatError as exc:
         message = str(exc)
     except MemoryError:

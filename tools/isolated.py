@@ -20,6 +20,10 @@ _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
 _MAX_REPLY = 256 * 1024 * 1024
 _WORKER = ("-m", "tools.extract_worker")
 _REMEMBERED_TIMEOUTS = 1024
+_RETRY_HINT = (
+    "The search index recognises it in the background; read it again in a few minutes, or"
+    " answer from other files meanwhile."
+)
 
 
 _PASSED = frozenset(
@@ -34,6 +38,11 @@ def worker_environment(parent: Mapping[str, str]) -> dict[str, str]:
         p for p in (_PACKAGE_PARENT, parent.get("PYTHONPATH", "")) if p
     )
     return env
+
+
+class StillWorking(ExtractionError):
+    """The document needs longer than the deadline given: a scan the index recognises under
+    an extended deadline, after which it is cached (worth asking again, not a verdict)."""
 
 
 class IsolatedExtractor:
@@ -78,9 +87,24 @@ class IsolatedExtractor:
             if stream is not None:
                 stream.close()
 
-    def extract(self, kind: str, data: bytes, max_chars: int, key: str = "") -> str:
+    def extract(
+        self,
+        kind: str,
+        data: bytes,
+        max_chars: int,
+        key: str = "",
+        *,
+        seconds: float | None = None,
+        extended: bool = False,
+    ) -> str:
         """The text of a document given as bytes; raises ExtractionError with a reason safe
-        to show. `key` names the file for remembering timeouts."""
+        to show. `key` names the file for remembering timeouts; `seconds` replaces the
+        deadline, `extended` tells the parser it is the long one a scan gets.
+
+        Raises:
+            StillWorking: the document (a long scan) needs a longer deadline than this.
+        """
+        timeout = self.timeout if seconds is None else seconds
         with self._lock:
             if self._closed:
                 raise ExtractionError("the toolbox is shutting down")
@@ -94,16 +118,17 @@ class IsolatedExtractor:
                 "kind": kind,
                 "size": len(data),
                 "max_chars": max_chars,
-                "seconds": self.timeout,
+                "seconds": timeout,
+                "extended": extended,
             }
             try:
                 proc.stdin.write(json.dumps(request).encode("ascii") + b"\n")
                 proc.stdin.write(data)
                 proc.stdin.flush()
-                reply = self._read_reply(proc.stdout.fileno(), time.monotonic() + self.timeout)
+                reply = self._read_reply(proc.stdout.fileno(), time.monotonic() + timeout)
             except TimeoutError:
                 self._kill()
-                raise self._timed_out_error(kind, key) from None
+                raise self._timed_out_error(kind, key, timeout) from None
             except (OSError, EOFError, ValueError):
                 self._kill()
                 if self._closed:
@@ -112,18 +137,18 @@ class IsolatedExtractor:
                 msg = f"this {kind} file is too large or complex to read"
                 raise ContentError(msg) from None
             self._timed_out.pop(key, None)
+        if "error" in reply and reply.get("retry") is True:
+            raise StillWorking(str(reply["error"]), _RETRY_HINT)
         if "error" in reply:
             raise ContentError(str(reply["error"]))
         return str(reply["ok"])
 
-    def _timed_out_error(self, kind: str, key: str) -> ExtractionError:
+    def _timed_out_error(self, kind: str, key: str, timeout: float) -> ExtractionError:
         """Retryable the first time (a busy machine), a lasting verdict the second."""
         if self._closed:
             return ExtractionError("the toolbox is shutting down")
-        log.warning(
-            "extraction of a %s file took over %.0f s; worker restarted", kind, self.timeout
-        )
-        msg = f"reading this {kind} file took too long (over {self.timeout:.0f} s)"
+        log.warning("extraction of a %s file took over %.0f s; worker restarted", kind, timeout)
+        msg = f"reading this {kind} file took too long (over {timeout:.0f} s)"
         if key in self._timed_out:
             del self._timed_out[key]
             return ContentError(msg)

@@ -22,6 +22,14 @@ class Budget:
 
     max_chars: int
     seconds: float = 30.0
+    extended: bool = False
+    """The long deadline a scan gets for the index: a parser out of time stops and says where,
+    instead of asking for it (`Unfinished`)."""
+
+
+class Unfinished(FormatError):
+    """The work needs longer than the usual deadline (a long scan): the index asks again with
+    the extended one, so a reader asking later succeeds (not a verdict on the file)."""
 
 
 Parser = Callable[[bytes, Budget], str]

@@ -26,6 +26,12 @@ WORKER_KINDS: Mapping[str, str] = MappingProxyType(
         ".rtf": "rtf",
         ".epub": "epub",
         ".eml": "eml",
+        ".png": "image",
+        ".jpg": "image",
+        ".jpeg": "image",
+        ".tif": "image",
+        ".tiff": "image",
+        ".webp": "image",
     }
 )
 """Suffix → kind, for the formats parsed in the isolated worker."""
@@ -33,14 +39,14 @@ _WORKER_KIND_NAMES = frozenset(WORKER_KINDS.values())
 
 HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
 _UNSUPPORTED = (
-    "png jpg jpeg gif bmp tif tiff webp heic ico svgz mp3 wav ogg flac m4a mp4 mov avi mkv "
+    "gif bmp heic ico svgz mp3 wav ogg flac m4a mp4 mov avi mkv "
     "webm zip rar 7z gz tgz bz2 xz tar exe dll so bin dmg iso ppt pps xlsb odg odf "
     "sqlite db pyc class jar woff woff2 ttf otf msg mobi"
 )
 UNSUPPORTED_SUFFIXES = frozenset("." + s for s in _UNSUPPORTED.split(" "))
 SUPPORTED = (
-    "txt, md, csv, json, html, pdf, docx, doc, xlsx, xls, ods, pptx, odp, odt, rtf, epub, eml "
-    "and other plain text"
+    "txt, md, csv, json, html, pdf, docx, doc, xlsx, xls, ods, pptx, odp, odt, rtf, epub, eml, "
+    "scans (png, jpg, tiff, webp, read by OCR where Tesseract is installed) and other plain text"
 )
 """The supported formats, as hints and admins' texts name them."""
 
@@ -65,3 +71,7 @@ def in_worker(kind: str) -> bool:
     """Whether a kind is parsed in the isolated worker (and costly enough to cache when the
     indexer reads it)."""
     return kind in _WORKER_KIND_NAMES
+
+
+OCR_KINDS = frozenset({"image", "pdf"})
+"""Kinds that may be scans, recognised by OCR: the index gives them a longer deadline."""

@@ -1,7 +1,7 @@
 """Kind → parser, for every kind the isolated worker reads.
 
-Imported only by the worker. A new kind (images read by OCR, say) is a parser module beside
-the others, a line here and a suffix in `tools.formats.kinds`.
+Imported only by the worker. A new kind is a parser module beside the others, a line here and
+a suffix in `tools.formats.kinds`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from types import MappingProxyType
 
 from tools.formats.base import Parser
 from tools.formats.epub import epub_text
+from tools.formats.images import image_text
 from tools.formats.legacy import doc_text
 from tools.formats.mail import eml_text
 from tools.formats.odf import odp_text, odt_text
@@ -34,6 +35,7 @@ PARSERS: Mapping[str, Parser] = MappingProxyType(
         "epub": epub_text,
         "eml": eml_text,
         "doc": doc_text,
+        "image": image_text,
     }
 )
 
