@@ -6,10 +6,18 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from aiogram.methods import AnswerCallbackQuery, EditMessageText, SendDocument, SendMessage
+from aiogram import Bot
+from aiogram.methods import (
+    AnswerCallbackQuery,
+    EditMessageText,
+    SendDocument,
+    SendMessage,
+    TelegramMethod,
+)
 from aiogram.types import InlineKeyboardMarkup
 
 from tests.fakes.accounts import BOT_USERNAME, USER_ID, bot_user_json
+from tests.fakes.fake_telegram import FakeTelegramSession
 from tests.fakes.harness import Harness
 from tests.fakes.updates import mention_entity
 
@@ -52,33 +60,56 @@ async def ask_reading(
         )
     else:
         update = harness.updates.message("где это?", user_id=user_id)
+    sent = _track_sent(harness.session)
     await harness.feed(update)
-    last = last_answer(harness)
+    last = last_answer(harness, sent)
     assert last is not None, "the answer has no buttons"
     return last
 
 
-def last_answer(harness: Harness) -> Answered | None:
-    """The last message the bot sent or edited, when it carries buttons (edits only: their
-    message id is known without the fake's answer)."""
+def _track_sent(session: FakeTelegramSession) -> dict[int, int]:
+    """The message id the fake gives each sendMessage from now on, by the call's identity: the
+    answer's last part may be a new message (after a draft, or a slow answer)."""
+    ids: dict[int, int] = {}
+    answer = session.make_request
+
+    async def tracked(
+        bot: Bot,
+        method: TelegramMethod[Any],
+        timeout: int | None = None,  # noqa: ASYNC109 - the signature aiogram defines
+    ) -> Any:
+        result = await answer(bot, method, timeout)
+        if isinstance(method, SendMessage):
+            ids[id(method)] = result.message_id
+        return result
+
+    session.make_request = tracked  # type: ignore[method-assign]
+    return ids
+
+
+def last_answer(harness: Harness, sent: dict[int, int] | None = None) -> Answered | None:
+    """The last message the bot sent or edited, when it carries buttons."""
     for call in reversed(harness.session.calls):
-        if isinstance(call, SendMessage):
+        if not isinstance(call, SendMessage | EditMessageText):
+            continue
+        if not isinstance(call.reply_markup, InlineKeyboardMarkup):
             return None
-        if isinstance(call, EditMessageText):
-            if not isinstance(call.reply_markup, InlineKeyboardMarkup):
-                return None
-            chat_id = int(call.chat_id or 0)
-            chat: dict[str, Any] = {"id": chat_id, "type": "private", "first_name": "User"}
-            if chat_id < 0:
-                chat = {"id": chat_id, "type": "supergroup", "title": "Team"}
-            message = {
-                "message_id": call.message_id,
-                "date": int(time.time()),
-                "chat": chat,
-                "from": bot_user_json(),
-                "text": call.text,
-            }
-            return Answered(message, call.reply_markup)
+        message_id = (
+            call.message_id if isinstance(call, EditMessageText) else (sent or {}).get(id(call))
+        )
+        assert message_id is not None, "a sent answer's id is known only while tracked"
+        chat_id = int(call.chat_id or 0)
+        chat: dict[str, Any] = {"id": chat_id, "type": "private", "first_name": "User"}
+        if chat_id < 0:
+            chat = {"id": chat_id, "type": "supergroup", "title": "Team"}
+        message = {
+            "message_id": message_id,
+            "date": int(time.time()),
+            "chat": chat,
+            "from": bot_user_json(),
+            "text": call.text,
+        }
+        return Answered(message, call.reply_markup)
     return None
 
 
