@@ -19,15 +19,17 @@ def image_text(data: bytes, budget: Budget, engine: Tesseract | None = None) -> 
     from PIL import Image, ImageSequence, UnidentifiedImageError  # noqa: PLC0415
 
     work = Recognition(budget, engine)
-    work.require()
     try:
         image = Image.open(io.BytesIO(data))
+    except Image.DecompressionBombError:
+        raise FormatError("the image is too large to recognise (a pixel bomb)") from None
     except (UnidentifiedImageError, OSError, ValueError) as exc:
         raise FormatError(f"the image is damaged ({type(exc).__name__})") from None
     parts: list[str] = []
     found = False
     with image:
         check_pixels(*image.size)
+        work.require()
         try:
             for number, frame in enumerate(ImageSequence.Iterator(image), start=1):
                 stop = work.stop_before(number)

@@ -1,7 +1,8 @@
 """Tesseract, run as a program on one page image at a time, in Russian and English.
 
-The `tesseract` command is used through a subprocess with a timeout per page: a page that
-hangs costs its own seconds, never the worker. Runs only inside the isolated worker, whose
+The `tesseract` command is used through a subprocess with a timeout per page (no Python
+wrapper: the program's TSV output is all that is needed): a page that hangs costs its own
+seconds, never the worker. Runs only inside the isolated worker, whose
 memory cap the child inherits. Whether Tesseract is usable (the program and its Russian data)
 is asked once per document, so installing it later needs no code change.
 """
@@ -24,7 +25,10 @@ MAX_PIXELS = 50_000_000
 """Images over this many pixels are refused before they are decoded (pixel bombs)."""
 PAGE_SECONDS = 60.0
 """The longest one page may take to recognise."""
+MIN_CONFIDENCE = 30.0
+"""Words Tesseract is less sure of than this (0-100) are left out as noise."""
 _LIST_SECONDS = 10.0
+_TSV_COLUMNS = 12
 
 
 def check_pixels(width: int, height: int) -> None:
@@ -80,7 +84,7 @@ class Tesseract:
         page.save(buffer, format="PNG")
         try:
             done = subprocess.run(
-                [self._path, "stdin", "stdout", "-l", LANGUAGES, "--psm", "3"],
+                [self._path, "stdin", "stdout", "-l", LANGUAGES, "--psm", "3", "tsv"],
                 input=buffer.getvalue(),
                 capture_output=True,
                 timeout=max(1.0, min(seconds, PAGE_SECONDS)),
@@ -93,4 +97,31 @@ class Tesseract:
             raise FormatError(f"OCR could not run ({exc.strerror})") from None
         if done.returncode != 0:
             return ""
-        return done.stdout.decode("utf-8", "replace").strip()
+        return words_to_text(done.stdout.decode("utf-8", "replace"))
+
+
+def words_to_text(tsv: str) -> str:
+    """Lines of the words Tesseract is fairly sure of, from its TSV output; paragraphs apart.
+
+    Specks and hairlines come back as confident-looking letters with near-zero confidence:
+    dropping those keeps noise out of the index (a page of 1-pixel text reads as nothing).
+    """
+    lines: dict[tuple[str, str, str], list[str]] = {}
+    for row in tsv.split("\n")[1:]:
+        cells = row.split("\t")
+        if len(cells) < _TSV_COLUMNS or not cells[11].strip():
+            continue
+        try:
+            confidence = float(cells[10])
+        except ValueError:
+            continue
+        if confidence >= MIN_CONFIDENCE:
+            lines.setdefault((cells[2], cells[3], cells[4]), []).append(cells[11].strip())
+    out: list[str] = []
+    last: tuple[str, str] | None = None
+    for (block, paragraph, _), words in lines.items():
+        if last is not None and last != (block, paragraph):
+            out.append("")
+        out.append(" ".join(words))
+        last = (block, paragraph)
+    return "\n".join(out)

@@ -1,0 +1,190 @@
+"""Scans recognised by OCR: found by search with Russian word forms, marked as recognised when
+read, refused when hostile, and reported plainly where Tesseract is missing."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.tools.docgen import text_pdf
+from tests.tools.scan_docgen import (
+    FONT,
+    NEEDS_FONT,
+    NEEDS_TESSERACT,
+    png_header,
+    scan_pdf,
+    tesseract_ready,
+    text_image,
+)
+from tools import Toolbox
+from tools.config import ToolSettings
+from tools.formats import scans
+from tools.formats.base import Budget, FormatError, Unfinished
+from tools.formats.images import image_text
+from tools.formats.ocr import Tesseract
+from tools.formats.ocrnote import NEEDS_OCR, NO_TEXT_RECOGNISED, ocr_note, ocr_pages
+from tools.formats.pdf import pdf_text
+
+needs_tesseract = pytest.mark.skipif(not tesseract_ready(), reason=NEEDS_TESSERACT)
+needs_font = pytest.mark.skipif(not FONT.exists(), reason=NEEDS_FONT)
+RUSSIAN = "Договор аренды складского помещения"
+ENGLISH = "Invoice for consulting services"
+BUDGET = Budget(1_000_000, 30.0)
+
+
+class Counting(Tesseract):
+    """A stand-in engine that counts the pages it is given and reads the same words on each."""
+
+    def __init__(self) -> None:
+        super().__init__("tesseract")
+        self.pages = 0
+
+    def available(self) -> bool:
+        return True
+
+    def recognise(self, page: Any, seconds: float) -> str:
+        self.pages += 1
+        return "слово"
+
+
+async def call(box: Toolbox, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads((await box.execute(name, args)).text)
+    return result
+
+
+async def started(root: Path, data: Path) -> Toolbox:
+    box = Toolbox(ToolSettings(sandbox_dir=root, data_dir=data), watch_interval=3600)
+    await box.start()
+    await asyncio.wait_for(box.wait_ready(), 120)
+    return box
+
+
+@pytest.fixture
+async def scans_box(tmp_path: Path) -> AsyncIterator[Toolbox]:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "договор.png").write_bytes(text_image([RUSSIAN, ENGLISH]))
+    (root / "счёт.jpg").write_bytes(text_image([ENGLISH], fmt="JPEG"))
+    page = text_image([RUSSIAN])
+    (root / "скан.pdf").write_bytes(scan_pdf([page, text_image(["Акт приёмки работ"])]))
+    (root / "текст.pdf").write_bytes(text_pdf([["Положение о командировках"]]))
+    box = await started(root, tmp_path / "data")
+    yield box
+    await box.close()
+
+
+@needs_tesseract
+@needs_font
+class TestRecognised:
+    async def test_scans_are_found_with_russian_word_forms(self, scans_box: Toolbox) -> None:
+        found = await call(scans_box, "search_files", {"query": "договоры аренды помещений"})
+        paths = {r["path"] for r in found["results"]}
+        assert {"договор.png", "скан.pdf"} <= paths
+        found = await call(scans_box, "search_files", {"query": "consulting invoice"})
+        assert "счёт.jpg" in {r["path"] for r in found["results"]}
+
+    async def test_read_file_marks_recognised_text(self, scans_box: Toolbox) -> None:
+        page = await call(scans_box, "read_file", {"path": "скан.pdf"})
+        assert page["ocr"] is True
+        assert "OCR" in page["notice"]
+        doc = page["document"]
+        assert "[text recognised from a scan (OCR) on 2 pages; it may contain errors]" in doc
+        assert "--- page 2 ---" in doc
+        assert "аренды" in doc
+        assert "приёмки" in doc or "приемки" in doc
+
+    async def test_a_pdf_with_a_text_layer_is_not_recognised(self, scans_box: Toolbox) -> None:
+        page = await call(scans_box, "read_file", {"path": "текст.pdf"})
+        assert "ocr" not in page
+        assert "OCR" not in page["document"]
+        assert "командировках" in page["document"]
+
+    def test_only_pages_without_text_are_recognised(self) -> None:
+        mixed = scan_pdf([text_image([ENGLISH]), None])
+        assert ocr_pages(pdf_text(mixed, BUDGET).split("\n")[0]) == 2
+        engine = Counting()
+        text = pdf_text(text_pdf([["Положение"], ["о командировках"]]), BUDGET, engine)
+        assert engine.pages == 0
+        assert ocr_pages(text.split("\n")[0]) is None
+
+    def test_one_pixel_text_gives_no_text_recognised(self) -> None:
+        tiny = text_image(["мелкий текст " * 20] * 5, size=1)
+        started_at = time.monotonic()
+        with pytest.raises(FormatError, match=NO_TEXT_RECOGNISED.split(" (")[0]):
+            image_text(tiny, BUDGET)
+        assert time.monotonic() - started_at < 20
+
+
+class TestLimits:
+    def test_a_pixel_bomb_is_refused_before_decoding(self) -> None:
+        started_at = time.monotonic()
+        with pytest.raises(FormatError, match="too large to recognise"):
+            image_text(png_header(20_000, 20_000), BUDGET, Counting())
+        assert time.monotonic() - started_at < 2
+
+    def test_recognised_pages_are_capped(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(scans, "MAX_OCR_PAGES", 3)
+        engine = Counting()
+        text = pdf_text(scan_pdf([None] * 6), BUDGET, engine)
+        assert engine.pages == 3
+        assert text.split("\n")[0] == ocr_note(3)
+        assert "only the first 3 scanned pages are recognised" in text
+
+    def test_a_waiting_reader_is_not_held_past_the_deadline(self) -> None:
+        with pytest.raises(Unfinished):
+            pdf_text(scan_pdf([None] * 2), Budget(1_000_000, 1.0), Counting())
+        text = pdf_text(scan_pdf([None] * 2), Budget(1_000_000, 1.0, extended=True), Counting())
+        assert "the time for recognising ran out" in text
+
+
+class TestWithoutTesseract:
+    @needs_font
+    def test_parsers_say_ocr_is_needed(self) -> None:
+        missing = Tesseract("/nonexistent/tesseract")
+        with pytest.raises(FormatError, match="needs OCR, which is not installed here"):
+            image_text(text_image([ENGLISH]), BUDGET, missing)
+        with pytest.raises(FormatError, match="needs OCR, which is not installed here"):
+            pdf_text(scan_pdf([text_image([ENGLISH])]), BUDGET, missing)
+        mixed = pdf_text(_mixed_pdf(), BUDGET, missing)
+        assert f"[{NEEDS_OCR}]" in mixed
+        assert "командировках" in mixed
+
+    @needs_font
+    async def test_read_file_and_search_report_it(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        empty = tmp_path / "empty-bin"
+        empty.mkdir()
+        monkeypatch.setenv("PATH", str(empty))  # the worker finds no tesseract
+        root = tmp_path / "docs"
+        root.mkdir()
+        (root / "паспорт.png").write_bytes(text_image([RUSSIAN]))
+        box = await started(root, tmp_path / "data")
+        try:
+            page = await call(box, "read_file", {"path": "паспорт.png"})
+            assert "needs OCR, which is not installed here" in page["error"]
+            found = await call(box, "search_files", {"query": "паспорт"})
+            assert [r["path"] for r in found["results"]] == ["паспорт.png"]
+            report = await box.reindex()
+            assert any("needs OCR" in error for error in report.errors)
+        finally:
+            await box.close()
+
+
+def _mixed_pdf() -> bytes:
+    """Page 1 with a text layer, page 2 a blank scan."""
+    from pypdf import PdfReader, PdfWriter  # noqa: PLC0415
+
+    writer = PdfWriter()
+    for data in (text_pdf([["Положение о командировках"]]), scan_pdf([None])):
+        writer.add_page(PdfReader(io.BytesIO(data)).pages[0])
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
