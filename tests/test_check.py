@@ -348,7 +348,7 @@ class TestRealThings:
         assert code == 0, lines
         assert lines["documents"] == (
             f"✓ documents: 3 in {docs}, 2 unreadable "
-            "(1 damaged PDF, 1 file of an unsupported type)"
+            "(1 damaged PDF, 1 damaged image)"
         )
 
     async def test_a_folder_with_nothing_readable_fails(

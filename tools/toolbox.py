@@ -20,6 +20,7 @@ from tools.config import ToolSettings
 from tools.cutting import cut_entries, cut_page, cut_results
 from tools.errors import PathNotFoundError, ToolError
 from tools.extract import Extractor, Limits
+from tools.formats.ocrnote import ocr_pages
 from tools.indexer import FULL_RESCAN_EVERY, FileReport, Indexer, IndexStatus, ReindexReport
 from tools.listing import list_folder
 from tools.paths import did_you_mean, suggest_paths
@@ -149,6 +150,19 @@ class Toolbox:
     async def refresh(self, rel_path: str) -> FileReport:
         """Index one file now, e.g. right after an upload."""
         return await self.indexer.refresh(rel_path)
+
+    async def recognised_pages(self, rel_path: str) -> int | None:
+        """Pages of a document recognised by OCR (from the cache right after indexing); None
+        when it was not a scan or cannot be read."""
+
+        def pages() -> int | None:
+            try:
+                _, doc = self._reader.document(self.sandbox.resolve(rel_path))
+            except ToolError:
+                return None
+            return ocr_pages(doc.lines[0]) if doc.lines else None
+
+        return await asyncio.to_thread(pages)
 
     @property
     def extraction_count(self) -> int:

@@ -21,10 +21,20 @@ _SHOWN_REASONS = 4
 
 # Known reasons, by a phrase of the extractor's message: (one file, several files).
 _KINDS = (
+    (
+        "needs OCR, which is not installed",
+        (
+            "scan that needs OCR, which is not installed here",
+            "scans that need OCR, which is not installed here",
+        ),
+    ),
+    ("no text recognised", ("scan with no legible text", "scans with no legible text")),
     ("no text layer", ("scanned PDF without a text layer", "scanned PDFs without a text layer")),
     ("password-protected", ("encrypted PDF", "encrypted PDFs")),
     ("the PDF is damaged", ("damaged PDF", "damaged PDFs")),
     ("the docx file", ("damaged docx file", "damaged docx files")),
+    ("the image is damaged", ("damaged image", "damaged images")),
+    ("too large to recognise", ("image too large to recognise", "images too large to recognise")),
     ("limit for reading", ("file over MAX_FILE_MB", "files over MAX_FILE_MB")),
     ("files are not supported", ("file of an unsupported type", "files of unsupported types")),
     ("binary file", ("binary file", "binary files")),

@@ -22,6 +22,7 @@ from bot.telegram.texts import Texts
 from bot.telegram.tuning import Tuning
 from bot.telegram.uploads import UploadError, names_a_folder, save_upload
 from tools import Toolbox
+from tools.formats.ocrnote import NEEDS_OCR
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,10 @@ async def on_document(
         return
     if saved.error is not None:
         log.info("no text from upload %s: %s", saved.path, saved.error)
-    reply = texts.upload_saved(saved.path, saved.chars, readable=saved.error is None)
+    pages = await toolbox.recognised_pages(saved.path) if saved.error is None else None
+    reply = texts.upload_saved(
+        saved.path, saved.chars, readable=saved.error is None, ocr_pages=pages
+    )
     if caption and folder is None:
         reply += "\n" + texts.caption_not_folder
     await say(bot, chat_context, reply, tuning)
@@ -121,5 +125,8 @@ async def on_reindex(
         len(report.errors),
         report.seconds,
     )
-    text = texts.reindex_report(report.indexed, report.skipped, len(report.errors), report.seconds)
+    needs_ocr = sum(1 for error in report.errors if NEEDS_OCR in error)
+    text = texts.reindex_report(
+        report.indexed, report.skipped, len(report.errors), report.seconds, needs_ocr=needs_ocr
+    )
     await say(bot, chat_context, text, tuning)

@@ -71,12 +71,17 @@ ENGLISH = Texts(
     upload_saved_text="✅ Saved: {path}\nCharacters extracted: {chars}. It is searchable now.",
     upload_saved_no_text="⚠️ Saved: {path}\nBut no text could be extracted from it, so "
     "searches will not find it.",
+    upload_ocr_pages="Pages recognised from the scan (OCR): {pages}. The text may contain "
+    "recognition errors.",
     write_as_yourself="👤 I only answer people: write from your own account, not as the group "
     "or a channel.",
     group_not_allowed="🔒 I do not answer in this group. Message me privately instead.",
     reindex_started="🔄 Rebuilding the index…",
     reindex_done="✅ Index rebuilt in {seconds} s: {indexed} searchable, {skipped} skipped, "
     "{errors}.",
+    reindex_needs_ocr="⚠️ Scans that need OCR, which is not installed here: {count}. They are "
+    "found by name only; install Tesseract (<code>tesseract-ocr tesseract-ocr-rus</code>) and run "
+    "/reindex.",
     reindex_failed="⚠️ Could not rebuild the index. The log has the details.",
     status_title="<b>Status</b>",
     status_version="Bot version: {version}",

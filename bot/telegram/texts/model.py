@@ -74,10 +74,12 @@ class Texts:
     caption_not_folder: str
     upload_saved_text: str
     upload_saved_no_text: str
+    upload_ocr_pages: str
     write_as_yourself: str
     group_not_allowed: str
     reindex_started: str
     reindex_done: str
+    reindex_needs_ocr: str
     reindex_failed: str
     status_title: str
     status_version: str
@@ -208,10 +210,16 @@ class Texts:
         minutes = max(1, round(retry_after_s / 60))
         return self.rate_limited.format(minutes=count(self.lang, minutes, self.minutes_forms))
 
-    def upload_saved(self, path: str, chars: int, *, readable: bool) -> str:
-        """Result of an admin upload: where it went and whether its text could be read."""
+    def upload_saved(
+        self, path: str, chars: int, *, readable: bool, ocr_pages: int | None = None
+    ) -> str:
+        """Result of an admin upload: where it went, whether its text could be read, and how
+        many pages of a scan were recognised."""
         if readable and chars > 0:
-            return self.upload_saved_text.format(path=_code(path), chars=self.number(chars))
+            text = self.upload_saved_text.format(path=_code(path), chars=self.number(chars))
+            if ocr_pages is not None:
+                text += "\n" + self.upload_ocr_pages.format(pages=self.number(ocr_pages))
+            return text
         return self.upload_saved_no_text.format(path=_code(path))
 
     def status(
@@ -254,15 +262,20 @@ class Texts:
             )
         return "\n".join(lines)
 
-    def reindex_report(self, indexed: int, skipped: int, errors: int, seconds: float) -> str:
-        """Counts after a full rebuild."""
-        return self.reindex_done.format(
+    def reindex_report(
+        self, indexed: int, skipped: int, errors: int, seconds: float, *, needs_ocr: int = 0
+    ) -> str:
+        """Counts after a full rebuild, and the scans left unread for want of OCR."""
+        text = self.reindex_done.format(
             indexed=self.number(indexed),
             skipped=self.number(skipped),
             errors=count(self.lang, errors, self.errors_forms),
             errors_n=self.number(errors),
             seconds=decimal(self.lang, seconds),
         )
+        if needs_ocr:
+            text += "\n" + self.reindex_needs_ocr.format(count=self.number(needs_ocr))
+        return text
 
     def upload_too_big_reply(self, size_mb: float | None, limit_mb: float) -> str:
         """The document exceeds MAX_UPLOAD_MB (its size is unknown when the download stopped
