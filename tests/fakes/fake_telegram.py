@@ -231,6 +231,7 @@ class FakeTelegramSession(BaseSession):
             "setWebhook",
             "deleteMyCommands",
             "answerCallbackQuery",
+            "sendMessageDraft",
         }:
             return True
         msg = f"fake Telegram: nothing queued for {name} and no default result"
@@ -259,7 +260,7 @@ class FakeTelegramSession(BaseSession):
 def _params(bot: Bot, method: TelegramMethod[Any]) -> dict[str, Any]:
     """The parameters Telegram's rules read, as the request carries them (defaults resolved)."""
     params: dict[str, Any] = {}
-    for name in ("chat_id", "message_id", "inline_message_id", "text", "parse_mode"):
+    for name in ("chat_id", "message_id", "inline_message_id", "text", "parse_mode", "draft_id"):
         value = getattr(method, name, None)
         params[name] = bot.default[value.name] if isinstance(value, Default) else value
     return params

@@ -4,7 +4,9 @@ Both fake Bot APIs (the session inside the process and the server over HTTP) ask
 before answering, so every test that goes through them obeys Telegram's limits: the length and
 emptiness of a message, the HTML of `parse_mode=HTML`, and which messages exist to be edited or
 deleted. A message exists once the fake answered a sendMessage for it, or a test said it was
-there before (`add_message`); a deleteMessage removes it.
+there before (`add_message`); a deleteMessage removes it. A message draft (`sendMessageDraft`)
+follows the rules of a message's text, except that it may be empty (Telegram then shows a
+placeholder); drafts exist in private chats only.
 
 Telegram keeps at most 100 entities of a message and silently drops the rest, so more is not
 a refusal: the message a fake answers with carries the first 100.
@@ -26,6 +28,8 @@ EDIT_TOO_LONG = "Bad Request: MESSAGE_TOO_LONG"
 CANNOT_PARSE = "Bad Request: can't parse entities: "
 EDIT_NOT_FOUND = "Bad Request: message to edit not found"
 DELETE_NOT_FOUND = "Bad Request: message to delete not found"
+DRAFT_PEER_INVALID = "Bad Request: TEXTDRAFT_PEER_INVALID"
+DRAFT_ID_INVALID = "Bad Request: DRAFT_ID_INVALID"
 
 
 class Refused(Exception):
@@ -96,6 +100,8 @@ class TelegramRules:
             if utf16_length(kept.text) > MAX_TEXT_LENGTH:
                 raise Refused(EDIT_TOO_LONG)
             return kept
+        if name == "sendmessagedraft":
+            return _draft(params)
         if name == "deletemessage" and not self._exists(params):
             raise Refused(DELETE_NOT_FOUND)
         return None
@@ -118,6 +124,24 @@ class TelegramRules:
         if chat_id is None or message_id is None:
             return False
         return self.has_message(chat_id, int(message_id))
+
+
+def _draft(params: Mapping[str, Any]) -> Formatted:
+    """The text a draft shows; drafts are for private chats, and may be empty."""
+    chat_id = params.get("chat_id")
+    if not (isinstance(chat_id, int) or str(chat_id).lstrip("-").isdigit()) or int(chat_id) <= 0:
+        raise Refused(DRAFT_PEER_INVALID)
+    if not int(params.get("draft_id") or 0):
+        raise Refused(DRAFT_ID_INVALID)
+    try:
+        kept = formatted(str(params.get("text") or ""), params.get("parse_mode"))
+    except Refused as refused:
+        if refused.description == EMPTY:
+            return Formatted("")
+        raise
+    if utf16_length(kept.text) > MAX_TEXT_LENGTH:
+        raise Refused(TOO_LONG)
+    return kept
 
 
 def _field(result: Any, name: str) -> Any:

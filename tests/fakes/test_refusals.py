@@ -262,3 +262,19 @@ class TestOverHttp:
 
 def _first_poll(api: FakeBotApi) -> float | None:
     return api.first_poll_at
+
+
+class TestDrafts:
+    async def test_a_draft_may_be_empty_but_not_broken_or_too_long(self, bot: Bot) -> None:
+        assert await bot.send_message_draft(USER_ID, 7, text="<b>растёт</b>", parse_mode="HTML")
+        assert await bot.send_message_draft(USER_ID, 7, text="")
+        broken = await _refusal(bot.send_message_draft(USER_ID, 7, text="<b>x", parse_mode="HTML"))
+        assert broken.startswith("Bad Request: can't parse entities: ")
+        too_long = await _refusal(bot.send_message_draft(USER_ID, 7, text="x" * 4097))
+        assert too_long == "Bad Request: message is too long"
+
+    async def test_drafts_are_for_private_chats_with_an_id(self, bot: Bot) -> None:
+        group = await _refusal(bot.send_message_draft(-100_1, 7, text="x"))
+        assert group == "Bad Request: TEXTDRAFT_PEER_INVALID"
+        no_id = await _refusal(bot.send_message_draft(USER_ID, 0, text="x"))
+        assert no_id == "Bad Request: DRAFT_ID_INVALID"
