@@ -25,12 +25,20 @@ from tests.tools.scan_docgen import (
 )
 from tools import Toolbox
 from tools.config import ToolSettings
+from tools.extract import OCR_DEADLINE, Extractor, Limits
 from tools.formats import scans
 from tools.formats.base import Budget, FormatError, Unfinished
 from tools.formats.images import image_text
 from tools.formats.ocr import Tesseract
-from tools.formats.ocrnote import NEEDS_OCR, NO_TEXT_RECOGNISED, ocr_note, ocr_pages
+from tools.formats.ocrnote import (
+    NEEDS_OCR,
+    NO_TEXT_RECOGNISED,
+    STILL_RECOGNISING,
+    ocr_note,
+    ocr_pages,
+)
 from tools.formats.pdf import pdf_text
+from tools.isolated import StillWorking
 
 needs_tesseract = pytest.mark.skipif(not tesseract_ready(), reason=NEEDS_TESSERACT)
 needs_font = pytest.mark.skipif(not FONT.exists(), reason=NEEDS_FONT)
@@ -188,3 +196,52 @@ def _mixed_pdf() -> bytes:
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+class Worker:
+    """Stands in for an extraction worker: a scan needs the extended deadline."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[float | None, bool]] = []
+
+    def extract(
+        self,
+        kind: str,
+        data: bytes,
+        max_chars: int,
+        key: str = "",
+        *,
+        seconds: float | None = None,
+        extended: bool = False,
+    ) -> str:
+        self.calls.append((seconds, extended))
+        if not extended:
+            raise StillWorking(STILL_RECOGNISING)
+        return ocr_note(1) + "\n--- page 1 ---\nслово"
+
+    def close(self) -> None:
+        pass
+
+
+class TestDeadlines:
+    def test_the_index_finishes_a_long_scan_and_a_reader_is_told_to_come_back(
+        self, tmp_path: Path
+    ) -> None:
+        scan = tmp_path / "long.png"
+        scan.write_bytes(b"\x89PNG")
+        extractor = Extractor(Limits(timeout=30.0))
+        reader, index = Worker(), Worker()
+        extractor._isolated, extractor._background = reader, index  # type: ignore[assignment]
+        with pytest.raises(StillWorking, match="still being recognised"):
+            extractor.extract(scan)
+        assert reader.calls == [(None, False)]
+        assert extractor.extract(scan, background=True).startswith(ocr_note(1))
+        assert index.calls == [(None, False), (OCR_DEADLINE, True)]
+        extractor.close()
+
+    @needs_tesseract
+    @needs_font
+    async def test_pages_recognised_for_the_upload_reply(self, scans_box: Toolbox) -> None:
+        assert await scans_box.recognised_pages("скан.pdf") == 2
+        assert await scans_box.recognised_pages("текст.pdf") is None
+        assert await scans_box.recognised_pages("нет.pdf") is None

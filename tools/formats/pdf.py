@@ -9,6 +9,7 @@ at a time, at about 300 dpi) and recognised; the others keep their own text.
 from __future__ import annotations
 
 import io
+import time
 
 from tools.formats.base import Budget, FormatError
 from tools.formats.ocr import Tesseract, check_pixels
@@ -77,13 +78,14 @@ def _recognise(
 
 def pdf_text(data: bytes, budget: Budget, engine: Tesseract | None = None) -> str:
     """Every page's text, each after a `--- page N ---` marker; scanned pages recognised."""
+    started = time.monotonic()
     pages, cut = _text_layer(data, budget)
     if not pages:
         raise FormatError("the PDF has no pages")
     blank = sum(1 for text in pages if text is None)
     recognised: dict[int, str] = {}
     stop: str | None = None
-    work = Recognition(budget, engine)
+    work = Recognition(budget, engine, started)
     ocr = blank > 0 and work.engine.available()
     if blank and blank == len(pages) and not ocr:
         raise FormatError(NEEDS_OCR)

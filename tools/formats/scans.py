@@ -27,10 +27,14 @@ _MIN_PAGE_SECONDS = 3.0
 class Recognition:
     """The pages of one scan recognised so far, and the time left for more."""
 
-    def __init__(self, budget: Budget, engine: Tesseract | None = None) -> None:
+    def __init__(
+        self, budget: Budget, engine: Tesseract | None = None, started: float | None = None
+    ) -> None:
+        """`started` is when the document's deadline began (monotonic), if before now."""
         self.budget = budget
         self.engine = engine if engine is not None else Tesseract()
-        self._deadline = time.monotonic() + budget.seconds * (1 - _SPARE_SHARE)
+        begun = time.monotonic() if started is None else started
+        self._deadline = begun + budget.seconds * (1 - _SPARE_SHARE)
         self.pages = 0
         self.chars = 0
 
