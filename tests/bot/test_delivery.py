@@ -158,6 +158,37 @@ class TestPartialDelivery:
         assert [c.message_id for c in bot_session.called("deleteMessage")] == [55]
 
 
+class TestReuse:
+    """Messages that already show the answer's beginning (it was streamed) take its parts."""
+
+    async def test_shown_messages_take_the_first_parts_and_the_rest_follow(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        for message_id in (56, 57):
+            bot_session.add_message(USER_ID, message_id)
+        parts = [Chunk("один", "один"), Chunk("два", "два"), Chunk("три", "три")]
+        result = await Delivery(bot, place).send(parts, status_message_id=55, reuse=(56, 57))
+        assert result.complete
+        assert result.message_ids[:2] == (56, 57)
+        assert [(e.message_id, e.text) for e in bot_session.called("editMessageText")] == [
+            (56, "один"),
+            (57, "два"),
+        ]
+        assert _texts(bot_session, "sendMessage") == ["три"]
+        assert [d.message_id for d in bot_session.called("deleteMessage")] == [55]
+
+    async def test_shown_messages_left_over_are_deleted(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        bot_session.add_message(USER_ID, 56)
+        result = await Delivery(bot, place).send(
+            [Chunk("ошибка", "ошибка")], status_message_id=55, reuse=(55, 56)
+        )
+        assert result.message_ids == (55,)
+        assert [d.message_id for d in bot_session.called("deleteMessage")] == [56]
+        assert not bot_session.called("sendMessage")
+
+
 class TestNetworkRetries:
     async def test_read_timeout_on_send_is_not_resent(
         self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace

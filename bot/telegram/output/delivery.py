@@ -134,12 +134,17 @@ class Delivery:
         failure_notice: str | None = None,
         new_message: bool = False,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reuse: Sequence[int] = (),
     ) -> Delivered:
         """Deliver every part in order; returns what arrived.
 
         The first part is edited into the status message, unless `new_message` asks for a
         fresh message (edits do not notify; after a long wait the user should hear the answer
         arrive), in which case the status message is deleted once the answer is out.
+
+        `reuse` lists messages that already show the beginning of this answer (it was shown
+        as it was written): the first parts are edited into them in order, one left over is
+        deleted, and so is the status message when it is not among them.
 
         A part Telegram refuses even as plain text is skipped and the rest still go. When
         anything was lost, `failure_notice` (plain text) is sent once; a status message that
@@ -150,15 +155,16 @@ class Delivery:
         plain-text resend; it is lost only with that part.
         """
         ids: list[int] = []
-        editable = None if new_message else status_message_id
-        leftover = status_message_id  # a status message not (yet) turned into the answer
+        status = [] if status_message_id is None else [status_message_id]
+        editable = list(reuse) or ([] if new_message else status)
+        # messages on screen not (yet) turned into the answer
+        leftover = [*reuse, *(s for s in status if s not in reuse)]
         lost = False
         for index, part in enumerate(parts):
             markup = reply_markup if index == len(parts) - 1 else None
+            edit_id = editable[0] if editable else None
             try:
-                ids.append(
-                    await self._one(part, edit_id=editable, reply=index == 0, markup=markup)
-                )
+                ids.append(await self._one(part, edit_id=edit_id, reply=index == 0, markup=markup))
             except _Blocked:
                 log.info("chat %d blocked the bot; answer dropped", self._place.chat_id)
                 return Delivered(tuple(ids), complete=False, blocked=True)
@@ -186,12 +192,14 @@ class Delivery:
                 )
                 lost = True
                 break
-            if editable is not None:  # edited, or replaced and already deleted by `_one`
-                editable = leftover = None
+            if edit_id is not None:  # edited, or replaced and already deleted by `_one`
+                editable.remove(edit_id)
+                leftover.remove(edit_id)
         if lost:
-            await self._own_up(failure_notice, leftover)
-        elif leftover is not None:
-            await self._forget(leftover)
+            await self._own_up(failure_notice, leftover[0] if leftover else None)
+            leftover = leftover[1:]
+        for message_id in leftover:
+            await self._forget(message_id)
         return Delivered(tuple(ids), complete=not lost)
 
     async def _own_up(self, notice: str | None, status: int | None) -> None:
