@@ -96,3 +96,44 @@ class TestStopping:
             release.set()
             await stopping
         assert landed == ["🔎 Ищу «шарлотка»…"]
+
+
+class TestLending:
+    async def test_a_lent_status_shows_no_lines_until_taken_back(
+        self, bot: Bot, bot_session: FakeTelegramSession
+    ) -> None:
+        progress = Progress(bot, ChatPlace(USER_ID), RUSSIAN, EditPacer(0.0))
+        async with progress:
+            await bot_session.wait_for(lambda s: bool(s.called("sendMessage")))
+            status_id = await progress.lend()
+            assert status_id == progress.status_message_id
+            await progress.on_event(
+                ToolStarted("c1", "search_files", {"query": "шарлотка"}, "шарлотка")
+            )
+            await asyncio.sleep(0.05)
+            assert not bot_session.called("editMessageText"), "the answer owns the message"
+            progress.take_back()
+            await bot_session.wait_for(lambda s: bool(s.called("editMessageText")))
+        (edit,) = bot_session.called("editMessageText")
+        assert edit.message_id == status_id
+        assert edit.text == "🔎 Ищу «шарлотка»…"
+
+    async def test_lending_waits_for_an_edit_on_its_way(
+        self, bot: Bot, bot_session: FakeTelegramSession
+    ) -> None:
+        release = asyncio.Event()
+
+        async def slow_edit(_: TelegramMethod[Any]) -> None:
+            await release.wait()
+
+        bot_session.hooks["editMessageText"] = slow_edit
+        progress = Progress(bot, ChatPlace(USER_ID), RUSSIAN, EditPacer(0.0))
+        async with progress:
+            await bot_session.wait_for(lambda s: bool(s.called("sendMessage")))
+            await progress.on_event(ToolStarted("c1", "read_file", {"path": "a.txt"}, "a.txt"))
+            await bot_session.wait_for(lambda s: bool(s.called("editMessageText")))
+            lending = asyncio.create_task(progress.lend())
+            await asyncio.sleep(0.05)
+            assert not lending.done(), "the status edit has not landed yet"
+            release.set()
+            assert await lending == progress.status_message_id

@@ -40,7 +40,8 @@ class Progress:
     """Status message first (silent), then the typing action; the answer later replaces it.
 
     Use as `async with Progress(...) as progress:` and pass `progress.on_event` to the agent;
-    after the block `status_message_id` is the message to edit into the answer, if any.
+    after the block `status_message_id` is the message to edit into the answer, if any. An
+    answer shown while it is written may borrow the status message (`lend`, `take_back`).
     Stopping never cuts a Telegram call in the middle: a status message or edit still on its
     way gets `settle_s` to land, so no orphan "Thinking…" or stale edit arrives after the answer.
     With `pending`, a sent status message is remembered on disk until the caller forgets it,
@@ -74,6 +75,8 @@ class Progress:
         self._stopping = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._remembered: asyncio.Future[None] | None = None
+        self._editing = asyncio.Lock()
+        self._lent = False
         self.status_message_id: int | None = None
 
     async def __aenter__(self) -> Progress:
@@ -109,6 +112,21 @@ class Progress:
         if self._show_status:
             self._pending = text
             self._wake.set()
+
+    async def lend(self) -> int | None:
+        """Hand the status message to the answer being written, once an edit on its way has
+        landed; status lines are kept, not shown, until `take_back`. None without one."""
+        self._lent = True
+        async with self._editing:
+            return self.status_message_id
+
+    def take_back(self) -> None:
+        """The status message shows no answer any more: show the newest status line again."""
+        self._lent = False
+        self._shown = None
+        if self._pending is None:
+            self._pending = self._texts.progress_thinking
+        self._wake.set()
 
     async def stop(self) -> None:
         """Stop typing and editing; a call already on its way may finish within `settle_s`."""
@@ -177,11 +195,12 @@ class Progress:
                 await self._pause(delay)
                 if self._stopping.is_set():
                     return
-            text = self._pending
-            if text is None or text == self._shown:
-                continue
-            if not await self._edit(text):
-                return
+            async with self._editing:
+                text = self._pending
+                if self._lent or text is None or text == self._shown:
+                    continue
+                if not await self._edit(text):
+                    return
 
     async def _send_first(self) -> None:
         text = self._texts.progress_thinking
