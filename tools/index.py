@@ -172,6 +172,9 @@ class ReaderPool:
                 conn.close()
 
 
+STORED_TEXT_BYTES = 64 * 1024 * 1024
+
+
 def load_text(conn: sqlite3.Connection, rowid: int, max_bytes: int = 4 * 1024 * 1024) -> str:
     """The start of one document's stored text ("" when it had none).
 
@@ -183,3 +186,15 @@ def load_text(conn: sqlite3.Connection, rowid: int, max_bytes: int = 4 * 1024 * 
         return ""
     data = zlib.decompressobj().decompress(row[0], max_bytes)
     return data.decode("utf-8", "ignore" if len(data) == max_bytes else "replace")
+
+
+def stored_text(conn: sqlite3.Connection, path: str, size: int, mtime_ns: int) -> str | None:
+    """The text the index stored for this version of a file, or None when it holds none (a
+    scan whose text was evicted from the extraction cache is read back from here)."""
+    row = conn.execute(
+        "SELECT id FROM files WHERE path = ? AND size = ? AND mtime_ns = ? AND error IS NULL",
+        (path, size, mtime_ns),
+    ).fetchone()
+    if not row:
+        return None
+    return load_text(conn, int(row[0]), STORED_TEXT_BYTES) or None

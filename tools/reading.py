@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from tools.cache import Document, DocumentCache, cached_extract
 from tools.errors import ExtractionError, PathNotFoundError
 from tools.extract import Extractor
 from tools.formats.ocrnote import ocr_pages
+from tools.isolated import StillWorking
 from tools.sandbox import Sandbox
 from tools.terms import Stemmer
 
@@ -73,12 +75,20 @@ class Reader:
     """Reads documents through the jail, the extraction cache and the extractor."""
 
     def __init__(
-        self, sandbox: Sandbox, extractor: Extractor, cache: DocumentCache, stemmer: Stemmer
+        self,
+        sandbox: Sandbox,
+        extractor: Extractor,
+        cache: DocumentCache,
+        stemmer: Stemmer,
+        stored: Callable[[str, int, int], str | None] | None = None,
     ) -> None:
+        """`stored` gives the index's text of a file version (path, size, mtime_ns), for a
+        long scan the cache no longer holds."""
         self.sandbox = sandbox
         self.extractor = extractor
         self.cache = cache
         self.stemmer = stemmer
+        self.stored = stored
 
     def document(self, real: Path) -> tuple[str, Document]:
         """The canonical relative path and the extracted text of a resolved path (blocking)."""
@@ -91,9 +101,15 @@ class Reader:
             raise ExtractionError(f"'{rel}' cannot be read") from None
         if stat.S_ISDIR(info.st_mode):
             raise ExtractionError(f"'{rel}' is a folder", "Use list_files to see what is in it.")
-        doc = cached_extract(
-            self.extractor, self.cache, real, (rel, info.st_size, info.st_mtime_ns)
-        )
+        key = (rel, info.st_size, info.st_mtime_ns)
+        try:
+            doc = cached_extract(self.extractor, self.cache, real, key)
+        except StillWorking:
+            text = self.stored(*key) if self.stored is not None else None
+            if text is None:
+                raise
+            doc = Document.from_text(text)
+            self.cache.put(key, doc)
         return rel, doc
 
     def read(self, path: str, offset: int, limit: int, max_chars: int) -> dict[str, Any]:

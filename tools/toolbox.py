@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from tools.cutting import cut_entries, cut_page, cut_results
 from tools.errors import PathNotFoundError, ToolError
 from tools.extract import Extractor, Limits
 from tools.formats.ocrnote import ocr_pages
+from tools.index import stored_text
 from tools.indexer import FULL_RESCAN_EVERY, FileReport, Indexer, IndexStatus, ReindexReport
 from tools.listing import list_folder
 from tools.paths import did_you_mean, suggest_paths
@@ -91,7 +93,9 @@ class Toolbox:
             full_rescan_interval=full_rescan_interval,
         )
         self._searcher = Searcher(self.indexer, self._stemmer)
-        self._reader = Reader(self.sandbox, self._extractor, self._cache, self._stemmer)
+        self._reader = Reader(
+            self.sandbox, self._extractor, self._cache, self._stemmer, self._stored
+        )
         self.tools: dict[str, Tool] = {
             t.name: t
             for t in (
@@ -150,6 +154,14 @@ class Toolbox:
     async def refresh(self, rel_path: str) -> FileReport:
         """Index one file now, e.g. right after an upload."""
         return await self.indexer.refresh(rel_path)
+
+    def _stored(self, rel: str, size: int, mtime_ns: int) -> str | None:
+        """The index's text of this version of a file (blocking), None when it has none."""
+        try:
+            with self.indexer.readers.connection() as conn:
+                return stored_text(conn, rel, size, mtime_ns)
+        except sqlite3.Error:
+            return None  # a damaged index: the reader is told to come back instead
 
     async def recognised_pages(self, rel_path: str) -> int | None:
         """Pages of a document recognised by OCR (from the cache right after indexing); None

@@ -24,6 +24,7 @@ from tests.tools.scan_docgen import (
     text_image,
 )
 from tools import Toolbox
+from tools.cache import DocumentCache
 from tools.config import ToolSettings
 from tools.extract import OCR_DEADLINE, Extractor, Limits
 from tools.formats import scans
@@ -245,3 +246,23 @@ class TestDeadlines:
         assert await scans_box.recognised_pages("скан.pdf") == 2
         assert await scans_box.recognised_pages("текст.pdf") is None
         assert await scans_box.recognised_pages("нет.pdf") is None
+
+
+class TestStoredText:
+    async def test_a_scan_gone_from_the_cache_is_read_from_the_index(self, tmp_path: Path) -> None:
+        root = tmp_path / "docs"
+        root.mkdir()
+        (root / "long.png").write_bytes(b"\x89PNG")
+        box = Toolbox(ToolSettings(sandbox_dir=root, data_dir=tmp_path / "data"))
+        reader, index = Worker(), Worker()
+        box._extractor._isolated, box._extractor._background = reader, index  # type: ignore[assignment]
+        await box.start()
+        try:
+            await asyncio.wait_for(box.wait_ready(), 60)
+            box._reader.cache = DocumentCache()  # evicted
+            page = await call(box, "read_file", {"path": "long.png"})
+            assert page["ocr"] is True
+            assert "слово" in page["document"]
+            assert reader.calls == [(None, False)]
+        finally:
+            await box.close()
