@@ -266,3 +266,15 @@ class TestStoredText:
             assert reader.calls == [(None, False)]
         finally:
             await box.close()
+
+
+def test_a_huge_scanned_page_is_rendered_smaller_not_refused() -> None:
+    from reportlab.pdfgen import canvas  # noqa: PLC0415
+
+    out = io.BytesIO()
+    pdf = canvas.Canvas(out, pagesize=(14_400, 14_400))  # 200 inches square
+    pdf.showPage()
+    pdf.save()
+    engine = Counting()
+    assert "слово" in pdf_text(out.getvalue(), BUDGET, engine)
+    assert engine.pages == 1

@@ -12,7 +12,7 @@ import io
 import time
 
 from tools.formats.base import Budget, FormatError
-from tools.formats.ocr import Tesseract, check_pixels
+from tools.formats.ocr import MAX_PIXELS, Tesseract, check_pixels
 from tools.formats.ocrnote import NEEDS_OCR, NO_TEXT_RECOGNISED
 from tools.formats.scans import Recognition
 
@@ -64,7 +64,8 @@ def _recognise(
             page = document[index]
             try:
                 width, height = page.get_size()
-                scale = DPI / _POINTS_PER_INCH
+                area = max(width * height, 1.0)  # a huge page is rendered smaller, not refused
+                scale = min(DPI / _POINTS_PER_INCH, (MAX_PIXELS / area) ** 0.5)
                 check_pixels(int(width * scale), int(height * scale))
                 image = page.render(scale=scale, grayscale=True).to_pil()
             finally:
