@@ -23,8 +23,10 @@ from tools import Toolbox
 from tools.watch import WatchMode
 
 TITLE = "idle: CPU of watching a quiet folder, and a dropped file searchable, rescan vs notify"
-WORDS = ("счёт", "акт", "накладная", "договор", "смета", "отчёт", "приказ", "протокол", "заявка")
-WORDS += ("invoice", "report", "minutes", "memo", "order", "contract", "estimate", "request")
+WORDS: tuple[str, ...] = (
+    *("счёт", "акт", "накладная", "договор", "смета", "отчёт", "приказ", "протокол", "заявка"),
+    *("invoice", "report", "minutes", "memo", "order", "contract", "estimate", "request"),
+)
 PER_FOLDER = 100
 WINDOWS = 4
 SETTLE_S = 2.0

@@ -128,8 +128,8 @@ class TelegramRules:
 
 def _draft(params: Mapping[str, Any]) -> Formatted:
     """The text a draft shows; drafts are for private chats, and may be empty."""
-    chat_id = params.get("chat_id")
-    if not (isinstance(chat_id, int) or str(chat_id).lstrip("-").isdigit()) or int(chat_id) <= 0:
+    chat_id = str(params.get("chat_id"))
+    if not chat_id.lstrip("-").isdigit() or int(chat_id) <= 0:
         raise Refused(DRAFT_PEER_INVALID)
     if not int(params.get("draft_id") or 0):
         raise Refused(DRAFT_ID_INVALID)

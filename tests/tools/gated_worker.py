@@ -59,7 +59,7 @@ def main() -> None:
     folder = Path(sys.argv[1])
     handle = extract_worker._handle
 
-    def gated(request: dict[str, object], data: bytes) -> dict[str, str]:
+    def gated(request: dict[str, object], data: bytes) -> dict[str, object]:
         _wait_at_gate(folder, data)
         return handle(request, data)
 
