@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiogram.types import FSInputFile
 
 from bot.source_links import SourceLinks
@@ -26,7 +28,20 @@ from tests.bot.source_support import (
     tap,
 )
 from tests.fakes.accounts import ADMIN_ID, USER_ID
+from tests.fakes.fixtures import DispatcherFactory
 from tests.fakes.harness import Harness
+
+
+@pytest.fixture
+def make_dispatcher(make_dispatcher: DispatcherFactory) -> DispatcherFactory:
+    """Answers come whole (STREAM=off): the buttons are found on the status message's last edit,
+    whose message id is known without the fake's answer."""
+
+    def start(**overrides: Any) -> AbstractAsyncContextManager[Harness]:
+        return make_dispatcher(**{"stream": "off", **overrides})
+
+    return start
+
 
 ALL_VISIBLE = (
     CHARLOTTE,
@@ -153,6 +168,36 @@ class TestTooLarge:
             assert "Запись 149: смена сдана без замечаний." in text
             assert "<<<" not in text and "| Запись" not in text
             assert len(answers(harness)) == 1
+
+    async def test_a_large_file_whose_text_cannot_be_read_is_said_plainly(
+        self, harness: Harness, sandbox_dir: Path
+    ) -> None:
+        answered = await ask_reading(harness, CHARLOTTE)
+        await asyncio.to_thread(os.truncate, sandbox_dir / CHARLOTTE, 51 * 1024 * 1024)
+        before = len(harness.session.sent_texts())
+        await tap(harness, answered, answered.data[0])
+        assert not documents(harness)
+        (notice,) = harness.session.sent_texts()[before:]
+        assert "<code>рецепт_шарлотки.txt</code>" in notice and "прочитать не удалось" in notice
+        assert len(answers(harness)) == 1
+
+
+class TestTelegramRefuses:
+    async def test_flood_control_is_waited_out_once(self, harness: Harness) -> None:
+        answered = await ask_reading(harness, CHARLOTTE)
+        harness.session.add_error("sendDocument", 429, "Too Many Requests", retry_after=2)
+        await tap(harness, answered, answered.data[0])
+        assert len(documents(harness)) == 2
+        assert 2.0 in harness.sleep.waits
+
+    async def test_a_refused_upload_is_told_in_the_chat(self, harness: Harness) -> None:
+        answered = await ask_reading(harness, CHARLOTTE)
+        harness.session.add_error("sendDocument", 400, "Bad Request: file must be non-empty")
+        before = len(harness.session.sent_texts())
+        await tap(harness, answered, answered.data[0])
+        (told,) = harness.session.sent_texts()[before:]
+        assert "Не удалось отправить <code>рецепт_шарлотки.txt</code>" in told
+        assert len(answers(harness)) == 1
 
 
 def _sparse_text_file(path: Path, head: str, size_mb: int) -> None:
