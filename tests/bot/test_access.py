@@ -67,7 +67,7 @@ class TestStrangers:
         async with make_dispatcher(allow_all=True) as harness:
             harness.llm.reply_text("Ответ.")
             await harness.feed(harness.updates.message("вопрос", user_id=STRANGER_ID))
-            assert harness.session.called("editMessageText")[-1].text == "Ответ."
+            assert harness.session.sent_texts()[-1] == "Ответ."
 
 
 class TestGroups:

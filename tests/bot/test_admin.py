@@ -208,7 +208,7 @@ class TestNonAdmins:
         assert harness.llm.requests[0]["messages"][-1]["content"] == "сколько дней отпуска?"
         sent = [str(m.text) for m in harness.session.called("sendMessage")]
         assert "подпись к файлу я считаю вопросом" in sent[0]
-        assert harness.session.called("editMessageText")[-1].text == "28 дней."
+        assert harness.session.sent_texts()[-1] == "28 дней."
         assert not harness.session.called("getFile")
 
     async def test_a_captioned_album_gets_one_answer_and_one_refusal(

@@ -53,37 +53,44 @@ def _hold_tools(harness: Harness, until: dict[str, Callable[[FakeTelegramSession
 
 
 class TestCharlotteChain:
-    async def test_search_read_answer_with_progress_and_sources(self, harness: Harness) -> None:
-        llm, session = harness.llm, harness.session
-        llm.reply_tool_calls(("search_files", {"query": "шарлотка"}))
-        llm.reply_tool_calls(("read_file", {"path": CHARLOTTE_PATH}))
-        llm.reply_text("Для шарлотки нужен **1 стакан сахара**.")
-        _hold_tools(
-            harness,
-            {
-                "search_files": lambda s: any("Ищу «шарлотка»" in str(e.text) for e in _edits(s)),
-                "read_file": lambda s: any(
-                    f"Читаю {CHARLOTTE_PATH}" in str(e.text) for e in _edits(s)
-                ),
-            },
-        )
+    async def test_search_read_answer_with_progress_and_sources(
+        self, make_dispatcher: Any
+    ) -> None:
+        async with make_dispatcher(stream="off") as harness:  # the status becomes the answer
+            llm, session = harness.llm, harness.session
+            llm.reply_tool_calls(("search_files", {"query": "шарлотка"}))
+            llm.reply_tool_calls(("read_file", {"path": CHARLOTTE_PATH}))
+            llm.reply_text("Для шарлотки нужен **1 стакан сахара**.")
+            _hold_tools(
+                harness,
+                {
+                    "search_files": lambda s: any(
+                        "Ищу «шарлотка»" in str(e.text) for e in _edits(s)
+                    ),
+                    "read_file": lambda s: any(
+                        f"Читаю {CHARLOTTE_PATH}" in str(e.text) for e in _edits(s)
+                    ),
+                },
+            )
 
-        await harness.feed(harness.updates.message("Сколько сахара нужно для шарлотки?"))
+            await harness.feed(harness.updates.message("Сколько сахара нужно для шарлотки?"))
 
-        assert len(llm.requests) == 3
-        assert "рецепт_шарлотки.txt" in _tool_results(llm.requests[1])[0]
-        assert "сахар - 1 стакан" in _tool_results(llm.requests[2])[-1]
-        status = _sends(session)[0]
-        assert status.text == "🤔 Думаю…"
-        final = _edits(session)[-1]
-        assert final.parse_mode == "HTML"
-        assert "<b>1 стакан сахара</b>" in final.text
-        assert f"📄 Источники: <code>{CHARLOTTE_PATH}</code>" in final.text
-        assert len(_sends(session)) == 1, "the status message became the answer"
-        assert {e.message_id for e in _edits(session)} == {100}
-        methods = [c.__api_method__ for c in session.calls]
-        assert "sendChatAction" in methods
-        assert max(i for i, m in enumerate(methods) if m == "sendChatAction") < len(methods) - 1
+            assert len(llm.requests) == 3
+            assert "рецепт_шарлотки.txt" in _tool_results(llm.requests[1])[0]
+            assert "сахар - 1 стакан" in _tool_results(llm.requests[2])[-1]
+            status = _sends(session)[0]
+            assert status.text == "🤔 Думаю…"
+            final = _edits(session)[-1]
+            assert final.parse_mode == "HTML"
+            assert "<b>1 стакан сахара</b>" in str(final.text)
+            assert f"📄 Источники: <code>{CHARLOTTE_PATH}</code>" in str(final.text)
+            assert len(_sends(session)) == 1, "the status message became the answer"
+            assert {e.message_id for e in _edits(session)} == {100}
+            methods = [c.__api_method__ for c in session.calls]
+            assert "sendChatAction" in methods
+            assert (
+                max(i for i, m in enumerate(methods) if m == "sendChatAction") < len(methods) - 1
+            )
 
     async def test_english_user_gets_english_texts(self, harness: Harness) -> None:
         harness.llm.reply_tool_calls(("read_file", {"path": CHARLOTTE_PATH}))
@@ -91,7 +98,7 @@ class TestCharlotteChain:
         await harness.feed(harness.updates.message("How much sugar?", language_code="en"))
         session = harness.session
         assert _sends(session)[0].text == "🤔 Thinking…"
-        assert f"📄 Sources: <code>{CHARLOTTE_PATH}</code>" in _edits(session)[-1].text
+        assert f"📄 Sources: <code>{CHARLOTTE_PATH}</code>" in session.sent_texts()[-1]
 
 
 class TestTyping:
@@ -111,18 +118,18 @@ class TestTyping:
             await harness.feed(harness.updates.message("вопрос"))
             running = {t.get_coro().__qualname__ for t in asyncio.all_tasks()}  # type: ignore[union-attr]
             assert not any(name.startswith("Progress.") for name in running)
-            assert _edits(session)[-1].text == "Ответ."
+            assert session.sent_texts()[-1] == "Ответ."
 
 
 class TestLongAnswers:
-    async def test_split_under_limit_without_loss(self, harness: Harness) -> None:
+    async def test_split_under_limit_without_loss(self, make_dispatcher: Any) -> None:
         paragraphs = [f"Абзац номер {i}: " + "слово " * 120 + f"конец-{i}." for i in range(40)]
-        harness.llm.reply_text("\n\n".join(paragraphs))
-
-        await harness.feed(harness.updates.message("Расскажи всё подробно"))
+        async with make_dispatcher(stream="off") as harness:  # the status becomes part one
+            harness.llm.reply_text("\n\n".join(paragraphs))
+            await harness.feed(harness.updates.message("Расскажи всё подробно"))
 
         session = harness.session
-        parts = [_edits(session)[-1].text] + [str(m.text) for m in _sends(session)[1:]]
+        parts = [str(_edits(session)[-1].text)] + [str(m.text) for m in _sends(session)[1:]]
         assert len(parts) >= 3
         assert all(utf16_len(p) <= 4096 for p in parts)
         joined = "\n".join(parts)
@@ -132,13 +139,13 @@ class TestLongAnswers:
 
 
 class TestMarkupFallback:
-    async def test_rejected_markup_is_resent_as_plain_text(self, harness: Harness) -> None:
-        harness.llm.reply_text("Ответ с **жирным** и `кодом`.")
-        harness.session.add_error(
-            "editMessageText", 400, "Bad Request: can't parse entities: unsupported start tag"
-        )
-
-        await harness.feed(harness.updates.message("вопрос"))
+    async def test_rejected_markup_is_resent_as_plain_text(self, make_dispatcher: Any) -> None:
+        async with make_dispatcher(stream="off") as harness:  # the answer is the status edit
+            harness.llm.reply_text("Ответ с **жирным** и `кодом`.")
+            harness.session.add_error(
+                "editMessageText", 400, "Bad Request: can't parse entities: unsupported start tag"
+            )
+            await harness.feed(harness.updates.message("вопрос"))
 
         edits = _edits(harness.session)
         assert edits[-2].parse_mode == "HTML"
@@ -152,7 +159,7 @@ class TestCosmeticFailures:
         harness.session.add_error("sendChatAction", 400, "Bad Request: chat action failed")
         harness.llm.reply_text("Готово.")
         await harness.feed(harness.updates.message("вопрос"))
-        assert _edits(harness.session)[-1].text == "Готово."
+        assert harness.session.sent_texts()[-1] == "Готово."
 
     async def test_hanging_chat_action_does_not_block_the_answer(self, harness: Harness) -> None:
         never = asyncio.Event()
@@ -163,7 +170,7 @@ class TestCosmeticFailures:
         harness.session.hooks["sendChatAction"] = hang
         harness.llm.reply_text("Готово.")
         await asyncio.wait_for(harness.feed(harness.updates.message("вопрос")), 10)
-        assert _edits(harness.session)[-1].text == "Готово."
+        assert harness.session.sent_texts()[-1] == "Готово."
 
     async def test_failing_status_message_still_delivers(self, harness: Harness) -> None:
         harness.session.add_error("sendMessage", 500, "Internal Server Error")
@@ -202,7 +209,7 @@ class TestAgentErrors:
             harness.llm.reply_tool_calls(("search_files", {"query": "шарлотка"}))
             harness.llm.reply_text("Частичный ответ", finish_reason="length")
             await harness.feed(harness.updates.message("вопрос"))
-            text = _edits(harness.session)[-1].text
+            text = harness.session.sent_texts()[-1]
             assert "Частичный ответ" in text
             assert "Поиск пришлось прервать" in text
             assert "Напишите «продолжи»" in text
@@ -226,7 +233,7 @@ class TestQuestionShapes:
         )
         question = harness.llm.requests[0]["messages"][-1]
         assert question == {"role": "user", "content": "Сколько дней отпуска?"}
-        assert _edits(harness.session)[-1].text == "Это про отпуск."
+        assert harness.session.sent_texts()[-1] == "Это про отпуск."
 
     async def test_edited_messages_are_ignored(self, harness: Harness) -> None:
         await harness.feed(harness.updates.edited("исправленный вопрос"))

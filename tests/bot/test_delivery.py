@@ -32,14 +32,15 @@ class TestThroughTheDispatcher:
             assert _texts(harness.session, "sendMessage") == ["Ответ.", "Ответ."]
             assert harness.sleep.waits == [1.0]
 
-    async def test_429_on_edit_is_waited_out(self, harness: Harness) -> None:
-        harness.llm.reply_text("Ответ.")
-        harness.session.add_error("editMessageText", 429, FLOOD, retry_after=1)
-        await harness.feed(harness.updates.message("вопрос"))
-        edits = harness.session.called("editMessageText")
-        assert [e.text for e in edits[-2:]] == ["Ответ.", "Ответ."]
-        assert len(harness.session.called("sendMessage")) == 1
-        assert harness.sleep.waits[0] == 1.0  # then the pacer's own wait, on the same sleep
+    async def test_429_on_edit_is_waited_out(self, make_dispatcher: Any) -> None:
+        async with make_dispatcher(stream="off") as harness:  # the answer is the status edit
+            harness.llm.reply_text("Ответ.")
+            harness.session.add_error("editMessageText", 429, FLOOD, retry_after=1)
+            await harness.feed(harness.updates.message("вопрос"))
+            edits = harness.session.called("editMessageText")
+            assert [e.text for e in edits[-2:]] == ["Ответ.", "Ответ."]
+            assert len(harness.session.called("sendMessage")) == 1
+            assert harness.sleep.waits[0] == 1.0  # then the pacer's own wait, on the same sleep
 
     async def test_403_is_dropped_quietly_and_logged(
         self, make_dispatcher: Any, caplog: pytest.LogCaptureFixture

@@ -73,7 +73,7 @@ class TestRecordedWhileShown:
         harness.llm.reply_text("Ответ.")
         await harness.feed(harness.updates.message("вопрос"))
         assert seen == [[PendingStatus(USER_ID, 100, "ru", None)]]
-        assert str(harness.session.called("editMessageText")[-1].text).startswith("Ответ.")
+        assert harness.session.sent_texts()[-1].startswith("Ответ.")
         assert await _store(harness).all() == []
 
     async def test_forgotten_after_a_model_error(self, harness: Harness) -> None:

@@ -52,7 +52,7 @@ class TestStatusMessage:
         await harness.feed(harness.updates.message("сколько сахара?"))
         edits = [str(e.text) for e in harness.session.called("editMessageText")]
         assert RUSSIAN.progress_writing in edits
-        assert edits[-1].startswith("Стакан сахара.")
+        assert harness.session.sent_texts()[-1].startswith("Стакан сахара.")
 
     async def test_a_long_wait_ends_in_a_new_message_that_notifies(
         self, make_dispatcher: Any

@@ -101,7 +101,7 @@ class TestRefusedEdits:
 
 class TestNetworkErrorsOnSend:
     async def test_network_error_on_the_final_edit_is_retried(
-        self, harness: Harness, transcript: Transcript
+        self, make_dispatcher: Any, transcript: Transcript
     ) -> None:
         failures = ["Connection reset by peer"]
 
@@ -109,9 +109,10 @@ class TestNetworkErrorsOnSend:
             if failures and "Ответ" in str(getattr(method, "text", "")):
                 raise TelegramNetworkError(method, failures.pop())
 
-        harness.session.hooks["editMessageText"] = flaky
-        harness.llm.reply_text("Ответ после сбоя сети.")
-        await asyncio.wait_for(harness.feed(harness.updates.message("вопрос")), 30)
+        async with make_dispatcher(stream="off") as harness:  # the answer is the status edit
+            harness.session.hooks["editMessageText"] = flaky
+            harness.llm.reply_text("Ответ после сбоя сети.")
+            await asyncio.wait_for(harness.feed(harness.updates.message("вопрос")), 30)
         assert not failures
         assert transcript.replies(USER_ID) == ["Ответ после сбоя сети."]
 

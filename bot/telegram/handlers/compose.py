@@ -7,6 +7,7 @@ open, so they travel next to it rather than appended to it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from aiogram.types import Message, User
@@ -15,6 +16,8 @@ from bot.agent import Answer
 from bot.telegram.texts import Texts
 
 MAX_QUOTE_CHARS = 1500
+CUT_MARK = "✂️ …"
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&])")
 
 
 def quoted_context(message: Message, me: User) -> str | None:
@@ -71,3 +74,9 @@ def answer_markdown(result: Answer, texts: Texts) -> AnswerMarkdown:
     if result.sources:
         tail.append(texts.sources_line(result.sources))
     return AnswerMarkdown(body, tuple(tail))
+
+
+def cut_markdown(partial: str, notice: str) -> AnswerMarkdown:
+    """An answer whose stream broke off: what arrived, the cut mark, then `notice` (plain
+    text), so the part shown can never pass for a complete answer."""
+    return AnswerMarkdown(partial.strip(), (CUT_MARK, _MARKDOWN_PUNCTUATION.sub(r"\\\1", notice)))

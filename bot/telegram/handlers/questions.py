@@ -1,8 +1,10 @@
 """Questions: text (and, from non-admins, document captions) answered from the documents.
 
-One status message shows progress and then becomes the answer; the answer ends with the files
-it came from, and its last message carries a button per file that sends it. Agent failures
-become one short message in the user's language, with the detail in the log.
+One status message shows progress; the answer appears as the model writes it (a draft in
+private chats, that message edited elsewhere) and is then delivered whole, as it would have been
+without streaming. It ends with the files it came from, and its last message carries a button
+per file that sends it. Agent failures become one short message in the user's language, with
+the detail in the log; an answer cut off midway keeps what arrived, marked as cut.
 """
 
 from __future__ import annotations
@@ -10,26 +12,33 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 
 from aiogram import Bot, F, Router
 from aiogram.types import Message
 
-from bot.agent import Agent, AgentError
+from bot.agent import Agent, AgentError, EventHandler, ModelStreamCut
 from bot.config import Settings
 from bot.source_links import SourceLinks
 from bot.telegram.addressing import has_words, question_text
 from bot.telegram.albums import Albums
 from bot.telegram.context import ChatContext
-from bot.telegram.handlers.compose import answer_markdown, quoted_context, with_quote
+from bot.telegram.handlers.compose import (
+    answer_markdown,
+    cut_markdown,
+    quoted_context,
+    with_quote,
+)
 from bot.telegram.handlers.filters import addressed
 from bot.telegram.handlers.replies import say
 from bot.telegram.output.delivery import Chunk, Delivery, Renderable
+from bot.telegram.output.drafts import Drafts
 from bot.telegram.output.pacing import EditPacer
 from bot.telegram.output.pending_status import PendingStatusStore
 from bot.telegram.output.progress import Progress
 from bot.telegram.output.source_buttons import source_buttons
+from bot.telegram.output.streaming import AnswerStream, OnScreen
 from bot.telegram.render import render_answer
 from bot.telegram.texts import Texts
 from bot.telegram.tuning import Tuning
@@ -59,6 +68,7 @@ class Asker:
     tuning: Tuning
     pending: PendingStatusStore | None = None
     source_links: SourceLinks | None = None
+    drafts: Drafts = field(default_factory=Drafts)
 
     async def answer(
         self, bot: Bot, message: Message, chat_context: ChatContext, *, text: str | None = None
@@ -95,22 +105,39 @@ class Asker:
             sleep=self.tuning.sleep,
         )
         started = self.tuning.clock()
+
+        def slow() -> bool:
+            return self.tuning.clock() - started > self.tuning.notify_after_s
+
+        stream = AnswerStream(
+            bot,
+            place,
+            progress,
+            pacer=self.pacer,
+            drafts=None if chat_context.is_group else self.drafts,
+            fresh=slow,
+            settle_s=self.tuning.progress_settle_s,
+        )
         try:
             try:
-                async with progress:
+                async with progress, stream:
                     parts, sources = await _ask(
-                        self.agent, conversation, question, texts, progress
+                        self.agent, conversation, question, texts, stream.on_event
                     )
             except asyncio.CancelledError:
-                await _tell_interrupted(delivery, texts, progress.status_message_id)
+                await _tell_interrupted(
+                    delivery, texts, progress.status_message_id, stream.on_screen
+                )
                 raise
             buttons = await source_buttons(self.source_links, place.chat_id, sources)
+            shown = stream.on_screen
             delivered = await delivery.send(
                 parts,
                 status_message_id=progress.status_message_id,
                 failure_notice=texts.delivery_partial,
-                new_message=self.tuning.clock() - started > self.tuning.notify_after_s,
+                new_message=shown.drafted or slow(),
                 reply_markup=buttons,
+                reuse=shown.messages,
             )
         finally:
             await self._forget_status(place.chat_id, progress.status_message_id)
@@ -172,24 +199,34 @@ async def on_bare_document(
     await say(bot, chat_context, chat_context.texts.upload_refused, tuning)
 
 
-async def _tell_interrupted(delivery: Delivery, texts: Texts, status_id: int | None) -> None:
-    """The bot is stopping mid-question: say so instead of leaving "Thinking…" forever."""
+async def _tell_interrupted(
+    delivery: Delivery, texts: Texts, status_id: int | None, shown: OnScreen
+) -> None:
+    """The bot is stopping mid-question: say so instead of leaving "Thinking…" (or half an
+    answer) forever."""
     notice = [Chunk.from_html(escape(texts.error_interrupted))]
     try:
-        await asyncio.wait_for(delivery.send(notice, status_message_id=status_id), 3)
+        sent = delivery.send(
+            notice, status_message_id=status_id, reuse=shown.messages, new_message=shown.drafted
+        )
+        await asyncio.wait_for(sent, 3)
     except Exception as exc:  # best effort while shutting down
         log.debug("could not send the interruption notice: %s", exc)
 
 
 async def _ask(
-    agent: Agent, conversation: str, question: str, texts: Texts, progress: Progress
+    agent: Agent, conversation: str, question: str, texts: Texts, on_event: EventHandler
 ) -> tuple[list[Renderable], tuple[str, ...]]:
     """The answer's parts, and the sources its buttons open (none for an error)."""
     try:
-        result = await agent.ask(conversation, question, on_event=progress.on_event)
+        result = await agent.ask(conversation, question, on_event=on_event)
     except AgentError as exc:
         log.warning("question in %s not answered (%s): %s", conversation, exc.kind, exc)
-        return [Chunk.from_html(escape(texts.agent_error(exc.kind)))], ()
+        notice = texts.agent_error(exc.kind)
+        if isinstance(exc, ModelStreamCut) and exc.partial.strip():
+            cut = cut_markdown(exc.partial, notice)
+            return list(render_answer(cut.body, tail=cut.tail)), ()
+        return [Chunk.from_html(escape(notice))], ()
     except Exception:  # an unexpected failure still owes the user a reply; the trace is logged
         log.exception("question in %s failed unexpectedly", conversation)
         return [Chunk.from_html(escape(texts.error_generic))], ()
