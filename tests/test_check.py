@@ -347,8 +347,7 @@ class TestRealThings:
         code, lines = await _check(_settings(tmp_path, docs, fake_llm, bot_api), capsys)
         assert code == 0, lines
         assert lines["documents"] == (
-            f"✓ documents: 3 in {docs}, 2 unreadable "
-            "(1 damaged PDF, 1 damaged image)"
+            f"✓ documents: 3 in {docs}, 2 unreadable (1 damaged PDF, 1 damaged image)"
         )
 
     async def test_a_folder_with_nothing_readable_fails(
