@@ -24,6 +24,7 @@ from bench.results import BenchResult
 BENCHMARKS: dict[str, str] = {
     "search": "bench.bench_search",
     "read": "bench.bench_read",
+    "scan": "bench.bench_scan",
     "loop": "bench.bench_loop",
     "concurrency": "bench.bench_concurrency",
     "tokens": "bench.bench_tokens",
