@@ -1,7 +1,9 @@
 """`python -m bot chat`: the terminal front door, the same agent over stdin and stdout.
 
 For admins trying the bot without Telegram. It builds on the shared services only: nothing here
-imports aiogram.
+imports aiogram. The answer is printed as the model writes it, each piece once; text the model
+takes back (it was thinking aloud before looking something up) is marked as such, and the
+finished answer is not printed again.
 """
 
 from __future__ import annotations
@@ -13,13 +15,58 @@ import stat
 import sys
 from collections.abc import Awaitable, Callable
 
-from bot.agent import Agent, AgentError, AgentEvent, AnswerReady, ToolFinished, ToolStarted
+from bot.agent import (
+    Agent,
+    AgentError,
+    AgentEvent,
+    AnswerDraft,
+    AnswerReady,
+    ToolFinished,
+    ToolStarted,
+)
 from bot.config import Settings
 from bot.services import close_services, open_services
 
 _PROMPT = "› "
 _HELP = "Ask a question. /reset starts a new conversation, /exit (or Ctrl-D) quits."
 _ARGUMENTS_SHOWN = 120
+_TAKEN_BACK = "  ↩ (the text above was not the answer; it was taken back)"
+
+
+class _Typed:
+    """The answer as it streams: only what is new is printed, on lines of its own."""
+
+    def __init__(self, put: Callable[[str], None] | None, write: Callable[[str], None]) -> None:
+        self._put = put
+        self._write = write
+        self.printed = ""
+
+    def draft(self, text: str) -> None:
+        """Print what `text` adds; when it is not a continuation, mark the old text and restart."""
+        if self._put is None:
+            return
+        if not text.startswith(self.printed):
+            self.break_line()
+            self._write(_TAKEN_BACK)
+        self._put(text[len(self.printed) :])
+        self.printed = text
+
+    def break_line(self) -> None:
+        """End the line of streamed text (before a progress line or an error)."""
+        if self.printed and self._put is not None:
+            self._put("\n")
+        self.printed = ""
+
+    def finish(self, answer: str) -> None:
+        """Print the rest of the answer, or the whole of it when it did not stream."""
+        if self.printed and self._put is not None and answer.startswith(self.printed):
+            self._put(answer[len(self.printed) :] + "\n")
+            self.printed = ""
+            return
+        if self.printed:
+            self.break_line()
+            self._write(_TAKEN_BACK)
+        self._write(answer)
 
 
 async def chat_in_terminal(
@@ -28,10 +75,22 @@ async def chat_in_terminal(
     conversation: str = "terminal",
     read_line: Callable[[], Awaitable[str | None]],
     write: Callable[[str], None],
+    put: Callable[[str], None] | None = None,
 ) -> None:
-    """Read questions until `/exit` or end of input; print progress, answers and sources."""
+    """Read questions until `/exit` or end of input; print progress, answers and sources.
+
+    `write` prints a line; `put`, when given, prints text as it is (no line end), and the
+    answer is then printed as the model writes it.
+    """
+    typed = _Typed(put, write)
 
     async def show(event: AgentEvent) -> None:
+        if isinstance(event, AnswerDraft):
+            typed.draft(event.text)
+            return
+        if isinstance(event, AnswerReady):
+            return  # printed when `ask` returns, with what it adds to the streamed text
+        typed.break_line()
         if isinstance(event, ToolStarted):
             arguments = json.dumps(dict(event.arguments), ensure_ascii=False)
             write(f"  … {event.name} {arguments[:_ARGUMENTS_SHOWN]}")
@@ -40,8 +99,6 @@ async def chat_in_terminal(
                 write(f"  ✗ {event.name} (error: {event.error}, {event.duration_s:.2f}s)")
             else:
                 write(f"  ✓ {event.name} ({event.result_chars} chars, {event.duration_s:.2f}s)")
-        elif isinstance(event, AnswerReady):
-            return
 
     write(_HELP)
     while True:
@@ -64,9 +121,10 @@ async def chat_in_terminal(
         try:
             answer = await agent.ask(conversation, question, on_event=show)
         except AgentError as exc:
+            typed.break_line()
             write(f"! {exc.kind}: {exc}")
             continue
-        write(answer.text)
+        typed.finish(answer.text)
         if answer.sources:
             write("Sources: " + ", ".join(answer.sources))
         notes = []
@@ -118,6 +176,11 @@ def _write(text: str) -> None:
     sys.stdout.flush()
 
 
+def _put(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
 async def serve(settings: Settings) -> int:
     """Chat with the agent over this terminal until /exit or end of input."""
     services = await open_services(settings)
@@ -125,7 +188,7 @@ async def serve(settings: Settings) -> int:
         is_file = stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode)
         read_line = _file_reader() if is_file else await _pipe_reader()
         await chat_in_terminal(
-            services.agent, conversation="terminal", read_line=read_line, write=_write
+            services.agent, conversation="terminal", read_line=read_line, write=_write, put=_put
         )
     finally:
         await close_services(services)

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from bot.agent import HistoryStore
 from bot.terminal import chat_in_terminal
 from tests.agent.conftest import AgentFactory
-from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.fake_llm import FakeLLM, Reply, text_reply
 
 CHARLOTTE = "документы/рецепт_шарлотки.txt"
 
@@ -84,3 +84,70 @@ class TestToolLines:
         assert len(finished) == 1
         assert finished[0].lstrip().startswith("✗"), finished[0]
         assert "✓" not in finished[0]
+
+
+class Screen:
+    """A terminal: whole lines and text printed as it streams, in one transcript."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.pieces = 0
+
+    def write(self, line: str) -> None:
+        self.text += line + "\n"
+
+    def put(self, text: str) -> None:
+        self.text += text
+        self.pieces += 1
+
+
+class TestStreaming:
+    async def test_the_answer_is_printed_as_it_streams_and_only_once(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory
+    ) -> None:
+        answer = "Для шарлотки нужен 1 стакан сахара, 3 яйца и стакан муки."
+        fake_llm.streaming.content_chars = 4
+        fake_llm.streaming.delay_s = 0.002
+        fake_llm.reply_tool_calls(("read_file", {"path": CHARLOTTE}))
+        fake_llm.reply_text(answer)
+        screen = Screen()
+        await chat_in_terminal(
+            make_agent(), read_line=scripted(["сахар?"]), write=screen.write, put=screen.put
+        )
+        assert screen.pieces >= 5, "printed piece by piece"
+        assert screen.text.count(answer) == 1
+        assert f'read_file {{"path": "{CHARLOTTE}"}}\n' in screen.text
+        assert f"\n{answer}\nSources: {CHARLOTTE}\n" in screen.text
+
+    async def test_text_taken_back_is_marked_and_the_answer_starts_afresh(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory
+    ) -> None:
+        fake_llm.streaming.content_chars = 4
+        fake_llm.reply_tool_calls(
+            ("read_file", {"path": CHARLOTTE}), content="Сейчас посмотрю рецепт."
+        )
+        fake_llm.reply_text("Стакан сахара.")
+        screen = Screen()
+        await chat_in_terminal(
+            make_agent(), read_line=scripted(["сахар?"]), write=screen.write, put=screen.put
+        )
+        lines = screen.text.splitlines()
+        thinking = lines.index("Сейчас посмотрю рецепт.")
+        assert "taken back" in lines[thinking + 1]
+        assert lines.count("Стакан сахара.") == 1
+        assert lines.index("Стакан сахара.") > thinking + 1
+
+    async def test_a_cut_stream_ends_its_line_before_the_error(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory
+    ) -> None:
+        fake_llm.streaming.content_chars = 4
+        fake_llm.reply(
+            Reply(body=text_reply("Начало ответа, которое оборвётся").body, cut_after=4)
+        )
+        screen = Screen()
+        await chat_in_terminal(
+            make_agent(), read_line=scripted(["?"]), write=screen.write, put=screen.put
+        )
+        lines = screen.text.splitlines()
+        (error,) = [line for line in lines if line.startswith("! stream_cut")]
+        assert lines[lines.index(error) - 1].startswith("Начало")
