@@ -10,6 +10,9 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
+CLEANUP_S = 5.0
+"""How long a cancelled handler may take to tell its user and tidy up."""
+
 
 class InFlight:
     """The handler tasks running right now, so shutdown can wait for them."""
@@ -45,10 +48,13 @@ class InFlight:
             self._grew.clear()
             await self._grew.wait()
 
-    async def drain(self, grace_s: float) -> None:
+    async def drain(self, grace_s: float, cleanup_s: float = CLEANUP_S) -> None:
         """Wait up to `grace_s` for running handlers, then cancel the rest and wait for them.
 
-        From here on `closing` is set, so nothing new is admitted.
+        A cancelled handler still tells its user the bot is restarting and forgets its status
+        message (a few seconds at most), so it gets `cleanup_s` for that however short the
+        grace was: the stores close only after. From here on `closing` is set, so nothing new
+        is admitted.
         """
         self.closing = True
         if not self._tasks:
@@ -61,4 +67,4 @@ class InFlight:
             log.warning("cancelling %d question(s) still running at shutdown", len(left))
             for task in left:
                 task.cancel()
-            await asyncio.wait(left, timeout=grace_s)
+            await asyncio.wait(left, timeout=max(grace_s, cleanup_s))
