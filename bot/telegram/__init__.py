@@ -7,8 +7,8 @@
 - `middlewares/` (access, rate limit, paste joining, per-conversation order),
   `handlers/` (one router per feature);
 - `output/` (the status message, the answer shown as it is written, answer delivery, edit
-  pacing, status records for restarts, source buttons and the documents they send), `render/` (Markdown to Telegram HTML parts),
-  `texts/` (every text, Russian and English).
+  pacing, status records for restarts, source buttons and the documents they send),
+  `render/` (Markdown to Telegram HTML parts), `texts/` (every text, Russian and English).
 
 Middlewares never import handlers; handlers use `output`, `render` and `texts`, never the
 other way round.
