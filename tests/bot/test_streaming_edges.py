@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bot.telegram.render import render_answer
 from bot.telegram.texts import RUSSIAN
 from tests.bot.stream_support import (
@@ -241,3 +243,24 @@ class TestCutAndRefused:
             await harness.feed(group_question(harness.updates, "шарлотка?", user_id=USER_ID))
         assert watch.edited("Для шарлотки"), "part of the answer was shown"
         assert watch.screen() == [RUSSIAN.error_unavailable]
+
+
+class TestDisplayFailure:
+    async def test_a_failing_display_never_costs_the_answer(
+        self,
+        make_dispatcher: DispatcherFactory,
+        bot_session: Any,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        def broken(markdown: str, **_: Any) -> list[Any]:
+            raise RuntimeError(markdown[:10])
+
+        monkeypatch.setattr("bot.telegram.output.streaming.render_answer", broken)
+        watch = Watch.on(bot_session)
+        async with make_dispatcher() as harness:
+            slow_stream(harness.llm)
+            harness.llm.reply_text(ANSWER)
+            await harness.feed(in_private(harness))
+        assert not watch.drafts()
+        (answer,) = watch.screen()
+        assert answer.startswith("Для шарлотки")

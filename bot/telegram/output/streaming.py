@@ -140,6 +140,12 @@ class AnswerStream:
         )
 
     async def _run(self) -> None:
+        try:
+            await self._show_until_stopped()
+        except Exception:  # the display is cosmetic: its failure must never cost the answer
+            log.exception("answer display in chat %d failed", self._place.chat_id)
+
+    async def _show_until_stopped(self) -> None:
         while True:
             await self._wake.wait()
             if self._stopping.is_set():
