@@ -4,6 +4,9 @@ It plays a fixed three-round script for every question — `search_files`, then 
 first path the search returned, then an answer — so any number of chats can run at once without
 a queue. `--delay` adds latency per call (a slow model); `--usage` reports the prompt tokens it
 counts with o200k (when the offline tokenizer is installed) so the agent can calibrate.
+`--answer N` skips the tools and answers every question at once with N characters of Markdown
+prose; `--stream-chars` and `--stream-delay` shape a streamed reply (characters a piece, seconds
+between pieces: 4 and 0.02 are about 50 tokens a second).
 
 It reuses the test suite's fake server (`tests.fakes.fake_llm`): same HTTP shape, real SDK.
 """
@@ -54,6 +57,7 @@ class Script:
     count_tokens: Callable[[dict[str, Any]], int] | None
     ids: itertools.count[int]
     requests: int = 0
+    answer_chars: int = 0
 
     def reply(self, body: dict[str, Any]) -> Reply:
         """The next step of the script for this request."""
@@ -65,7 +69,9 @@ class Script:
         if self.count_tokens is not None:
             usage = (self.count_tokens(body), 40)
         prefix = f"c{next(self.ids)}"
-        if not body.get("tools") or len(results) >= 2:
+        if self.answer_chars:
+            reply = text_reply(prose(self.answer_chars), usage=usage)
+        elif not body.get("tools") or len(results) >= 2:
             path = _first_path(results[-1]) if results else FALLBACK_PATH
             reply = text_reply(ANSWER.format(path=path), usage=usage)
         elif not results:
@@ -81,11 +87,35 @@ class Script:
         return reply
 
 
-async def serve(delay_s: float, usage: bool) -> None:
+def prose(chars: int) -> str:
+    """About `chars` characters of answer-like Markdown: paragraphs, bold, code, a list."""
+    sentences = [
+        "Для шарлотки нужен **один стакан сахара** и три яйца.",
+        "Муку просейте и добавьте к взбитым яйцам, перемешивая `лопаткой`.",
+        "- яблоки нарежьте дольками;\n- форму смажьте маслом.",
+        "Выпекайте сорок минут при 180 °C, пока верх не зарумянится.",
+    ]
+    out: list[str] = []
+    while sum(len(s) + 2 for s in out) < chars:
+        out.append(sentences[len(out) % len(sentences)])
+    return "\n\n".join(out)[:chars].rstrip()
+
+
+async def serve(
+    delay_s: float,
+    usage: bool,
+    *,
+    answer_chars: int = 0,
+    stream_chars: int = 8,
+    stream_delay_s: float = 0.0,
+) -> None:
     """Serve until SIGTERM or stdin closes; print the base URL first, the count last."""
     count = reference_counter() if usage else None
     script = Script(delay_s, count.request if count else None, itertools.count(1))
+    script.answer_chars = answer_chars
     server = FakeLLM()
+    server.streaming.content_chars = stream_chars
+    server.streaming.delay_s = stream_delay_s
 
     async def responder(body: dict[str, Any]) -> Reply:
         return script.reply(body)
@@ -111,11 +141,21 @@ class FakeModelProcess:
 
     @classmethod
     def start(
-        cls, python: str, env: dict[str, str], *, delay_s: float = 0.0, usage: bool = False
+        cls,
+        python: str,
+        env: dict[str, str],
+        *,
+        delay_s: float = 0.0,
+        usage: bool = False,
+        answer_chars: int = 0,
+        stream_chars: int = 8,
+        stream_delay_s: float = 0.0,
     ) -> FakeModelProcess:
         command = [python, "-m", "bench.fake_model", "--delay", str(delay_s)]
         if usage:
             command.append("--usage")
+        command += ["--answer", str(answer_chars), "--stream-chars", str(stream_chars)]
+        command += ["--stream-delay", str(stream_delay_s)]
         process = subprocess.Popen(
             command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
@@ -138,12 +178,18 @@ class FakeModelProcess:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m bench.fake_model [--delay S] [--usage]`."""
+    """`python -m bench.fake_model [--delay S] [--usage] [--answer N] [--stream-chars N]
+    [--stream-delay S]`."""
     parser = argparse.ArgumentParser(prog="python -m bench.fake_model")
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--usage", action="store_true")
+    parser.add_argument("--answer", type=int, default=0)
+    parser.add_argument("--stream-chars", type=int, default=8)
+    parser.add_argument("--stream-delay", type=float, default=0.0)
     args = parser.parse_args(argv)
-    asyncio.run(serve(args.delay, args.usage))
+    answer = {"answer_chars": args.answer}
+    stream = {"stream_chars": args.stream_chars, "stream_delay_s": args.stream_delay}
+    asyncio.run(serve(args.delay, args.usage, **answer, **stream))
     return 0
 
 

@@ -27,6 +27,7 @@ BENCHMARKS: dict[str, str] = {
     "scan": "bench.bench_scan",
     "loop": "bench.bench_loop",
     "concurrency": "bench.bench_concurrency",
+    "streaming": "bench.bench_streaming",
     "tokens": "bench.bench_tokens",
     "startup": "bench.bench_startup",
     "idle": "bench.bench_idle",
