@@ -41,12 +41,15 @@ ANSWER_MARK = "сахар - 1 стакан"
 
 
 def variants(quick: bool) -> list[str]:
-    """Progress on (the default) and off, and the SDK's default httpx2 transport instead of the
-    aiohttp one the bot uses; a fresh process each.
+    """Progress on (the default) and off, answers not streamed (STREAM=off, so the cost of
+    showing answers as they are written shows beside the default), and the SDK's default httpx2
+    transport instead of the aiohttp one the bot uses; a fresh process each.
 
-    Quick mode runs the default only, with 200 chats.
+    Quick mode runs the default and STREAM=off only, with 200 chats.
     """
-    return ["progress-on"] if quick else ["progress-on", "progress-off", "httpx-transport"]
+    if quick:
+        return ["progress-on", "stream-off"]
+    return ["progress-on", "stream-off", "progress-off", "httpx-transport"]
 
 
 def _client(settings: Settings, httpx: bool) -> AsyncOpenAI:
@@ -71,6 +74,7 @@ def _settings(ctx: Context, base_url: str, variant: str) -> Settings:
         request_timeout=60.0,
         model_max_retries=0,
         show_progress=variant != "progress-off",
+        stream="off" if variant == "stream-off" else "auto",
     )
 
 
@@ -205,6 +209,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     burst = await _burst(ctx, variant)
     label = {
         "progress-on": "progress on",
+        "stream-off": "progress on, STREAM=off",
         "progress-off": "progress off",
         "httpx-transport": "progress on, SDK's default httpx2 transport",
     }[variant]
