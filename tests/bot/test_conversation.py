@@ -193,14 +193,14 @@ class TestAgentErrors:
     async def test_model_down_gives_a_short_message(self, harness: Harness) -> None:
         harness.llm.reply_error(503)
         await harness.feed(harness.updates.message("вопрос"))
-        text = _edits(harness.session)[-1].text
+        text = str(_edits(harness.session)[-1].text)
         assert "Сервер модели сейчас недоступен" in text
         assert "503" not in text
 
     async def test_bad_key_is_reported_without_detail(self, harness: Harness) -> None:
         harness.llm.reply_error(401)
         await harness.feed(harness.updates.message("question", language_code="en"))
-        text = _edits(harness.session)[-1].text
+        text = str(_edits(harness.session)[-1].text)
         assert "refused the key" in text
         assert "sk-test" not in text
 
