@@ -78,6 +78,23 @@ class TestPrivateChat:
 
 
 class TestGroup:
+    async def test_without_status_lines_the_answer_is_its_own_growing_message(
+        self, make_dispatcher: DispatcherFactory, bot_session: Any
+    ) -> None:
+        watch = Watch.on(bot_session)
+        async with make_dispatcher(show_progress=False) as harness:
+            slow_stream(harness.llm)
+            harness.llm.reply_text(ANSWER)
+            await harness.feed(group_question(harness.updates, "шарлотка?", user_id=USER_ID))
+        (first, *_) = [s for s in watch.shown if s.method == "sendMessage"]
+        assert first.text.startswith("Для") and first.text.endswith("▌")
+        (sent,) = bot_session.called("sendMessage")
+        assert sent.reply_parameters is not None, "it answers the question"
+        assert all(s.message_id == first.message_id for s in watch.shown)
+        (final,) = watch.screen()
+        assert final.startswith("Для шарлотки") and not final.endswith("▌")
+        assert not any(text.startswith(("🤔", "✍️")) for text in (s.text for s in watch.shown))
+
     async def test_one_message_grows_with_a_cursor_then_is_final(
         self, make_dispatcher: DispatcherFactory, bot_session: Any
     ) -> None:
