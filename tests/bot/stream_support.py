@@ -79,12 +79,13 @@ class Watch:
             method: TelegramMethod[Any],
             timeout: int | None = None,  # noqa: ASYNC109 - the signature aiogram defines
         ) -> Any:
+            asked = time.monotonic()  # the moment the bot made the call, as its pacing counts
             try:
                 result = await original(bot, method, timeout)
             except Exception as exc:
                 watch.refused.append((method.__api_method__, str(exc)))
                 raise
-            watch.note(method, result)
+            watch.note(method, result, asked)
             return result
 
         session.make_request = make_request  # type: ignore[method-assign]
@@ -96,7 +97,7 @@ class Watch:
         self.shown.clear()
         self.refused.clear()
 
-    def note(self, method: TelegramMethod[Any], result: Any) -> None:
+    def note(self, method: TelegramMethod[Any], result: Any, at: float) -> None:
         name = method.__api_method__
         text = str(getattr(method, "text", "") or "")
         mode = getattr(method, "parse_mode", None)
@@ -108,9 +109,9 @@ class Watch:
             assert message_id is not None
             self.messages[message_id] = visible(text, mode)
             self.html[message_id] = text
-            self.shown.append(Shown(time.monotonic(), name, visible(text, mode), text, message_id))
+            self.shown.append(Shown(at, name, visible(text, mode), text, message_id))
         elif name == "sendMessageDraft":
-            self.shown.append(Shown(time.monotonic(), name, visible(text, mode), text))
+            self.shown.append(Shown(at, name, visible(text, mode), text))
         elif name == "deleteMessage" and message_id is not None:
             self.messages.pop(message_id, None)
             self.html.pop(message_id, None)
