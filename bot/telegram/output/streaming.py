@@ -163,6 +163,7 @@ class AnswerStream:
             except DraftsRefused:
                 assert isinstance(self._screen, DraftScreen)
                 self._screen = self._edit_screen(self._screen.messages)
+                self._shown = ""  # the edited message starts from the whole snapshot
                 self._wake.set()
             except (ScreenClosed, Unsure) as exc:
                 log.info("answer display in chat %d stopped: %s", self._place.chat_id, exc)
