@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
-import pytest
 from aiogram.types import FSInputFile
 
 from bot.source_links import SourceLinks
@@ -28,20 +26,7 @@ from tests.bot.source_support import (
     tap,
 )
 from tests.fakes.accounts import ADMIN_ID, USER_ID
-from tests.fakes.fixtures import DispatcherFactory
 from tests.fakes.harness import Harness
-
-
-@pytest.fixture
-def make_dispatcher(make_dispatcher: DispatcherFactory) -> DispatcherFactory:
-    """Answers come whole (STREAM=off): the buttons are found on the status message's last edit,
-    whose message id is known without the fake's answer."""
-
-    def start(**overrides: Any) -> AbstractAsyncContextManager[Harness]:
-        return make_dispatcher(**{"stream": "off", **overrides})
-
-    return start
-
 
 ALL_VISIBLE = (
     CHARLOTTE,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -27,19 +26,7 @@ from tests.bot.source_support import (
 )
 from tests.fakes.accounts import ADMIN_ID, STRANGER_ID, USER_ID
 from tests.fakes.clock import FakeClock
-from tests.fakes.fixtures import DispatcherFactory
 from tests.fakes.harness import Harness
-
-
-@pytest.fixture
-def make_dispatcher(make_dispatcher: DispatcherFactory) -> DispatcherFactory:
-    """Answers come whole (STREAM=off): the buttons are found on the status message's last edit,
-    whose message id is known without the fake's answer."""
-
-    def start(**overrides: Any) -> AbstractAsyncContextManager[Harness]:
-        return make_dispatcher(**{"stream": "off", **overrides})
-
-    return start
 
 
 def _refusal(harness: Harness) -> str:
