@@ -44,6 +44,28 @@ def _target(command: CommandObject) -> int | None:
     return int(argument) if argument.lstrip("-").isdigit() and len(argument) < 20 else None
 
 
+async def _named_user(
+    message: Message,
+    command: CommandObject,
+    name: str,
+    *,
+    bot: Bot,
+    tuning: Tuning,
+    chat_context: ChatContext,
+) -> int | None:
+    """The user id an admin's `/allow` or `/deny` names, in a private chat; None once the admin
+    was told why not (a group, or no id)."""
+    texts = chat_context.texts
+    if chat_context.is_group:
+        await say(bot, chat_context, texts.access_in_private, tuning)
+        return None
+    user_id = _target(command)
+    if user_id is None or message.from_user is None:
+        await say(bot, chat_context, texts.access_usage.format(command=name), tuning)
+        return None
+    return user_id
+
+
 async def on_allow(
     message: Message,
     command: CommandObject,
@@ -56,12 +78,10 @@ async def on_allow(
 ) -> None:
     """Let someone in; a request they sent is settled and they are told."""
     texts = chat_context.texts
-    if chat_context.is_group:
-        await say(bot, chat_context, texts.access_in_private, tuning)
-        return
-    user_id = _target(command)
+    user_id = await _named_user(
+        message, command, "allow", bot=bot, tuning=tuning, chat_context=chat_context
+    )
     if user_id is None or message.from_user is None:
-        await say(bot, chat_context, texts.access_usage.format(command="allow"), tuning)
         return
     shown = f"<code>{user_id}</code>"
     if access.is_admin(user_id) or user_id in access.env_users or access.granted(user_id):
@@ -82,12 +102,10 @@ async def on_deny(
 ) -> None:
     """Take away access granted in Telegram; say when `.env` still lets the person in."""
     texts = chat_context.texts
-    if chat_context.is_group:
-        await say(bot, chat_context, texts.access_in_private, tuning)
-        return
-    user_id = _target(command)
+    user_id = await _named_user(
+        message, command, "deny", bot=bot, tuning=tuning, chat_context=chat_context
+    )
     if user_id is None or message.from_user is None:
-        await say(bot, chat_context, texts.access_usage.format(command="deny"), tuning)
         return
     if user_id == message.from_user.id:
         await say(bot, chat_context, texts.deny_self, tuning)
