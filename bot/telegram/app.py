@@ -35,7 +35,7 @@ from bot.telegram.middlewares import (
     PasteJoiner,
     RateLimitMiddleware,
 )
-from bot.telegram.output.pacing import EditPacer
+from bot.telegram.output.pacing import EDIT_BURST, EditPacer
 from bot.telegram.output.pending_status import PendingStatusStore, tidy_leftovers
 from bot.telegram.tuning import Tuning
 from tools import Toolbox
@@ -88,7 +88,7 @@ def build_dispatcher(
     """A Dispatcher with every middleware and router, its dependencies as workflow data."""
     tuning = tuning or Tuning()
     in_flight = InFlight()
-    pacer = EditPacer(tuning.edit_interval_s)
+    pacer = EditPacer(tuning.edit_interval_s, burst=EDIT_BURST)
     pending_status = PendingStatusStore(services.files.pending_status)
     access = AccessPolicy(settings, AccessDatabase(services.files.access), clock=tuning.wall_clock)
     access_requests = AccessRequests(access)

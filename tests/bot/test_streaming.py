@@ -125,6 +125,23 @@ class TestGroup:
         for snapshot in snapshots:
             assert last.text.startswith(without_cursor(snapshot.text))
 
+    async def test_the_first_answer_text_does_not_wait_behind_the_status_message(
+        self, make_dispatcher: DispatcherFactory, bot_session: Any
+    ) -> None:
+        watch = Watch.on(bot_session)
+        tuning = Tuning(edit_interval_s=60.0, retry_wait_cap_s=120.0, sleep=RecordedSleep())
+        async with make_dispatcher(tuning=tuning) as harness:
+            slow_stream(harness.llm)
+            harness.llm.reply_text(ANSWER)
+            await harness.feed(group_question(harness.updates, "шарлотка?", user_id=USER_ID))
+        (status,) = [s for s in watch.shown if s.method == "sendMessage"]
+        assert status.text == RUSSIAN.progress_thinking
+        growing = [e for e in watch.edits() if e.text.endswith("▌")]
+        assert growing, "the answer showed while written, with a minute between edits"
+        assert growing[0].text.startswith("Для") and growing[0].message_id == status.message_id
+        (final,) = watch.screen()
+        assert final.startswith("Для шарлотки") and not final.endswith("▌")
+
     async def test_edits_keep_the_chats_pace(
         self, make_dispatcher: DispatcherFactory, bot_session: Any
     ) -> None:
@@ -135,8 +152,11 @@ class TestGroup:
             harness.llm.reply_text(ANSWER)
             await harness.feed(group_question(harness.updates, "шарлотка?", user_id=USER_ID))
         moments = [s.at for s in watch.shown if s.method in {"sendMessage", "editMessageText"}]
-        assert len(moments) >= 3
-        assert min(gaps(moments[:-1])) >= 0.25 * 0.9, "the final edit waits its turn too"
+        assert len(moments) >= 4
+        # the status message and the first text may come together; then one an interval
+        assert min(gaps(moments[1:-1])) >= 0.25 * 0.9
+        spans = [later - earlier for earlier, later in zip(moments, moments[2:], strict=False)]
+        assert min(spans) >= 0.25 * 0.9, "never three calls within one interval"
         assert watch.screen()[0].startswith("Для шарлотки")
         assert GROUP_ID < 0
 
