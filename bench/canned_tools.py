@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tools.results import ToolResult
+from tools.scope import Scope
 
 SEARCH_RESULT = json.dumps(
     {
@@ -51,7 +52,9 @@ class CannedTools:
         del name
         return str(arguments.get("query") or arguments.get("path") or "")
 
-    async def execute(self, name: str, arguments: str | Mapping[str, Any]) -> ToolResult:
+    async def execute(
+        self, name: str, arguments: str | Mapping[str, Any], *, scope: Scope | None = None
+    ) -> ToolResult:
         del arguments
         if name == "search_files":
             return ToolResult(SEARCH_RESULT)

@@ -112,7 +112,11 @@ class Reader:
             self.cache.put(key, doc)
         return rel, doc
 
-    def read(self, path: str, offset: int, limit: int, max_chars: int) -> dict[str, Any]:
-        real = self.sandbox.resolve(path)
+    def read(
+        self, path: str, offset: int, limit: int, max_chars: int, *, jail: Sandbox | None = None
+    ) -> dict[str, Any]:
+        """One page of the document at `path`, resolved through `jail` (a scoped view of the
+        sandbox) when given."""
+        real = (jail or self.sandbox).resolve(path)
         rel, doc = self.document(real)
         return {"path": rel, **page_of(doc, offset, limit, max_chars)}

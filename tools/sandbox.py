@@ -4,11 +4,16 @@ Every tool path goes through `Sandbox.resolve`. It refuses absolute paths, `..` 
 root, NUL and other malformed input, over-long paths, hidden parts, the bot's own data folder,
 and symlinks whose real target lies outside the root (or on something hidden). Messages quote
 only what the model sent, shortened, and never a host path.
+
+`Sandbox.within(scope)` is the same jail narrowed to a scope's folders: a path outside them, by
+its name or by where a link leads, is "not found" exactly as a missing one, and listings and
+walks skip it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 import re
 import stat
@@ -19,6 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from tools.errors import PathNotFoundError, SandboxError
 from tools.jsontext import BIDI_CONTROLS
+from tools.scope import Scope
 
 MAX_PATH_CHARS = 1024
 MAX_PART_BYTES = 255
@@ -67,6 +73,15 @@ class Sandbox:
             for r in (self._inside_rel(Path(os.path.realpath(p))) for p in reserved)
             if r and r != "."
         )
+        self.scope: Scope | None = None
+
+    def within(self, scope: Scope | None) -> Sandbox:
+        """This jail narrowed to `scope` (itself when `scope` is None: everything)."""
+        if scope is None:
+            return self
+        view = copy.copy(self)
+        view.scope = scope
+        return view
 
     def _inside_rel(self, real: Path) -> str | None:
         """The relative posix path of `real` when it lies inside the root, else None."""
@@ -100,6 +115,10 @@ class Sandbox:
 
     def _resolve(self, rel: str, *, must_exist: bool) -> Path:
         clean = self._lexical(rel)
+        scope = self.scope
+        # Outside the scope by name: not found before the disk is asked anything at all.
+        if scope is not None and not _on_the_way(scope, clean):
+            raise PathNotFoundError(shown(clean or rel))
         real = Path(os.path.realpath(self.root / clean)) if clean else self.root
         real_rel = self._inside_rel(real)
         if real_rel is None:
@@ -107,6 +126,8 @@ class Sandbox:
             raise SandboxError(msg, "escape")
         if real_rel not in ("", ".") and self._is_private(real_rel):
             raise SandboxError(f"'{shown(rel)}' is not available", "hidden")
+        if scope is not None and not _within(scope, clean, real_rel, real):
+            raise PathNotFoundError(shown(clean or rel))  # e.g. a link leading out of the scope
         if must_exist and not os.path.lexists(real):
             raise PathNotFoundError(shown(clean or rel))
         return real
@@ -165,8 +186,10 @@ class Sandbox:
         Symlinks count only when their real target is inside the root and not private.
         """
         rel = f"{dirpath}/{de.name}" if dirpath else de.name
-        if is_hidden_name(de.name) or self._is_private(rel) or not _utf8(de.name):
+        hidden = is_hidden_name(de.name) or self._is_private(rel) or not _utf8(de.name)
+        if hidden or (self.scope is not None and not _on_the_way(self.scope, rel)):
             return None
+        target: str | None = None
         try:
             if de.is_symlink():
                 target = self._inside_rel(Path(os.path.realpath(de.path)))
@@ -175,11 +198,21 @@ class Sandbox:
             st = de.stat()
         except OSError:
             return None
-        if stat.S_ISDIR(st.st_mode):
-            return Entry(rel, True, 0, st.st_mtime_ns)
-        if stat.S_ISREG(st.st_mode):
-            return Entry(rel, False, st.st_size, st.st_mtime_ns)
-        return None
+        is_dir = stat.S_ISDIR(st.st_mode)
+        if not (is_dir or stat.S_ISREG(st.st_mode)) or not self._in_scope(
+            rel, target, is_dir=is_dir
+        ):
+            return None
+        return Entry(rel, is_dir, 0 if is_dir else st.st_size, st.st_mtime_ns)
+
+    def _in_scope(self, rel: str, target: str | None, *, is_dir: bool) -> bool:
+        """Whether an entry (and the real target of a link) may be shown within the scope."""
+        scope = self.scope
+        if scope is None:
+            return True
+        return scope.admits(rel, is_dir=is_dir) and (
+            target is None or scope.admits(target, is_dir=is_dir)
+        )
 
     def scan(self, rel_dir: str = "", *, strict: bool = False) -> list[Entry]:
         """Visible entries of one folder (not recursive), unsorted.
@@ -196,6 +229,20 @@ class Sandbox:
             return []
         return [e for e in found if e is not None]
 
+    def admits_file(self, rel: str) -> bool:
+        """Whether a file the unscoped walk found is inside this view's scope (blocking: a
+        link is followed to check where it leads)."""
+        scope = self.scope
+        if scope is None:
+            return True
+        if not scope.covers(rel):
+            return False
+        path = self.root / rel
+        if not os.path.islink(path):
+            return True
+        target = self._inside_rel(Path(os.path.realpath(path)))
+        return target is not None and scope.covers(target)
+
     def walk(self, rel_dir: str = "") -> Iterator[Entry]:
         """Every visible entry below a folder, depth first; symlinked folders are not entered.
 
@@ -208,3 +255,17 @@ class Sandbox:
                 yield e
                 if e.is_dir and not os.path.islink(self.root / e.rel):
                     stack.append(e.rel)
+
+
+def _on_the_way(scope: Scope, rel: str) -> bool:
+    """Inside the scope, or the root or a folder above one of its folders."""
+    return scope.covers(rel) or scope.leads_to(rel)
+
+
+def _within(scope: Scope, clean: str, real_rel: str, real: Path) -> bool:
+    """Whether a resolved path is in the scope by name and by where it leads; a folder above
+    the scope's folders counts too (it is listed as the way to them), a file there does not."""
+    target = "" if real_rel == "." else real_rel
+    if scope.covers(clean) and scope.covers(target):
+        return True
+    return _on_the_way(scope, target) and os.path.isdir(real)

@@ -3,6 +3,10 @@
 Ranking: documents holding every query word come first, then those holding some, each group by
 BM25 with names weighted above contents. A word the index has never seen is widened to close
 words from the index vocabulary (a typo) and to words it begins (a cut-off word).
+
+A search within a scope names the documents it may see (`allowed`); the index query itself
+filters on them (`in_scope`), so ranking, limits and totals count the allowed documents only
+and nothing outside is ever ranked, counted or cut into a snippet.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ _STOP = (
 STOP_WORDS = frozenset(_STOP.split(" "))
 _DOCUMENT_TYPES = "txt md markdown csv tsv json html htm xml pdf docx doc log yaml yml ini rst"
 _NAMED_FILE = re.compile(rf"^(.+)\.({_DOCUMENT_TYPES.replace(' ', '|')})$", re.IGNORECASE)
+_IN_SCOPE = "in_scope"
+"""The SQL function a scoped search registers on its connection: is this path allowed."""
 
 
 def split_query(query: str) -> tuple[list[str], list[str]]:
@@ -99,33 +105,45 @@ class Searcher:
             names = self._names = FoldedNames(visible)
         return names
 
-    def search(self, query: str, limit: int) -> dict[str, Any]:
+    def search(
+        self, query: str, limit: int, *, allowed: frozenset[str] | None = None
+    ) -> dict[str, Any]:
+        """The best `limit` documents for `query`; with `allowed`, among those paths only."""
         plain, globs = split_query(query)
         meaningful = ([w for w in plain if w not in STOP_WORDS] or plain)[:MAX_WORDS]
         if not globs and not meaningful:
             raise ToolError("the query has no words to search for", "Use a few keywords.")
         try:
             with self.indexer.readers.connection() as conn:
-                found = self._run(conn, meaningful, globs, limit)
+                if allowed is not None:
+                    conn.create_function(_IN_SCOPE, 1, allowed.__contains__, deterministic=True)
+                found = self._run(conn, meaningful, globs, limit, allowed)
         except sqlite3.Error as exc:
             if is_damaged(exc):
                 self.indexer.mark_broken()
-            found = self._run(None, meaningful, globs, limit)  # names still answer
+            found = self._run(None, meaningful, globs, limit, allowed)  # names still answer
         return found
 
     def _run(
-        self, conn: sqlite3.Connection | None, plain: list[str], globs: list[str], limit: int
+        self,
+        conn: sqlite3.Connection | None,
+        plain: list[str],
+        globs: list[str],
+        limit: int,
+        allowed: frozenset[str] | None,
     ) -> dict[str, Any]:
         state = self.indexer.state
         current = state.visible
-        visible = dict(current)
-        groups = [self._group(conn, w) for w in dict.fromkeys(plain)]
+        scoped = allowed is not None
+        visible = dict(current) if allowed is None else {p: current[p] for p in allowed}
+        groups = [self._group(conn, w, scoped=scoped) for w in dict.fromkeys(plain)]
         ranked: list[tuple[str, int | None]] = []
         total = 0
         if groups and conn is not None:
-            ranked, total = self._ranked(conn, groups, globs, limit)
+            ranked, total = self._ranked(conn, groups, globs, limit, scoped=scoped)
         if globs and not groups:
-            ranked = [(p, None) for p in self._names_for(current).matching(globs)]
+            names = self._names_for(current).matching(globs)
+            ranked = [(p, None) for p in names if p in visible]
             total = len(ranked)
         warming = not state.ready or conn is None
         if warming and groups:
@@ -159,7 +177,9 @@ class Searcher:
                 "Nothing matched. Try fewer or other words, another word form or a synonym, "
                 "a name pattern such as *.pdf, or list_files to browse."
             )
-            languages = languages_of(self._vocabulary(conn)) if conn is not None else []
+            # The vocabulary is the whole index's: within a scope it would speak of documents
+            # outside it, so a scoped search leaves the languages out.
+            languages = languages_of(self._vocabulary(conn)) if conn and not scoped else []
             if languages:
                 out["document_languages"] = languages
                 out["hint"] += (
@@ -169,7 +189,7 @@ class Searcher:
                 )
         return out
 
-    def _group(self, conn: sqlite3.Connection | None, word: str) -> _Group:
+    def _group(self, conn: sqlite3.Connection | None, word: str, *, scoped: bool) -> _Group:
         """The index terms accepted for one query word.
 
         A word the index lacks is widened step by step: close spellings (a typo), words it
@@ -178,24 +198,31 @@ class Searcher:
         """
         stem = self.stemmer.stem(word)
         group = _Group(word, stem, [stem])
-        if conn is None or self._matches(conn, f'"{stem}"'):
+        if conn is None or self._matches(conn, f'"{stem}"', scoped=scoped):
             return group
         if len(word) >= 5:
             group.terms += self._close_terms(conn, stem)
         group.prefix = len(stem) >= 3
-        if self._matches(conn, group.fts()):
+        if self._matches(conn, group.fts(), scoped=scoped):
             return group
         shortest = max(MIN_ROOT, math.ceil(len(word) * 0.6))
         for end in range(len(stem) - 1, shortest - 1, -1):
-            if self._matches(conn, f'"{stem[:end]}"*'):
+            if self._matches(conn, f'"{stem[:end]}"*', scoped=scoped):
                 group.stem = stem[:end]
                 break
         return group
 
     @staticmethod
-    def _matches(conn: sqlite3.Connection, match: str) -> bool:
-        """Whether any document matches (cheaper than counting them all)."""
-        row = conn.execute("SELECT 1 FROM terms WHERE terms MATCH ? LIMIT 1", (match,))
+    def _matches(conn: sqlite3.Connection, match: str, *, scoped: bool) -> bool:
+        """Whether any (allowed) document matches (cheaper than counting them all)."""
+        if scoped:
+            row = conn.execute(
+                "SELECT 1 FROM terms JOIN files f ON f.id = terms.rowid "
+                f"WHERE terms MATCH ? AND {_IN_SCOPE}(f.path) LIMIT 1",
+                (match,),
+            )
+        else:
+            row = conn.execute("SELECT 1 FROM terms WHERE terms MATCH ? LIMIT 1", (match,))
         return row.fetchone() is not None
 
     def _vocabulary(self, conn: sqlite3.Connection) -> list[str]:
@@ -219,14 +246,21 @@ class Searcher:
         return [term for term, _, _ in close if term != stem and not term.isdigit()]
 
     def _ranked(
-        self, conn: sqlite3.Connection, groups: list[_Group], globs: list[str], limit: int
+        self,
+        conn: sqlite3.Connection,
+        groups: list[_Group],
+        globs: list[str],
+        limit: int,
+        *,
+        scoped: bool,
     ) -> tuple[list[tuple[str, int | None]], int]:
         every = " AND ".join(g.fts() for g in groups)
         some = " OR ".join(g.fts() for g in groups)
         fetch = limit if not globs else max(limit * 20, 500)
+        only = f" AND {_IN_SCOPE}(f.path)" if scoped else ""
         sql = (
             "SELECT f.path, f.id FROM terms JOIN files f ON f.id = terms.rowid "
-            "WHERE terms MATCH ? ORDER BY bm25(terms, ?, 1.0) LIMIT ?"
+            f"WHERE terms MATCH ?{only} ORDER BY bm25(terms, ?, 1.0) LIMIT ?"
         )
         ranked: list[tuple[str, int | None]] = []
         seen: set[str] = set()
@@ -241,8 +275,13 @@ class Searcher:
         if globs:
             total = len(ranked)
         else:
-            row = conn.execute("SELECT count(*) FROM terms WHERE terms MATCH ?", (some,))
-            total = int(row.fetchone()[0])
+            count = (
+                "SELECT count(*) FROM terms JOIN files f ON f.id = terms.rowid "
+                f"WHERE terms MATCH ?{only}"
+                if scoped
+                else "SELECT count(*) FROM terms WHERE terms MATCH ?"
+            )
+            total = int(conn.execute(count, (some,)).fetchone()[0])
         return ranked, total
 
     def _describe(

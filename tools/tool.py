@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from tools.errors import ToolError
 from tools.results import ToolResult
 from tools.schemas import tool_spec
+from tools.scope import Scope
 
 
 @dataclass(frozen=True)
@@ -25,12 +26,13 @@ class Tool:
 
     `subject`: the argument a progress line shows ("Searching for …", "Reading …"), and
     `subject_default` when the call leaves it out (an empty folder path is the root).
+    `run` takes the parsed arguments and the scope of the question (None: everything).
     """
 
     name: str
     description: str
     args: type[BaseModel]
-    run: Callable[[Any], Awaitable[ToolResult]]
+    run: Callable[[Any, Scope | None], Awaitable[ToolResult]]
     example: str
     subject: str
     subject_default: str = ""

@@ -4,11 +4,16 @@ Every problem the model caused (bad JSON, unknown tool, invalid arguments, a ref
 path, an unreadable file) comes back as a failed `ToolResult` (`{"error", "hint"}` for the
 model), never as an exception. Blocking work (SQLite, extraction) runs in threads, so the event
 loop never stalls.
+
+Each call may carry a scope (`tools.scope`): the folders this question may see. It narrows the
+jail, the search query, listings and close-name suggestions alike, so nothing outside is named,
+counted or quoted, and an outside path reads as a missing one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import sqlite3
@@ -30,6 +35,7 @@ from tools.reading import Reader
 from tools.results import ToolResult
 from tools.sandbox import Sandbox
 from tools.schemas import ListArgs, ReadArgs, SearchArgs
+from tools.scope import Scope
 from tools.search import Searcher
 from tools.terms import Stemmer
 from tools.tool import Tool
@@ -128,6 +134,7 @@ class Toolbox:
             )
         }
         self._specs = [t.spec() for t in self.tools.values()]
+        self._allowed: tuple[object, Scope, frozenset[str]] | None = None
 
     @property
     def specs(self) -> list[dict[str, Any]]:
@@ -198,8 +205,11 @@ class Toolbox:
         tool = self.tools.get(name)
         return tool.subject_of(arguments) if tool is not None else None
 
-    async def execute(self, name: str, arguments: str | Mapping[str, Any]) -> ToolResult:
-        """Run one tool call; a problem comes back as a failed result, never raised."""
+    async def execute(
+        self, name: str, arguments: str | Mapping[str, Any], *, scope: Scope | None = None
+    ) -> ToolResult:
+        """Run one tool call within `scope` (None: the whole folder); a problem comes back as
+        a failed result, never raised."""
         tool = self.tools.get(name)
         if tool is None:
             return ToolResult.failed(
@@ -207,7 +217,7 @@ class Toolbox:
                 f"Use {', '.join(self.tools)}.",
             )
         try:
-            return await tool.run(tool.parse(arguments))
+            return await tool.run(tool.parse(arguments), scope)
         except ToolError as exc:
             return ToolResult.failed(exc.message, exc.hint)
         except Exception:  # the model must get an answer; the traceback goes to the log
@@ -216,31 +226,59 @@ class Toolbox:
                 f"{name} failed unexpectedly", "Try again, or try another file or query."
             )
 
-    async def _search(self, args: SearchArgs) -> ToolResult:
-        found = await asyncio.to_thread(self._searcher.search, args.query, args.limit)
+    def allowed_files(self, scope: Scope) -> frozenset[str]:
+        """The indexed folder's visible files inside `scope` (blocking; kept until the folder
+        changes, as the indexer replaces its snapshot on every change)."""
+        visible = self.indexer.state.visible
+        cached = self._allowed
+        if cached is not None and cached[0] is visible and cached[1] == scope:
+            return cached[2]
+        jail = self.sandbox.within(scope)
+        allowed = frozenset(p for p in visible if jail.admits_file(p))
+        self._allowed = (visible, scope, allowed)
+        return allowed
+
+    def visible_files(self, scope: Scope | None) -> dict[str, tuple[int, int]]:
+        """The indexer's snapshot of visible files (size, mtime), narrowed to `scope`."""
+        visible = self.indexer.state.visible
+        if scope is None:
+            return visible
+        allowed = self.allowed_files(scope)
+        return {p: sig for p, sig in visible.items() if p in allowed}
+
+    async def _search(self, args: SearchArgs, scope: Scope | None) -> ToolResult:
+        def run() -> dict[str, Any]:
+            allowed = None if scope is None else self.allowed_files(scope)
+            return self._searcher.search(args.query, args.limit, allowed=allowed)
+
+        found = await asyncio.to_thread(run)
         return ToolResult.of(found, cut_results)
 
-    async def _read(self, args: ReadArgs) -> ToolResult:
+    async def _read(self, args: ReadArgs, scope: Scope | None) -> ToolResult:
         try:
             page = await asyncio.to_thread(
-                self._reader.read,
-                args.path,
-                args.offset,
-                args.limit,
-                self.settings.read_page_chars,
+                functools.partial(
+                    self._reader.read,
+                    args.path,
+                    args.offset,
+                    args.limit,
+                    self.settings.read_page_chars,
+                    jail=self.sandbox.within(scope),
+                )
             )
         except PathNotFoundError as exc:
-            await self._offer_close(exc, args.path, self._file_paths)
+            await self._offer_close(exc, args.path, lambda: self._file_paths(scope))
             raise
         return ToolResult.of(page, cut_page, source=str(page["path"]))
 
-    def _file_paths(self) -> list[str]:
-        return list(self.indexer.state.visible) or [
-            e.rel for e in self.sandbox.walk() if not e.is_dir
+    def _file_paths(self, scope: Scope | None) -> list[str]:
+        return list(self.visible_files(scope)) or [
+            e.rel for e in self.sandbox.within(scope).walk() if not e.is_dir
         ]
 
-    def _folder_paths(self) -> list[str]:
-        return sorted({p.rsplit("/", 1)[0] for p in self.indexer.state.visible if "/" in p})
+    def _folder_paths(self, scope: Scope | None) -> list[str]:
+        files = self.visible_files(scope)
+        return sorted({p.rsplit("/", 1)[0] for p in files if "/" in p})
 
     async def _offer_close(
         self, exc: PathNotFoundError, missing: str, candidates: Callable[[], list[str]]
@@ -257,14 +295,16 @@ class Toolbox:
         if found:
             raise PathNotFoundError(exc.rel, did_you_mean(found)) from None
 
-    async def _list(self, args: ListArgs) -> ToolResult:
-        snapshot = self.indexer.state.visible if self.indexer.passes else None
+    async def _list(self, args: ListArgs, scope: Scope | None) -> ToolResult:
+        def run() -> dict[str, Any]:
+            snapshot = self.visible_files(scope) if self.indexer.passes else None
+            jail = self.sandbox.within(scope)
+            return list_folder(jail, args.path, args.depth, snapshot)
+
         try:
-            listing = await asyncio.to_thread(
-                list_folder, self.sandbox, args.path, args.depth, snapshot
-            )
+            listing = await asyncio.to_thread(run)
         except PathNotFoundError as exc:
-            await self._offer_close(exc, args.path, self._folder_paths)
+            await self._offer_close(exc, args.path, lambda: self._folder_paths(scope))
             raise
         return ToolResult.of(listing, cut_entries)
 

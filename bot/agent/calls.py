@@ -25,6 +25,7 @@ from bot.agent.prompts import REPEATED_CALL_HINT
 from bot.agent.replies import ToolCall
 from bot.agent.types import EventHandler, ToolFinished, ToolRunner, ToolStarted
 from tools.results import ToolResult
+from tools.scope import Scope
 
 logger = logging.getLogger(__name__)
 
@@ -67,8 +68,10 @@ async def run_calls(
     guard: RepeatGuard,
     on_event: EventHandler | None,
     observer: Observer | None = None,
+    *,
+    scope: Scope | None = None,
 ) -> list[CallOutcome]:
-    """Run every call of one reply concurrently; outcomes in call order.
+    """Run every call of one reply concurrently, within `scope`; outcomes in call order.
 
     `observer` hears each call's tool (`unknown` for a name the toolbox does not offer, so a
     name the model made up never becomes a metric label), its outcome and its duration.
@@ -84,7 +87,10 @@ async def run_calls(
             problem = ToolResult.failed("this exact call was repeated", REPEATED_CALL_HINT)
         prepared.append((call, arguments, problem))
     outcomes = await asyncio.gather(
-        *(_run_one(tools, call, args, problem, on_event) for call, args, problem in prepared)
+        *(
+            _run_one(tools, call, args, problem, on_event, scope=scope)
+            for call, args, problem in prepared
+        )
     )
     for outcome in outcomes:
         tool = outcome.call.name if outcome.call.name in known else UNKNOWN_TOOL
@@ -122,6 +128,8 @@ async def _run_one(
     arguments: Mapping[str, Any] | None,
     problem: ToolResult | None,
     on_event: EventHandler | None,
+    *,
+    scope: Scope | None,
 ) -> CallOutcome:
     shown_arguments: Mapping[str, Any] = arguments if arguments is not None else {}
     subject = tools.subject(call.name, shown_arguments)
@@ -131,7 +139,7 @@ async def _run_one(
         result = problem
     else:
         try:
-            result = await tools.execute(call.name, call.arguments)
+            result = await tools.execute(call.name, call.arguments, scope=scope)
         except Exception:  # a tool's own bug must not end the question: the model hears of it
             logger.exception("tool %s raised", call.name)
             result = ToolResult.failed(

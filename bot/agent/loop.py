@@ -44,6 +44,7 @@ from bot.agent.types import (
 )
 from bot.logs.context import question_context
 from tools.results import ToolResult
+from tools.scope import Scope
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +70,7 @@ class _Progress:
     results: dict[str, ToolResult] = field(default_factory=dict)
     nudged: bool = False
     on_event: EventHandler | None = None
+    scope: Scope | None = None
 
     @property
     def draft_listener(self) -> TextListener | None:
@@ -122,18 +124,24 @@ class Agent:
         return self._counter
 
     async def ask(
-        self, conversation: str, question: str, on_event: EventHandler | None = None
+        self,
+        conversation: str,
+        question: str,
+        on_event: EventHandler | None = None,
+        *,
+        scope: Scope | None = None,
     ) -> Answer:
         """Answer `question` in `conversation`; raises an `AgentError` subclass on failure.
 
-        A second question in the same conversation waits until the first has ended.
+        Every tool call runs within `scope` (None: the whole documents folder). A second
+        question in the same conversation waits until the first has ended.
         """
         text = question.strip()
         if not text:
             msg = "the question is empty"
             raise ValueError(msg)
         async with self._locks.hold(conversation):
-            answer = await self._ask(conversation, text, on_event)
+            answer = await self._ask(conversation, text, on_event, scope)
         await emit(on_event, AnswerReady(answer.text))
         return answer
 
@@ -163,14 +171,26 @@ class Agent:
         turns = await self._history.load_turns(conversation, self._config.history_turns)
         return [repaired for turn in turns if (repaired := repair(turn))]
 
-    async def _ask(self, conversation: str, text: str, on_event: EventHandler | None) -> Answer:
+    async def _ask(
+        self,
+        conversation: str,
+        text: str,
+        on_event: EventHandler | None,
+        scope: Scope | None,
+    ) -> Answer:
         started = time.monotonic()
         past = await self._load(conversation)
         question: Message = {"role": "user", "content": text}
         turn = await self._history.begin_turn(conversation, question)
         with question_context(conversation, turn):
             return await self._answer(
-                conversation, turn, past, question, on_event=on_event, started=started
+                conversation,
+                turn,
+                past,
+                question,
+                on_event=on_event,
+                started=started,
+                scope=scope,
             )
 
     async def _answer(
@@ -182,8 +202,9 @@ class Agent:
         *,
         on_event: EventHandler | None,
         started: float,
+        scope: Scope | None,
     ) -> Answer:
-        progress = _Progress(current=[question], on_event=on_event)
+        progress = _Progress(current=[question], on_event=on_event, scope=scope)
         try:
             answer = await self._run(turn, past, progress, on_event, started)
         except BaseException as exc:
@@ -259,7 +280,12 @@ class Agent:
                 continue
             if tools_allowed and reply.tool_calls:
                 outcomes = await run_calls(
-                    self._tools, reply.tool_calls, progress.guard, on_event, self._observer
+                    self._tools,
+                    reply.tool_calls,
+                    progress.guard,
+                    on_event,
+                    self._observer,
+                    scope=progress.scope,
                 )
                 new = [reply.assistant_message(), *(o.tool_message() for o in outcomes)]
                 progress.current.extend(new)

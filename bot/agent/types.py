@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tools.results import ToolResult
+from tools.scope import Scope
 
 
 class ToolRunner(Protocol):
@@ -27,8 +28,11 @@ class ToolRunner(Protocol):
         that does not exist."""
         ...
 
-    async def execute(self, name: str, arguments: str | Mapping[str, Any]) -> ToolResult:
-        """Run one call; problems the model caused come back as a failed result."""
+    async def execute(
+        self, name: str, arguments: str | Mapping[str, Any], *, scope: Scope | None = None
+    ) -> ToolResult:
+        """Run one call within `scope` (None: everything); problems the model caused come
+        back as a failed result."""
         ...
 
 

@@ -14,6 +14,7 @@ from bot.agent import Agent, AgentConfig, HistoryStore, ToolRunner
 from bot.agent.tokens import TokenCounter
 from tests.fakes.fake_llm import FakeLLM, make_client
 from tools.results import ToolResult
+from tools.scope import Scope
 
 SPECS: list[dict[str, Any]] = [
     {
@@ -56,7 +57,9 @@ class ProgrammableTools:
             return None
         return str(arguments.get("query") or arguments.get("path") or "")
 
-    async def execute(self, name: str, arguments: str | Mapping[str, Any]) -> ToolResult:
+    async def execute(
+        self, name: str, arguments: str | Mapping[str, Any], *, scope: Scope | None = None
+    ) -> ToolResult:
         args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
         self.calls.append((name, args))
         self.running += 1

@@ -29,7 +29,7 @@ CHILD = textwrap.dedent(
         specs = [{"type": "function", "function": {"name": "search_files", "parameters": {}}}]
         def subject(self, name, arguments):
             return ""
-        async def execute(self, name, arguments):
+        async def execute(self, name, arguments, *, scope=None):
             found = {"results": ["документы/рецепт_шарлотки.txt"]}
             return ToolResult(json.dumps(found, ensure_ascii=False))
 
