@@ -152,6 +152,11 @@ class Settings(ToolSettings):
         gt=0,
         description="Largest document admins may send (Telegram's own Bot API allows 20 MB).",
     )
+    database_url: SecretStr | None = Field(
+        default=None,
+        description="postgresql://user:password@host:port/database holding the state several "
+        "workers share; empty keeps it in SQLite files in the data folder (secret).",
+    )
     webhook_url: str | None = Field(
         default=None, description="Public HTTPS URL for webhook mode; empty means long polling."
     )
@@ -205,6 +210,7 @@ class Settings(ToolSettings):
         "openai_api_key",
         "transcribe_api_key",
         "webhook_secret",
+        "database_url",
         "telegram_api_base",
         "openai_base_url",
         "transcribe_base_url",
@@ -291,6 +297,17 @@ class Settings(ToolSettings):
             msg = "may hold only letters, digits, _ and - (1 to 256 of them), as Telegram requires"
             raise ValueError(msg)
         return SecretStr(secret)
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None:
+            return None
+        url = value.get_secret_value().strip()
+        if not re.match(r"postgres(ql)?://[^/\s]", url):
+            msg = "must start with postgresql:// (for example postgresql://bot:pw@db:5432/bot)"
+            raise ValueError(msg)
+        return SecretStr(url)
 
     @field_validator("webhook_listen", "metrics_listen")
     @classmethod

@@ -18,6 +18,7 @@ HISTORY_FILE = "history.sqlite3"
 PENDING_STATUS_FILE = "pending_status.sqlite3"
 ACCESS_FILE = "access.sqlite3"
 SOURCE_LINKS_FILE = "source_links.sqlite3"
+UPDATE_CLAIMS_FILE = "update_claims.sqlite3"
 ADMIN_MENUS_FILE = "admin_menus.json"
 DATA_VERSION_FILE = "data_version.json"
 HEARTBEAT_FILE = "heartbeat"
@@ -54,6 +55,11 @@ class DataFiles:
         return self.root / SOURCE_LINKS_FILE
 
     @property
+    def update_claims(self) -> Path:
+        """Which webhook updates were taken and finished, so each is handled once (SQLite)."""
+        return self.root / UPDATE_CLAIMS_FILE
+
+    @property
     def index(self) -> Path:
         """The search index (SQLite), rebuilt from the documents when missing."""
         return self.root / INDEX_FILE
@@ -83,4 +89,10 @@ class DataFiles:
 
     def bot_databases(self) -> tuple[Path, ...]:
         """The bot's own databases, which the toolbox keeps out of the model's reach."""
-        return (self.history, self.pending_status, self.access, self.source_links)
+        return (
+            self.history,
+            self.pending_status,
+            self.access,
+            self.source_links,
+            self.update_claims,
+        )

@@ -2,10 +2,12 @@
 and the transcriber that turns voice questions into text.
 
 `open_services` first brings DATA_DIR to this version's layout (or refuses a newer one), then
-starts them in order; `close_services` closes them, each even if another fails. The metrics
-they report to live in a registry made here, one per process. The terminal chat and the
-Telegram wing both begin here; nothing in this module imports aiogram, so `python -m bot chat`
-never pays for it.
+starts them in order. With DATABASE_URL the state several workers share (the history, the
+webhook update claims, the conversation locks) is in PostgreSQL, whose schema is upgraded the
+same way; without it, in SQLite files in DATA_DIR. `close_services` closes them, each even if
+another fails. The metrics they report to live in a registry made here, one per process. The
+terminal chat and the Telegram wing both begin here; nothing in this module imports aiogram,
+so `python -m bot chat` never pays for it.
 """
 
 from __future__ import annotations
@@ -15,12 +17,20 @@ from dataclasses import dataclass, field
 
 from openai import AsyncOpenAI
 
-from bot.agent import Agent, AgentConfig, HistoryStore, KeyedLocks, build_client
+from bot.agent import Agent, AgentConfig, History, HistoryStore, KeyedLocks, build_client
+from bot.agent.history_postgres import PostgresHistory
 from bot.config import Settings
 from bot.data_files import DataDirError, DataFiles
 from bot.datadir import upgrade
 from bot.monitoring import Metrics
 from bot.speech import Transcriber, build_transcriber
+from bot.storage import (
+    AdvisoryConversationLocks,
+    PostgresDatabase,
+    PostgresUpdateClaims,
+    SqliteUpdateClaims,
+    UpdateClaims,
+)
 from tools import Toolbox
 
 
@@ -32,16 +42,20 @@ class Services:
     around a whole update (the same table, so a conversation is ordered in one place).
     `transcriber` is None when voice questions are off (TRANSCRIBE_MODEL is empty).
     `metrics` hears the agent and the front door; `/metrics` renders it.
+    `claims` decides which worker handles a webhook update; `database` is the shared
+    PostgreSQL database (None on SQLite), for the stores the Telegram wing opens.
     """
 
     toolbox: Toolbox
-    history: HistoryStore
+    history: History
     client: AsyncOpenAI
     agent: Agent
     locks: KeyedLocks
     files: DataFiles
     transcriber: Transcriber | None = None
     metrics: Metrics = field(default_factory=Metrics)
+    claims: UpdateClaims | None = None
+    database: PostgresDatabase | None = None
 
 
 async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None) -> Services:
@@ -65,23 +79,62 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
     toolbox = Toolbox(settings, private_files=files.private_files())
     await toolbox.start()
     try:
-        history = await HistoryStore.open(files.history)
+        shared = await _open_shared(settings, files)
     except BaseException:
         await toolbox.close()
         raise
+    history, claims, database = shared
     client = client or build_client(settings)
-    locks = KeyedLocks()
+    locks = KeyedLocks(across=AdvisoryConversationLocks(database) if database else None)
     metrics = Metrics(tools=(spec["function"]["name"] for spec in toolbox.specs))
     metrics.watch(toolbox.status, locks.load)
     agent = Agent(config, client, toolbox, history, locks=locks, observer=metrics)
     transcriber = build_transcriber(settings, client)
-    return Services(toolbox, history, client, agent, locks, files, transcriber, metrics)
+    return Services(
+        toolbox,
+        history,
+        client,
+        agent,
+        locks,
+        files,
+        transcriber,
+        metrics,
+        claims=claims,
+        database=database,
+    )
+
+
+async def _open_shared(
+    settings: Settings, files: DataFiles
+) -> tuple[History, UpdateClaims, PostgresDatabase | None]:
+    """The history and the update claims: in PostgreSQL with DATABASE_URL, else in DATA_DIR."""
+    if settings.database_url is None:
+        history = await HistoryStore.open(files.history)
+        try:
+            return history, await SqliteUpdateClaims.open(files.update_claims), None
+        except BaseException:
+            await history.close()
+            raise
+    database = await PostgresDatabase.open(settings.database_url.get_secret_value())
+    try:
+        return await PostgresHistory.open(database), PostgresUpdateClaims(database), database
+    except BaseException:
+        await database.close()
+        raise
 
 
 async def close_services(services: Services) -> None:
     """Close everything `open_services` opened, each even if another fails."""
     try:
-        await services.history.close()
+        try:
+            await services.history.close()
+        finally:
+            try:
+                if services.claims is not None:
+                    await services.claims.close()
+            finally:
+                if services.database is not None:
+                    await services.database.close()
     finally:
         try:
             await services.toolbox.close()

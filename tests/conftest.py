@@ -12,9 +12,16 @@ import pytest
 pytest_plugins = [
     "tests.fakes.sandbox_fixtures",
     "tests.fakes.fixtures",
+    "tests.fakes.postgres_fixtures",
 ]
 
-_SECRET_ENV = ("BOT_TOKEN", "OPENAI_API_KEY", "WEBHOOK_SECRET", "OPENAI_BASE_URL")
+_SECRET_ENV = (
+    "BOT_TOKEN",
+    "OPENAI_API_KEY",
+    "WEBHOOK_SECRET",
+    "OPENAI_BASE_URL",
+    "DATABASE_URL",
+)
 
 
 def _is_loopback(address: Any) -> bool:

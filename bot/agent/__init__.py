@@ -1,7 +1,7 @@
 """The agent loop: history in, tool calls executed, an answer out. Knows nothing of Telegram."""
 
 from bot.agent.config import AgentConfig
-from bot.agent.history import HistoryStore, HistoryUnavailable
+from bot.agent.history import History, HistoryStore, HistoryUnavailable
 from bot.agent.llm import build_client
 from bot.agent.locks import KeyedLocks
 from bot.agent.loop import Agent
@@ -39,6 +39,7 @@ __all__ = [
     "ContextOverflow",
     "ContextStatus",
     "EventHandler",
+    "History",
     "HistoryStore",
     "HistoryUnavailable",
     "KeyedLocks",

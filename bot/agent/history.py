@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from bot.agent.types import Usage
 from bot.data_files import HISTORY_FILE
@@ -68,6 +68,51 @@ CREATE INDEX IF NOT EXISTS messages_by_turn ON messages (turn_id, id);
 
 class HistoryUnavailable(Exception):
     """The history cannot be used right now; the text says why (for the health check)."""
+
+
+class History(Protocol):
+    """The conversation log the agent writes and reads: `HistoryStore` (SQLite, one process)
+    or `PostgresHistory` (bot.agent.history_postgres, shared by several workers)."""
+
+    async def begin_turn(self, key: str, question: Message) -> int:
+        """Start a turn in the key's current conversation with the user's message; its id."""
+        ...
+
+    async def append(self, turn: int, messages: Sequence[Message]) -> None:
+        """Add messages to an open turn, in order."""
+        ...
+
+    async def finish_turn(self, turn: int, *, done: bool, usage: Usage | None = None) -> None:
+        """Close a turn: `done` turns are sent to the model later, failed ones never."""
+        ...
+
+    async def reset(self, key: str) -> None:
+        """Start a new, empty conversation under `key`; the old one is kept."""
+        ...
+
+    async def load_turns(self, key: str, limit: int) -> list[list[Message]]:
+        """The last `limit` finished turns of the key's current conversation, oldest first."""
+        ...
+
+    async def last_usage(self, key: str) -> Usage | None:
+        """The accounting of the key's last finished question, if any."""
+        ...
+
+    async def turn_states(self, key: str) -> list[str]:
+        """The state of every turn in the key's current conversation, oldest first."""
+        ...
+
+    async def conversation_count(self, key: str) -> int:
+        """How many conversations (the current one and the reset ones) the key has."""
+        ...
+
+    async def ping(self) -> None:
+        """Raise `HistoryUnavailable` unless the log can serve."""
+        ...
+
+    async def close(self) -> None:
+        """Finish pending writes and release what the log holds."""
+        ...
 
 
 class HistoryStore:

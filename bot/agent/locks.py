@@ -5,14 +5,27 @@ ordering middleware. The middleware holds a conversation's lock around a whole u
 message, question, answer); the agent, holding it again inside that update's task, passes
 straight through, while the terminal chat and the benchmarks, which call the agent directly,
 get the same one-question-at-a-time guarantee from the agent alone.
+
+With several worker processes sharing a database, the table is given an `across` lock (see
+`bot.storage.conversation_lock`): a task that takes a key here then takes the key's
+cross-process lock too, once, so re-entry within the task still passes straight through.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Protocol
+
+
+class AcrossProcesses(Protocol):
+    """A lock per key shared by every process of the bot (not re-entrant)."""
+
+    def hold(self, key: str) -> AbstractAsyncContextManager[None]:
+        """Wait until no other process holds `key`, and hold it for the `async with` body."""
+        ...
 
 
 @dataclass
@@ -29,8 +42,9 @@ class KeyedLocks:
     waiting for itself. Waiters are served first come, first served.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, across: AcrossProcesses | None = None) -> None:
         self._slots: dict[str, _Slot] = {}
+        self._across = across
 
     def __len__(self) -> int:
         return len(self._slots)
@@ -60,7 +74,11 @@ class KeyedLocks:
             async with slot.lock:
                 slot.holder = task
                 try:
-                    yield
+                    if self._across is None:
+                        yield
+                    else:
+                        async with self._across.hold(key):
+                            yield
                 finally:
                     slot.holder = None
         finally:

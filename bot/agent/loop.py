@@ -23,7 +23,7 @@ from bot.agent.calls import RepeatGuard, run_calls
 from bot.agent.config import AgentConfig
 from bot.agent.context import Fitted, fit, repair
 from bot.agent.events import emit
-from bot.agent.history import HistoryStore
+from bot.agent.history import History
 from bot.agent.llm import ModelClient, TextListener
 from bot.agent.locks import KeyedLocks
 from bot.agent.observer import NoObserver, Observer
@@ -102,7 +102,7 @@ class Agent:
         config: AgentConfig,
         client: AsyncOpenAI,
         tools: ToolRunner,
-        history: HistoryStore,
+        history: History,
         *,
         locks: KeyedLocks | None = None,
         observer: Observer | None = None,

@@ -1,0 +1,11 @@
+"""What goes wrong with the shared database, as messages a person can act on."""
+
+from __future__ import annotations
+
+
+class StorageError(Exception):
+    """The database cannot be used; the text says why, without the password."""
+
+
+class SchemaVersionError(StorageError):
+    """The database's schema is newer than this code, or an upgrade step failed."""

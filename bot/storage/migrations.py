@@ -1,0 +1,149 @@
+"""The PostgreSQL schema, built and upgraded by the bot at start, one numbered step at a time.
+
+A table `schema_version` holds one row per step applied. Each step runs in its own transaction
+together with its row, so a step that fails leaves the schema as the step before left it, which
+the release that wrote it still reads. Workers starting together take turns behind an advisory
+lock, so each step runs once. A schema newer than this code is refused before anything is
+touched, like a newer DATA_DIR.
+
+A new store adds its tables as a new `Migration` at the end of `MIGRATIONS`; steps already
+released are never edited.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import asyncpg
+
+from bot.storage.errors import SchemaVersionError
+from bot.storage.keys import MIGRATION_LOCK
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """The step to `version`: what it does, in a few words, and its SQL statements."""
+
+    version: int
+    summary: str
+    statements: tuple[str, ...]
+
+
+_HISTORY = (
+    """
+    CREATE TABLE conversations (
+        id BIGSERIAL PRIMARY KEY,
+        key TEXT NOT NULL,
+        started_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+    "CREATE INDEX conversations_by_key ON conversations (key, id)",
+    """
+    CREATE TABLE turns (
+        id BIGSERIAL PRIMARY KEY,
+        conversation_id BIGINT NOT NULL REFERENCES conversations (id),
+        state TEXT NOT NULL CHECK (state IN ('open', 'done', 'failed', 'interrupted')),
+        owner TEXT NOT NULL,
+        started_at DOUBLE PRECISION NOT NULL,
+        ended_at DOUBLE PRECISION,
+        usage TEXT
+    )
+    """,
+    "CREATE INDEX turns_by_conversation ON turns (conversation_id, state, id)",
+    "CREATE INDEX turns_open ON turns (owner) WHERE state = 'open'",
+    """
+    CREATE TABLE messages (
+        id BIGSERIAL PRIMARY KEY,
+        turn_id BIGINT NOT NULL REFERENCES turns (id),
+        body TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+    "CREATE INDEX messages_by_turn ON messages (turn_id, id)",
+)
+
+_CLAIMS = (
+    """
+    CREATE TABLE update_claims (
+        update_id BIGINT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        expires_at TIMESTAMPTZ NOT NULL,
+        finished_at TIMESTAMPTZ
+    )
+    """,
+    "CREATE INDEX update_claims_finished ON update_claims (finished_at)",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
+)
+"""Every step, oldest first; the last one's version is the schema this code reads and writes."""
+
+SCHEMA_VERSION = MIGRATIONS[-1].version
+
+_VERSION_TABLE = """
+CREATE TABLE IF NOT EXISTS schema_version (
+    version INTEGER PRIMARY KEY,
+    summary TEXT NOT NULL,
+    applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+)
+"""
+
+
+async def migrate(
+    connection: asyncpg.Connection, migrations: Sequence[Migration] = MIGRATIONS
+) -> int:
+    """Bring the database to the last of `migrations`; returns the version it was at (0: new).
+
+    Raises `SchemaVersionError` for a schema newer than the code, or a step that failed (the
+    schema then stays at the version before that step).
+    """
+    current = migrations[-1].version if migrations else 0
+    await connection.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+    try:
+        await connection.execute(_VERSION_TABLE)
+        found = await connection.fetchval("SELECT coalesce(max(version), 0) FROM schema_version")
+        if found > current:
+            msg = (
+                f"the database holds schema version {found}, newer than this bot's {current}: "
+                "it was written by a newer release. Run that release (or newer) with it, or "
+                "point DATABASE_URL at a backup taken before the upgrade; this bot leaves it "
+                "untouched"
+            )
+            raise SchemaVersionError(msg)
+        reached = found
+        for migration in migrations:
+            if migration.version <= found:
+                continue
+            if found:
+                log.warning(
+                    "upgrading the database schema from version %d to %d: %s",
+                    reached,
+                    migration.version,
+                    migration.summary,
+                )
+            try:
+                async with connection.transaction():
+                    for statement in migration.statements:
+                        await connection.execute(statement)
+                    await connection.execute(
+                        "INSERT INTO schema_version (version, summary) VALUES ($1, $2)",
+                        migration.version,
+                        migration.summary,
+                    )
+            except asyncpg.PostgresError as exc:
+                msg = (
+                    f"upgrading the database to schema version {migration.version} "
+                    f"({migration.summary}) failed: {exc}. That step was rolled back: the "
+                    f"schema stays at version {reached}, which the release that wrote it "
+                    "still reads. Fix the cause and start again"
+                )
+                raise SchemaVersionError(msg) from exc
+            reached = migration.version
+        return int(found)
+    finally:
+        await connection.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)

@@ -1,0 +1,113 @@
+"""The PostgreSQL side of the shared state: a pool for queries, and this process's session.
+
+`PostgresDatabase.open` connects, upgrades the schema (`bot.storage.migrations`), takes this
+process's identity lock and builds the pool. Stores are handed the database and run their
+queries on `pool`; work that must outlive a query (a conversation held for a whole question)
+uses `session` or a `connect()`ion of its own. Every message says where the database is without
+its password.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import secrets
+import socket
+from collections.abc import Sequence
+
+import asyncpg
+
+from bot.storage.errors import StorageError
+from bot.storage.keys import advisory_key
+from bot.storage.migrations import MIGRATIONS, Migration, migrate
+from bot.storage.session import LockSession
+
+log = logging.getLogger(__name__)
+
+POOL_SIZE = 10
+"""Connections one process keeps for queries at most: a question needs one for a few
+milliseconds at a time, so ten serve hundreds of questions at once, and four workers with
+their sessions stay well inside PostgreSQL's default of 100 connections."""
+
+_WORKER = "worker"
+
+
+def redact_url(url: str) -> str:
+    """The URL with its password replaced by `***`, fit for logs and messages."""
+    return re.sub(r"(://[^:/@\s]*:)[^@\s]*@", r"\1***@", url)
+
+
+def new_owner() -> str:
+    """A name for this process, unique among all workers on all machines: host, pid, random."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+class PostgresDatabase:
+    """An open database: the query pool, this process's lock session, and its owner name."""
+
+    def __init__(self, url: str, pool: asyncpg.Pool, session: LockSession, *, owner: str) -> None:
+        self._url = url
+        self.pool = pool
+        self.session = session
+        self.owner = owner
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        *,
+        migrations: Sequence[Migration] = MIGRATIONS,
+        pool_size: int = POOL_SIZE,
+        owner: str | None = None,
+    ) -> PostgresDatabase:
+        """Connect to `url`, bring its schema up to date, and claim this process's identity.
+
+        Raises `StorageError` (or `SchemaVersionError`) with the reason, never the password.
+        """
+        owner = owner or new_owner()
+        connection = await _connect(url)
+        try:
+            await migrate(connection, migrations)
+            session = LockSession(connection)
+            await session.lock(advisory_key(_WORKER, owner))
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size)
+        except (OSError, asyncpg.PostgresError) as exc:
+            await connection.close()
+            msg = f"the database at {redact_url(url)} cannot be used: {exc}"
+            raise StorageError(msg) from exc
+        except BaseException:
+            await connection.close()
+            raise
+        log.info("shared state in PostgreSQL at %s", redact_url(url))
+        return cls(url, pool, session, owner=owner)
+
+    async def connect(self) -> asyncpg.Connection:
+        """A connection of its own, outside the pool, for a wait of unknown length."""
+        return await _connect(self._url)
+
+    async def alive(self, owner: str) -> bool:
+        """Whether the process named `owner` is still connected (its identity lock is held)."""
+        if owner == self.owner:
+            return True
+        key = advisory_key(_WORKER, owner)
+        async with self.pool.acquire() as connection:
+            free = await connection.fetchval("SELECT pg_try_advisory_lock($1)", key)
+            if free:
+                await connection.execute("SELECT pg_advisory_unlock($1)", key)
+        return not free
+
+    async def close(self) -> None:
+        """Close the pool, then the session (releasing this process's locks)."""
+        try:
+            await self.pool.close()
+        finally:
+            await self.session.close()
+
+
+async def _connect(url: str) -> asyncpg.Connection:
+    try:
+        return await asyncpg.connect(url)
+    except (OSError, asyncpg.PostgresError, ValueError) as exc:
+        msg = f"the database at {redact_url(url)} cannot be reached: {exc}"
+        raise StorageError(msg) from exc

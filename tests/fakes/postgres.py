@@ -1,0 +1,146 @@
+"""A throwaway PostgreSQL server for the tests: `initdb` and `pg_ctl` on a temporary folder.
+
+It listens on a free loopback port and keeps no data worth keeping (fsync off), so it starts
+in about a second and each test can have a fresh, empty database of its own. PostgreSQL
+refuses to run as root, so under root the server runs as the `postgres` system user (or
+`nobody`), which then owns the folder. `TEST_DATABASE_URL` names a server to use instead
+(its user must be allowed to create databases).
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+_BINARIES = ("initdb", "pg_ctl")
+_SERVER_OPTIONS = (
+    "-c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
+    "-c full_page_writes=off -c max_connections=300 -c shared_buffers=32MB"
+)
+
+
+class PostgresMissing(Exception):
+    """No PostgreSQL here: neither binaries nor TEST_DATABASE_URL; the text says what to do."""
+
+
+def find_binaries() -> Path:
+    """The folder holding `initdb` and `pg_ctl`: on PATH, else Debian's newest version."""
+    on_path = shutil.which("initdb")
+    if on_path and shutil.which("pg_ctl"):
+        return Path(on_path).resolve().parent
+    versions = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin"),
+        key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0,
+    )
+    for folder in reversed(versions):
+        if all((folder / name).exists() for name in _BINARIES):
+            return folder
+    msg = (
+        "PostgreSQL tests need initdb and pg_ctl (Debian: apt-get install postgresql) "
+        "or TEST_DATABASE_URL pointing at a server whose user may create databases"
+    )
+    raise PostgresMissing(msg)
+
+
+def _run(program: Path, arguments: list[str], *, user: str | None) -> None:
+    subprocess.run(
+        [str(program), *arguments], user=user, check=True, capture_output=True, text=True
+    )
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _server_user() -> str | None:
+    """Who runs the server: None for the current user, unless that is root."""
+    if os.geteuid() != 0:
+        return None
+    for name in ("postgres", "nobody"):
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            continue
+        return name
+    msg = "running as root, and neither a `postgres` nor a `nobody` user exists to run the server"
+    raise PostgresMissing(msg)
+
+
+@dataclass
+class PostgresServer:
+    """A running server and the URL of its maintenance database (`postgres`)."""
+
+    admin_url: str
+    folder: Path | None = None
+    binaries: Path | None = None
+    user: str | None = None
+    _counter: int = field(default=0, repr=False)
+
+    @classmethod
+    def start(cls) -> PostgresServer:
+        """Use TEST_DATABASE_URL if set, else start a new server; raises `PostgresMissing`."""
+        given = os.environ.get("TEST_DATABASE_URL", "").strip()
+        if given:
+            return cls(given)
+        binaries = find_binaries()
+        user = _server_user()
+        folder = Path(tempfile.mkdtemp(prefix="pg-test-"))
+        if user is not None:
+            entry = pwd.getpwnam(user)
+            os.chown(folder, entry.pw_uid, entry.pw_gid)
+        port = _free_port()
+        data = str(folder / "data")
+        try:
+            _run(
+                binaries / "initdb",
+                ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C"],
+                user=user,
+            )
+            options = f"-p {port} -k {folder} {_SERVER_OPTIONS}"
+            server_log = str(folder / "server.log")
+            _run(
+                binaries / "pg_ctl",
+                ["-D", data, "-l", server_log, "-o", options, "-w", "start"],
+                user=user,
+            )
+        except subprocess.CalledProcessError as exc:
+            log = folder / "server.log"
+            detail = log.read_text(errors="replace") if log.exists() else ""
+            shutil.rmtree(folder, ignore_errors=True)
+            msg = f"the test PostgreSQL did not start: {exc.stderr or exc}\n{detail}"
+            raise RuntimeError(msg) from exc
+        url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        return cls(url, folder, binaries, user)
+
+    def url_of(self, database: str) -> str:
+        """The URL of `database` on this server, with the admin URL's user and password."""
+        parts = urlsplit(self.admin_url)
+        return urlunsplit(parts._replace(path=f"/{database}"))
+
+    def next_name(self) -> str:
+        """A database name not used before in this run."""
+        self._counter += 1
+        return f"bot_test_{os.getpid()}_{self._counter}"
+
+    def stop(self) -> None:
+        """Stop a server this object started (immediately: its data is thrown away)."""
+        if self.folder is None or self.binaries is None:
+            return
+        subprocess.run(
+            [str(self.binaries / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate"]
+            + ["stop"],
+            user=self.user,
+            check=False,
+            capture_output=True,
+        )
+        shutil.rmtree(self.folder, ignore_errors=True)
