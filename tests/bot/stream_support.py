@@ -84,6 +84,9 @@ class Watch:
                 result = await original(bot, method, timeout)
             except Exception as exc:
                 watch.refused.append((method.__api_method__, str(exc)))
+                for done, result in session.lost_replies:
+                    if done is method:  # it happened, though the bot was not told
+                        watch.note(method, result, asked)
                 raise
             watch.note(method, result, asked)
             return result

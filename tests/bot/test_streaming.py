@@ -86,9 +86,10 @@ class TestGroup:
             slow_stream(harness.llm)
             harness.llm.reply_text(ANSWER)
             await harness.feed(group_question(harness.updates, "шарлотка?", user_id=USER_ID))
-        (first, *_) = [s for s in watch.shown if s.method == "sendMessage"]
+        (first, *_) = [s for s in watch.shown if s.method == "editMessageText"]
         assert first.text.startswith("Для") and first.text.endswith("▌")
         (sent,) = bot_session.called("sendMessage")
+        assert sent.text == "▌", "the message starts as a bare cursor, its text comes by edits"
         assert sent.reply_parameters is not None, "it answers the question"
         assert all(s.message_id == first.message_id for s in watch.shown)
         (final,) = watch.screen()

@@ -84,7 +84,7 @@ class TestLongAnswers:
             script(harness.llm)
             await harness.feed(in_private(harness))
         assert watch.screen_html() == expected, "exactly the parts of a whole answer"
-        first = next(s for s in watch.shown if s.method == "sendMessage" and "Абзац 0" in s.text)
+        first = next(s for s in watch.shown if s.message_id is not None and "Абзац 0" in s.text)
         assert any(d.at > first.at and "Абзац" in d.text for d in watch.drafts()), (
             "the first part was sent while the rest was still being written"
         )
@@ -125,12 +125,14 @@ class TestLongAnswers:
             text = str(getattr(method, "text", ""))
             if failing and failing[0] in text:
                 failing.pop(0)
-                harness.session.add_error("sendMessage", 429, "Too Many Requests", retry_after=1)
+                name = method.__api_method__
+                harness.session.add_error(name, 429, "Too Many Requests", retry_after=1)
 
         async with make_dispatcher() as harness:
             slow_stream(harness.llm, chars=24, delay_s=0.003)
             harness.llm.reply_text(LONG)
             harness.session.hooks["sendMessage"] = flood
+            harness.session.hooks["editMessageText"] = flood
             await harness.feed(in_private(harness))
         assert not failing
         assert watch.screen_html() == expected
@@ -167,12 +169,12 @@ class TestThinkingAloud:
             toolbox = harness.dp.workflow_data["toolbox"]
             execute = toolbox.execute
 
-            async def held(name: str, arguments: Any) -> Any:
+            async def held(name: str, arguments: Any, **options: Any) -> Any:
                 await harness.session.wait_for(lambda _: watch.edited("Сейчас посмотрю"))
                 await harness.session.wait_for(
                     lambda _: "Сейчас" not in watch.edits()[-1].text, within_s=5
                 )
-                return await execute(name, arguments)
+                return await execute(name, arguments, **options)
 
             toolbox.execute = held
             await harness.feed(group_question(harness.updates, "сахар?", user_id=USER_ID))

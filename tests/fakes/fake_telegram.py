@@ -66,7 +66,10 @@ class FakeTelegramSession(BaseSession):
     hooks: dict[str, Callable[[TelegramMethod[Any]], Awaitable[None]]] = field(
         default_factory=dict
     )
+    lost_replies: list[tuple[TelegramMethod[Any], Any]] = field(default_factory=list)
+    """Calls Telegram carried out whose answer never reached the bot, with that answer."""
     _queues: dict[str, deque[Queued]] = field(default_factory=lambda: defaultdict(deque))
+    _lost: dict[str, deque[Exception]] = field(default_factory=lambda: defaultdict(deque))
     _message_ids: Iterator[int] = field(default_factory=lambda: itertools.count(100))
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     telegram: TelegramRules = field(default_factory=TelegramRules)
@@ -96,6 +99,11 @@ class FakeTelegramSession(BaseSession):
     def add_network_error(self, method: str, cause: Exception) -> None:
         """Fail the next call of `method` the way aiogram's aiohttp session does."""
         self._queues[method].append(Queued(ok=False, network_cause=cause))
+
+    def add_lost_reply(self, method: str, cause: Exception) -> None:
+        """Carry out the next call of `method`, then fail it with a network error, as when
+        the connection drops after Telegram acted: the bot cannot know it happened."""
+        self._lost[method].append(cause)
 
     def add_file(self, file_path: str, data: bytes) -> None:
         """Serve `data` when the bot downloads `file_path` (see `getFile`)."""
@@ -154,6 +162,7 @@ class FakeTelegramSession(BaseSession):
         hook = self.hooks.get(name)
         if hook is not None:
             await hook(method)
+        lost = self._lost[name].popleft() if self._lost.get(name) else None
         queued = self._answer(bot, method)
         if queued.network_cause is not None:
             cause = queued.network_cause
@@ -162,6 +171,9 @@ class FakeTelegramSession(BaseSession):
             bot=bot, method=method, status_code=queued.status, content=queued.content()
         )
         self.telegram.accepted(name, _params(bot, method), response.result)
+        if lost is not None:
+            self.lost_replies.append((method, response.result))
+            raise TelegramNetworkError(method, f"{type(lost).__name__}: {lost}") from lost
         return response.result  # type: ignore[return-value]
 
     def _answer(self, bot: Bot, method: TelegramMethod[Any]) -> Queued:

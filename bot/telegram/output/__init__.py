@@ -1,10 +1,11 @@
 """What the bot shows in a chat while and after it works: one place for status and delivery.
 
 `progress` keeps the status message and the typing action, `pending_status` remembers status
-messages on screen so a restart can tidy them, `delivery` sends an answer's parts without
-losing or doubling one, and `pacing` says where to write and how fast edits may come.
-`streaming` shows an answer while the model writes it, on the screens of `stream_screens`
-(drafts, where `drafts` remembers Telegram refusing them, or a message edited).
+messages on screen so a restart can tidy them, `delivery` sends an answer's `parts` without
+losing or doubling one (each through `part_sender`, with its retries), and `pacing` says where
+to write and how fast edits may come. `streaming` shows an answer while the model writes it,
+on the screens of `stream_screens` (drafts, where `drafts` remembers Telegram refusing them, or
+a message edited), whose calls `screen_calls` makes.
 `source_buttons` puts a button per source under an answer, and `source_files` sends the
 document behind a tapped one (or, when it is too large for Telegram, the page the answer read).
 """

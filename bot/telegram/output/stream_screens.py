@@ -3,63 +3,38 @@
 A draft (`sendMessageDraft`, private chats) is Telegram's own preview of a message being typed;
 it is ephemeral, so what must stay is sent as real messages. Elsewhere, or where drafts are
 refused, one message is edited as the answer grows (the status message when it may be used),
-with a cursor at its end. Either way a part that has filled a message is finished first: it
-is sent (drafts) or edited into its final rendering (edits), and the answer goes on below it.
+with a cursor at its end. Either way a part that has filled a message is finished first (its
+message gets its final rendering) and the answer goes on below it.
 
 Every call here is cosmetic until the answer is delivered: a refused, throttled or failed call
 skips one update and is tried again later. Only two failures end the display: the chat is
-closed to the bot, or a new message may or may not have arrived (the final delivery then sends
-everything not surely on screen, so nothing is lost).
+closed to the bot, or a new message may or may not have arrived (`screen_calls` explains why
+that can leave at most a stray cursor, and the final delivery sends the rest).
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Callable
 
-import aiohttp
 from aiogram import Bot
-from aiogram.exceptions import (
-    TelegramAPIError,
-    TelegramBadRequest,
-    TelegramForbiddenError,
-    TelegramNetworkError,
-    TelegramNotFound,
-    TelegramRetryAfter,
-    TelegramServerError,
-)
-from aiogram.types import LinkPreviewOptions
+from aiogram.exceptions import TelegramBadRequest, TelegramNotFound
 
-from bot.telegram.output.delivery import Chunk, Renderable
 from bot.telegram.output.drafts import Drafts
 from bot.telegram.output.pacing import ChatPlace, EditPacer
+from bot.telegram.output.parts import Chunk, Renderable
 from bot.telegram.output.progress import Progress
+from bot.telegram.output.screen_calls import CURSOR, Gone, ScreenCalls
 from bot.telegram.render import utf16_len
 
 log = logging.getLogger(__name__)
 
-CURSOR = " ▌"
 MAX_UNITS = 4096
-_NOT_MODIFIED = "message is not modified"
-_CANNOT_PARSE = "can't parse entities"
-_GONE = ("message to edit not found", "message can't be edited", "message_id_invalid")
-_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
-_T = TypeVar("_T")
-Post = Callable[[str, str | None], Awaitable[_T]]
-
-
-class ScreenClosed(Exception):
-    """The chat takes no more messages from the bot (blocked, left): stop showing."""
 
 
 class DraftsRefused(Exception):
     """Telegram refused a draft here: show the answer by editing a message instead."""
-
-
-class Unsure(Exception):
-    """A new message may or may not have arrived: stop showing, delivery decides."""
 
 
 def with_cursor(part: Renderable) -> Renderable:
@@ -70,81 +45,26 @@ def with_cursor(part: Renderable) -> Renderable:
     return Chunk(html, plain)
 
 
-class _Calls:
-    """One chat's display calls: HTML first, plain text if Telegram cannot parse it, paced."""
-
-    def __init__(self, bot: Bot, place: ChatPlace, pacer: EditPacer) -> None:
-        self.bot = bot
-        self.place = place
-        self.pacer = pacer
-
-    async def post(self, post: Post[_T], part: Renderable, *, new: bool = False) -> _T | None:
-        """The call's result; None when this update is skipped (flood control, a failure
-        that says nothing was changed). Other refusals are the caller's to read."""
-        chat_id = self.place.chat_id
-        for text, mode in ((part.html, "HTML"), (part.plain, None)):
-            self.pacer.used(chat_id)
-            try:
-                return await post(text, mode)
-            except TelegramRetryAfter as exc:
-                self.pacer.back_off(chat_id, float(exc.retry_after))
-                return None
-            except TelegramForbiddenError as exc:
-                raise ScreenClosed(str(exc)) from exc
-            except TelegramBadRequest as exc:
-                if mode is None or _CANNOT_PARSE not in exc.message.lower():
-                    raise
-                log.warning("Telegram refused a snapshot's HTML (%s); showing it as text", exc)
-            except (TelegramNetworkError, TelegramServerError) as exc:
-                if new and _maybe_posted(exc):
-                    raise Unsure(str(exc)) from exc
-                log.debug("display call failed in chat %d: %s", chat_id, exc)
-                return None
-        return None
-
-    async def send(self, part: Renderable, *, first: bool) -> int | None:
-        """A new message with `part`; its id, or None when it surely was not sent."""
-
-        async def post(text: str, mode: str | None) -> int:
-            message = await self.bot.send_message(
-                chat_id=self.place.chat_id,
-                text=text,
-                parse_mode=mode,
-                message_thread_id=self.place.thread_id,
-                reply_parameters=self.place.reply_parameters() if first else None,
-                link_preview_options=_NO_PREVIEW,
-            )
-            return message.message_id
-
-        return await self.post(post, part, new=True)
-
-    async def forget(self, message_id: int) -> None:
-        """Delete a message that shows what is no longer the answer."""
-        try:
-            await self.bot.delete_message(chat_id=self.place.chat_id, message_id=message_id)
-        except TelegramAPIError as exc:
-            log.debug("could not delete message %d: %s", message_id, exc)
-
-
-def _maybe_posted(exc: TelegramNetworkError | TelegramServerError) -> bool:
-    """A 5xx is Telegram not taking the request; only a failed connect surely sent nothing."""
-    if isinstance(exc, TelegramServerError):
-        return False
-    return not isinstance(exc.__cause__, aiohttp.ClientConnectorError)
-
-
 class DraftScreen:
-    """Drafts show the growing part; finished parts are sent as messages above it."""
+    """Drafts show the growing part; finished parts become messages above it."""
 
     def __init__(self, bot: Bot, place: ChatPlace, drafts: Drafts) -> None:
-        self._calls = _Calls(bot, place, drafts.pacer)
+        self._calls = ScreenCalls(bot, place, drafts.pacer)
         self._drafts = drafts
         self._draft_id = secrets.randbelow(2**31 - 1) + 1
+        self._opened: int | None = None  # a message for the next finished part, still empty
         self.messages: list[int] = []
         self.drafted = False
+        self.last_draft: str | None = None
+
+    @property
+    def on_screen(self) -> list[int]:
+        """The finished parts' messages, and one made for the next part, in order."""
+        opened = [] if self._opened is None else [self._opened]
+        return [*self.messages, *opened]
 
     def delay(self) -> float:
-        return self._drafts.pacer.delay(self._calls.place.chat_id)
+        return self._calls.delay()
 
     async def show(self, part: Renderable) -> bool:
         """Show `part` as the draft; raises `DraftsRefused` when Telegram will not have it."""
@@ -164,32 +84,49 @@ class DraftScreen:
         except (TelegramBadRequest, TelegramNotFound) as exc:
             self._drafts.refused(place.chat_id, exc)
             raise DraftsRefused(str(exc)) from exc
-        self.drafted = self.drafted or shown is not None
+        # even a call that failed on its way back may have shown the draft: the answer must
+        # then arrive as a new message, which is what takes a draft off the screen
+        self.drafted = True
+        self.last_draft = part.plain
         return shown is not None
 
     async def commit(self, part: Renderable) -> bool:
-        """Send a finished part as a message; the next draft starts below it."""
+        """Make a finished part a message; the next draft starts below it."""
+        if self._opened is None:
+            self._opened = await self._calls.open(first=not self.messages, notify=False)
+            if self._opened is None or self.delay() > 0:
+                return False  # its text follows once the pace allows
         try:
-            sent = await self._calls.send(part, first=not self.messages)
-        except TelegramBadRequest as exc:
-            log.info("a finished part was refused while streaming (%s)", exc)
-            sent = None
-        if sent is None:
+            if not await self._calls.edit(self._opened, part):
+                return False
+        except Gone as exc:
+            log.info("the message for a finished part is gone (%s); making another", exc)
+            self._opened = None
             return False
-        self.messages.append(sent)
+        self.messages.append(self._opened)
+        self._opened = None
         self._draft_id = self._draft_id % (2**31 - 1) + 1  # a new draft, not an animation
         return True
 
     async def retract(self) -> None:
-        """Take back what was shown: an empty draft, and the parts sent so far deleted."""
+        """Take back what was shown: an empty draft, and the parts' messages deleted."""
         empty = Chunk("", "")
         try:
             await self.show(empty)
         except DraftsRefused:
             log.debug("the empty draft was refused")
-        for message_id in self.messages:
+        for message_id in self.on_screen:
             await self._calls.forget(message_id)
         self.messages.clear()
+        self._opened = None
+
+    async def replace(self, part: Renderable) -> None:
+        """One last draft with `part`, once the pace allows: the message that follows says
+        the same, so no stale snapshot shows beside it while the draft fades."""
+        try:
+            await self.show(part)
+        except DraftsRefused:
+            log.debug("the closing draft was refused")
 
 
 class EditScreen:
@@ -205,7 +142,7 @@ class EditScreen:
         fresh: Callable[[], bool],
         messages: list[int] | None = None,
     ) -> None:
-        self._calls = _Calls(bot, place, pacer)
+        self._calls = ScreenCalls(bot, place, pacer)
         self._progress = progress
         self._fresh = fresh
         self.messages: list[int] = messages or []
@@ -213,7 +150,7 @@ class EditScreen:
         self.borrowed: int | None = None  # the status message, lent by the progress display
 
     def delay(self) -> float:
-        return self._calls.pacer.delay(self._calls.place.chat_id)
+        return self._calls.delay()
 
     async def show(self, part: Renderable) -> bool:
         """Show the growing part, with the cursor, in the current message."""
@@ -244,29 +181,13 @@ class EditScreen:
             if not self.messages and self.borrowed is None and not self._fresh():
                 self.borrowed = self.current = await self._progress.lend()
             if self.current is None:
-                self.current = await self._calls.send(part, first=not self.messages)
-                return self.current is not None
-        message_id = self.current
-
-        async def post(text: str, mode: str | None) -> bool:
-            await self._calls.bot.edit_message_text(
-                text=text,
-                chat_id=self._calls.place.chat_id,
-                message_id=message_id,
-                parse_mode=mode,
-                link_preview_options=_NO_PREVIEW,
-            )
-            return True
-
+                first = not self.messages
+                self.current = await self._calls.open(first=first, notify=first)
+                if self.current is None or self.delay() > 0:
+                    return False  # its text follows once the pace allows
         try:
-            return await self._calls.post(post, part) is not None
-        except TelegramBadRequest as exc:
-            problem = exc.message.lower()
-            if _NOT_MODIFIED in problem:
-                return True
-            if any(words in problem for words in _GONE):
-                log.info("the message showing the answer is gone (%s); starting another", exc)
-                self.current = None
-            else:
-                log.debug("a snapshot was refused in chat %d: %s", self._calls.place.chat_id, exc)
+            return await self._calls.edit(self.current, part)
+        except Gone as exc:
+            log.info("the message showing the answer is gone (%s); starting another", exc)
+            self.current = None
             return False

@@ -29,14 +29,10 @@ from aiogram.exceptions import TelegramAPIError
 from bot.agent.types import AgentEvent, AnswerDraft
 from bot.telegram.output.drafts import Drafts
 from bot.telegram.output.pacing import ChatPlace, EditPacer
+from bot.telegram.output.parts import Renderable
 from bot.telegram.output.progress import Progress
-from bot.telegram.output.stream_screens import (
-    DraftScreen,
-    DraftsRefused,
-    EditScreen,
-    ScreenClosed,
-    Unsure,
-)
+from bot.telegram.output.screen_calls import ScreenClosed, Unsure
+from bot.telegram.output.stream_screens import DraftScreen, DraftsRefused, EditScreen
 from bot.telegram.render import render_answer, settled
 
 log = logging.getLogger(__name__)
@@ -111,9 +107,28 @@ class AnswerStream:
         """The messages showing the answer so far, for delivery to finish."""
         screen = self._screen
         if isinstance(screen, DraftScreen):
-            return OnScreen(tuple(screen.messages), drafted=screen.drafted)
+            return OnScreen(tuple(screen.on_screen), drafted=screen.drafted)
         current = () if screen.current is None else (screen.current,)
         return OnScreen((*screen.messages, *current))
+
+    async def conclude(self, last: Renderable) -> None:
+        """The answer is complete and `last` is its last part. A draft that shows something
+        else (the answer failed, and an error replaces it) is replaced by `last` at once:
+        the message sent next takes a draft off the screen, but some apps let it fade for a
+        while, and a stale half answer should not show beside the error meanwhile."""
+        await self.stop()
+        screen = self._screen
+        if not isinstance(screen, DraftScreen) or not screen.drafted:
+            return
+        if screen.last_draft and last.plain.startswith(screen.last_draft):
+            return
+        delay = screen.delay()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        try:
+            await screen.replace(last)
+        except (ScreenClosed, Unsure, TelegramAPIError) as exc:  # cosmetic, like every draft
+            log.debug("closing draft failed in chat %d: %s", self._place.chat_id, exc)
 
     async def stop(self) -> None:
         """Stop showing; a call already on its way gets `settle_s` to land."""
