@@ -31,6 +31,7 @@ BENCHMARKS: dict[str, str] = {
     "tokens": "bench.bench_tokens",
     "startup": "bench.bench_startup",
     "idle": "bench.bench_idle",
+    "storage": "bench.bench_storage",
 }
 DEFAULT_OUT = REPO_ROOT / "bench" / "RESULTS.md"
 

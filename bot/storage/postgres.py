@@ -31,6 +31,12 @@ milliseconds at a time, so ten serve hundreds of questions at once, and four wor
 their sessions stay well inside PostgreSQL's default of 100 connections."""
 
 _WORKER = "worker"
+_SESSION_SETTINGS = {"synchronous_commit": "off"}
+"""A commit returns before its WAL record is flushed: the durability SQLite's WAL mode with
+synchronous=NORMAL gives the history in DATA_DIR. A crash of the worker loses nothing; a crash
+of the database server may lose the last fraction of a second of commits, never consistency.
+Each question commits several times, and waiting for a disk flush each time would cost more
+than the rest of its storage work together (bench/bench_storage.py measures it)."""
 
 
 def redact_url(url: str) -> str:
@@ -71,7 +77,9 @@ class PostgresDatabase:
             await migrate(connection, migrations)
             session = LockSession(connection)
             await session.lock(advisory_key(_WORKER, owner))
-            pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size)
+            pool = await asyncpg.create_pool(
+                url, min_size=1, max_size=pool_size, server_settings=_SESSION_SETTINGS
+            )
         except (OSError, asyncpg.PostgresError) as exc:
             await connection.close()
             msg = f"the database at {redact_url(url)} cannot be used: {exc}"

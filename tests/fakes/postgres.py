@@ -1,7 +1,7 @@
 """A throwaway PostgreSQL server for the tests: `initdb` and `pg_ctl` on a temporary folder.
 
-It listens on a free loopback port and keeps no data worth keeping (fsync off), so it starts
-in about a second and each test can have a fresh, empty database of its own. PostgreSQL
+It listens on a free loopback port and, for tests, keeps no data worth keeping (fsync off), so
+it starts in about a second and each test can have a fresh, empty database of its own. PostgreSQL
 refuses to run as root, so under root the server runs as the `postgres` system user (or
 `nobody`), which then owns the folder. `TEST_DATABASE_URL` names a server to use instead
 (its user must be allowed to create databases).
@@ -20,10 +20,8 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 _BINARIES = ("initdb", "pg_ctl")
-_SERVER_OPTIONS = (
-    "-c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
-    "-c full_page_writes=off -c max_connections=300 -c shared_buffers=32MB"
-)
+_SERVER_OPTIONS = "-c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=32MB"
+_THROWAWAY_OPTIONS = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 
 
 class PostgresMissing(Exception):
@@ -87,8 +85,12 @@ class PostgresServer:
     _counter: int = field(default=0, repr=False)
 
     @classmethod
-    def start(cls) -> PostgresServer:
-        """Use TEST_DATABASE_URL if set, else start a new server; raises `PostgresMissing`."""
+    def start(cls, *, durable: bool = False) -> PostgresServer:
+        """Use TEST_DATABASE_URL if set, else start a new server; raises `PostgresMissing`.
+
+        `durable` keeps PostgreSQL's own defaults (every commit flushed to disk), for
+        measurements; tests skip the flushes.
+        """
         given = os.environ.get("TEST_DATABASE_URL", "").strip()
         if given:
             return cls(given)
@@ -107,6 +109,8 @@ class PostgresServer:
                 user=user,
             )
             options = f"-p {port} -k {folder} {_SERVER_OPTIONS}"
+            if not durable:
+                options += f" {_THROWAWAY_OPTIONS}"
             server_log = str(folder / "server.log")
             _run(
                 binaries / "pg_ctl",
