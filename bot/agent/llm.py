@@ -7,10 +7,12 @@ here as one of the `AgentError` subclasses (`bot.agent.model_errors`).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import httpx2
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 _MAX_DETAIL = 300
+_DRAIN_S = 1.0
 
 
 def build_client(settings: Settings) -> AsyncOpenAI:
@@ -145,12 +148,22 @@ class ModelClient:
         tools: Sequence[Mapping[str, Any]] | None,
         tool_choice: str | None,
     ) -> dict[str, Any]:
-        extra: dict[str, Any] = {self._limit_param: self._max_output_tokens}
+        """The SDK's arguments, with the body given as `extra_body`.
+
+        Passed as parameters, the messages and tool specs would be walked, key by key, against
+        the SDK's type hints and copied before every call: under many chats that walk costs
+        more CPU than the HTTP call itself. They are plain JSON already, so they go as
+        `extra_body`, which the SDK sends as it is.
+        """
+        body: dict[str, Any] = {
+            "messages": list(messages),
+            self._limit_param: self._max_output_tokens,
+        }
         if tools:
-            extra["tools"] = cast(Any, list(tools))
+            body["tools"] = list(tools)
             if tool_choice is not None:
-                extra["tool_choice"] = tool_choice
-        return {"model": self._model, "messages": cast(Any, list(messages)), **extra}
+                body["tool_choice"] = tool_choice
+        return {"model": self._model, "messages": (), "extra_body": body}
 
     async def _complete(
         self,
@@ -172,7 +185,7 @@ class ModelClient:
     ) -> ModelReply:
         request = self._request(messages, tools, tool_choice)
         if self._usage_option:
-            request["stream_options"] = {"include_usage": True}
+            request["extra_body"]["stream_options"] = {"include_usage": True}
         try:
             async with self._client.chat.completions.with_streaming_response.create(
                 **request, stream=True
@@ -214,6 +227,7 @@ class ModelClient:
                 if assembler.feed_line(line):
                     await on_text(assembler.visible)
                 if assembler.done or assembler.error is not None:
+                    await self._drain(lines)
                     return
         except StreamGarbled as exc:
             raise _StreamRefused(f"a line of the stream is not JSON: {exc}") from exc
@@ -225,6 +239,18 @@ class ModelClient:
         if not assembler.ended:
             msg = "the model's answer was cut off mid-stream (the connection closed early)"
             raise ModelStreamCut(msg, assembler.visible)
+
+    @staticmethod
+    async def _drain(lines: AsyncIterator[str]) -> None:
+        """Read what follows the end of a stream (its closing chunk), briefly.
+
+        A response left unread to its end costs its connection: the next call would open a
+        new one. A server that keeps sending after the end is cut off; its connection goes.
+        """
+        with contextlib.suppress(TimeoutError, *_TRANSPORT_ERRORS, openai.OpenAIError):
+            async with asyncio.timeout(_DRAIN_S):
+                async for _ in lines:
+                    pass
 
     def _parse(self, content: bytes) -> ModelReply:
         try:

@@ -27,6 +27,20 @@ def streamed(request: dict[str, Any]) -> bool:
     return request.get("stream") is True
 
 
+class TestConnections:
+    async def test_a_finished_stream_leaves_its_connection_to_the_next_call(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory, programmable_tools: ProgrammableTools
+    ) -> None:
+        fake_llm.reply_tool_calls(("search_files", {"query": "сахар"}))
+        fake_llm.reply_tool_calls(("read_file", {"path": CHARLOTTE}))
+        fake_llm.reply_text(ANSWER)
+        _, on_event = event_recorder()
+        await make_agent(programmable_tools).ask("chat:1", "сколько сахара?", on_event)
+        assert [streamed(r) for r in fake_llm.requests] == [True, True, True]
+        assert len(fake_llm.peers) == 3
+        assert len(set(fake_llm.peers)) == 1
+
+
 class TestStreamedAnswers:
     async def test_the_answer_is_heard_as_it_grows_and_equals_the_whole_reply(
         self, fake_llm: FakeLLM, make_agent: AgentFactory

@@ -173,6 +173,8 @@ class FakeLLM:
         self.base_url = ""
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
+        self.peers: list[object] = []
+        """The client's address and port for each request: a new port is a new connection."""
         self.responder: Responder | None = None
         self.streaming: Streaming = Streaming()
         """How streamed requests are answered: piece sizes, pacing, or refused."""
@@ -287,6 +289,7 @@ class FakeLLM:
         async with self._arrived:
             self.requests.append(body)
             self.request_headers.append(dict(request.headers))
+            self.peers.append(request.transport and request.transport.get_extra_info("peername"))
             self._arrived.notify_all()
         if body.get("stream") is True and self.streaming.refuse:
             return self._render(error_reply(400, _NO_STREAMING), body)  # the script waits
