@@ -8,9 +8,17 @@ from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import NoDecode
 
+from bot.scopes.rules import ScopeRules, ScopesFileError, load_rules
 from tools.config import ToolSettings
 
 _TOKEN_SHAPE = re.compile(r"^\d+:[A-Za-z0-9_-]{20,}$")
@@ -152,6 +160,13 @@ class Settings(ToolSettings):
         gt=0,
         description="Largest document admins may send (Telegram's own Bot API allows 20 MB).",
     )
+    scopes_file: Path | None = Field(
+        default=None,
+        description="TOML file giving chats and users the folders they may see "
+        '(`default = ["common"]`, `-100123 = ["sales"]`, `42 = ["*"]`); empty means '
+        "everyone sees every document.",
+    )
+    _scope_rules: ScopeRules = PrivateAttr(default_factory=ScopeRules)
     database_url: SecretStr | None = Field(
         default=None,
         description="postgresql://user:password@host:port/database holding the state several "
@@ -218,6 +233,7 @@ class Settings(ToolSettings):
         "metrics_listen",
         "system_prompt",
         "system_prompt_file",
+        "scopes_file",
         mode="before",
     )
     @classmethod
@@ -319,6 +335,30 @@ class Settings(ToolSettings):
             msg = "must be host:port, for example 0.0.0.0:8080 or [::]:8080"
             raise ValueError(msg)
         return value
+
+    @field_validator("scopes_file")
+    @classmethod
+    def _scopes_usable(cls, value: Path | None) -> Path | None:
+        """A SCOPES_FILE that cannot be used stops the start, named as the setting at fault."""
+        try:
+            load_rules(value)
+        except ScopesFileError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @model_validator(mode="after")
+    def _scopes_read(self) -> Settings:
+        """The scopes are read at start and kept: a question never reads the file."""
+        try:
+            self._scope_rules = load_rules(self.scopes_file)
+        except ScopesFileError as exc:  # changed since it was checked a moment ago
+            raise ValueError(f"SCOPES_FILE: {exc}") from None
+        return self
+
+    @property
+    def scope_rules(self) -> ScopeRules:
+        """The scopes SCOPES_FILE gives (none without the file)."""
+        return self._scope_rules
 
     @model_validator(mode="after")
     def _output_fits_window(self) -> Settings:

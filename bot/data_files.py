@@ -19,6 +19,7 @@ PENDING_STATUS_FILE = "pending_status.sqlite3"
 ACCESS_FILE = "access.sqlite3"
 SOURCE_LINKS_FILE = "source_links.sqlite3"
 UPDATE_CLAIMS_FILE = "update_claims.sqlite3"
+SCOPES_FILE = "scopes.sqlite3"
 ADMIN_MENUS_FILE = "admin_menus.json"
 DATA_VERSION_FILE = "data_version.json"
 HEARTBEAT_FILE = "heartbeat"
@@ -60,6 +61,11 @@ class DataFiles:
         return self.root / UPDATE_CLAIMS_FILE
 
     @property
+    def scopes(self) -> Path:
+        """Chats' scopes set with /scope and each conversation's last scope (SQLite)."""
+        return self.root / SCOPES_FILE
+
+    @property
     def index(self) -> Path:
         """The search index (SQLite), rebuilt from the documents when missing."""
         return self.root / INDEX_FILE
@@ -95,4 +101,5 @@ class DataFiles:
             self.access,
             self.source_links,
             self.update_claims,
+            self.scopes,
         )

@@ -1,6 +1,7 @@
 """`python -m tools search|read|list|reindex`: print exactly the JSON the model would get.
 
-This is how an admin checks what the bot will find. Exit status 1 means the result is an error.
+This is how an admin checks what the bot will find; `--scope sales,common` applies a scope as
+the bot does in a chat with those folders. Exit status 1 means the result is an error.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import ValidationError
 
 from tools.config import ToolSettings
 from tools.jsontext import to_json
+from tools.scope import Scope, ScopeError
 from tools.toolbox import Toolbox
 
 READY_TIMEOUT = 600.0
@@ -35,6 +37,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         default=argparse.SUPPRESS,
         help="data folder for the index (default: DATA_DIR)",
+    )
+    folders.add_argument(
+        "--scope",
+        default=argparse.SUPPRESS,
+        metavar="FOLDER[,FOLDER...]",
+        help="see only these folders, as a chat with this scope does ('*' for everything)",
     )
     parser = argparse.ArgumentParser(
         prog="python -m tools",
@@ -108,7 +116,7 @@ async def run(
                 except TimeoutError:
                     sys.stderr.write("the index is not complete yet; searching what it holds\n")
         name, call = _call(args)
-        result = await box.execute(name, call)
+        result = await box.execute(name, call, scope=getattr(args, "scope_value", None))
     finally:
         await box.close()
     return result.text, result.error is not None
@@ -128,6 +136,12 @@ def main(argv: list[str] | None = None) -> int:
             name = str(error["loc"][0]).upper() if error["loc"] else "settings"
             sys.stderr.write(f"{name}: {error['msg']}\n")
         return 2
+    if "scope" in args:
+        try:
+            args.scope_value = Scope.of(f for f in args.scope.split(",") if f.strip())
+        except ScopeError as exc:
+            sys.stderr.write(f"--scope: {exc}\n")
+            return 2
     if not Path(settings.sandbox_dir).is_dir():
         sys.stderr.write(f"SANDBOX_DIR: {settings.sandbox_dir} is not a folder\n")
         return 2

@@ -8,6 +8,7 @@ keeps module-level state.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from aiogram import Bot, Dispatcher
@@ -18,6 +19,7 @@ from bot.access import AccessDatabase, AccessPolicy
 from bot.access.codes import LIFETIME_S
 from bot.config import Settings
 from bot.data_files import DataFiles
+from bot.scopes import Scopes, SqliteScopeStore
 from bot.services import Services
 from bot.source_links import SourceLinks
 from bot.telegram.access_requests import AccessRequests
@@ -93,6 +95,9 @@ def build_dispatcher(
     access = AccessPolicy(settings, AccessDatabase(services.files.access), clock=tuning.wall_clock)
     access_requests = AccessRequests(access)
     source_links = SourceLinks(services.files.source_links, clock=tuning.wall_clock)
+    scopes = Scopes(
+        settings.scope_rules, SqliteScopeStore(services.files.scopes), clock=tuning.wall_clock
+    )
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,
@@ -101,7 +106,13 @@ def build_dispatcher(
         tuning=tuning,
         pacer=pacer,
         asker=Asker(
-            services.agent, settings, pacer, tuning, pending_status, source_links=source_links
+            services.agent,
+            settings,
+            pacer,
+            tuning,
+            pending_status,
+            source_links=source_links,
+            scopes=scopes,
         ),
         pending_status=pending_status,
         albums=Albums(),
@@ -112,6 +123,7 @@ def build_dispatcher(
         files=services.files,
         transcriber=services.transcriber,
         metrics=services.metrics,
+        scopes=scopes,
     )
     dp.update.outer_middleware(ChatContextMiddleware())
     dp.update.outer_middleware(PairingMiddleware(access))
@@ -132,6 +144,8 @@ def build_dispatcher(
     dp.startup.register(count_api_errors)
     dp.startup.register(_on_startup)
     dp.shutdown.register(_on_shutdown)
+    dp.startup.register(_check_scopes)
+    dp.shutdown.register(_close_scopes)
     return dp
 
 
@@ -160,6 +174,19 @@ async def _on_startup(
         index.documents,
         "" if index.ready else " (first index build still running)",
     )
+
+
+async def _check_scopes(scopes: Scopes, toolbox: Toolbox) -> None:
+    """Say at start which folders SCOPES_FILE names that the documents folder lacks (a chat
+    given only those sees nothing until they are made)."""
+    missing = await asyncio.to_thread(scopes.missing_folders, toolbox.sandbox)
+    for folder in missing:
+        log.warning("SCOPES_FILE names the folder %r, which the documents folder lacks", folder)
+
+
+async def _close_scopes(scopes: Scopes) -> None:
+    """After the questions in flight have ended (`_on_shutdown` runs first)."""
+    await scopes.store.close()
 
 
 async def _offer_pairing(access: AccessPolicy, username: str) -> None:

@@ -43,11 +43,11 @@ def _hold_tools(harness: Harness, until: dict[str, Callable[[FakeTelegramSession
     toolbox = harness.dp.workflow_data["toolbox"]
     execute = toolbox.execute
 
-    async def held(name: str, arguments: Any) -> Any:
+    async def held(name: str, arguments: Any, **options: Any) -> Any:
         condition = until.get(name)
         if condition is not None:
             await harness.session.wait_for(condition)
-        return await execute(name, arguments)
+        return await execute(name, arguments, **options)
 
     toolbox.execute = held
 

@@ -110,8 +110,10 @@ def break_after_tools(toolbox: Toolbox, monkeypatch: pytest.MonkeyPatch, fault: 
     execute = toolbox.execute
     armed = [True]
 
-    async def then_break(name: str, arguments: str | Mapping[str, Any]) -> ToolResult:
-        result = await execute(name, arguments)
+    async def then_break(
+        name: str, arguments: str | Mapping[str, Any], **options: Any
+    ) -> ToolResult:
+        result = await execute(name, arguments, **options)
         if armed[0]:
             armed[0] = False
             await fault()

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from aiogram import Router
 
-from bot.telegram.handlers import access, admin, commands, other, questions, sources, voice
+from bot.telegram.handlers import (
+    access,
+    admin,
+    commands,
+    other,
+    questions,
+    scope,
+    sources,
+    voice,
+)
 
 
 def make_routers() -> list[Router]:
@@ -12,6 +21,7 @@ def make_routers() -> list[Router]:
     the fallback; then source buttons, which also answer any button no other router took."""
     return [
         admin.make_router(),
+        scope.make_router(),
         access.make_router(),
         commands.make_router(),
         questions.make_router(),

@@ -14,6 +14,7 @@ from aiogram.filters import Command, MagicData
 from aiogram.types import Message
 
 from bot.config import Settings
+from bot.scopes import Scopes
 from bot.telegram.albums import Albums
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.filters import addressed
@@ -55,6 +56,7 @@ async def on_document(
     tuning: Tuning,
     albums: Albums,
     chat_context: ChatContext,
+    scopes: Scopes | None = None,
 ) -> None:
     """Save the document (a path-like caption names the folder); say whether its text was read."""
     texts = chat_context.texts
@@ -67,8 +69,9 @@ async def on_document(
             albums.remember(group, folder or "")
     else:
         folder = albums.recall(group)
+    target = await _upload_folder(scopes, message, chat_context, folder)
     try:
-        saved = await save_upload(bot, message.document, folder, toolbox, settings.max_upload_mb)
+        saved = await save_upload(bot, message.document, target, toolbox, settings.max_upload_mb)
     except UploadError as exc:
         log.warning("upload of %r refused: %s", message.document.file_name, exc)
         await say(bot, chat_context, _upload_problem(texts, exc, settings, folder), tuning)
@@ -87,6 +90,22 @@ async def on_document(
     if caption and folder is None:
         reply += "\n" + texts.caption_not_folder
     await say(bot, chat_context, reply, tuning)
+
+
+async def _upload_folder(
+    scopes: Scopes | None, message: Message, chat_context: ChatContext, folder: str | None
+) -> str | None:
+    """The folder the caption named, unless this chat is scoped and it lies outside: then the
+    scope's first folder, so the upload lands where the chat can see it."""
+    if scopes is None:
+        return folder
+    admin = message.from_user.id if message.from_user is not None else None
+    scope = await scopes.for_question(chat_context.place.chat_id, admin)
+    if scope is None or scope.first is None:
+        return folder
+    if folder is not None and scope.covers(folder.strip().strip("/")):
+        return folder
+    return scope.first
 
 
 def _upload_problem(texts: Texts, exc: UploadError, settings: Settings, folder: str | None) -> str:

@@ -1,7 +1,8 @@
 """Commands everyone with access may use: /start, /help, /reset (/new), /files, /status.
 
-Admins' `/status` also shows who was granted access in Telegram; the admin commands tried by
-anyone else get a short refusal here.
+Admins' `/status` also shows who was granted access in Telegram and the scopes set there; the
+admin commands tried by anyone else get a short refusal here. `/files` lists only what the
+asker's scope in this chat lets them see.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from aiogram.types import Message
 from bot.access import AccessPolicy
 from bot.agent import Agent
 from bot.config import Settings
+from bot.scopes import Scopes
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.access_lists import status_section
 from bot.telegram.handlers.filters import bare_unknown_command
 from bot.telegram.handlers.listing import overview, scan
 from bot.telegram.handlers.replies import say
+from bot.telegram.texts.scope import scope_texts
 from bot.telegram.tuning import Tuning
 from bot.version import bot_version
 from tools import Toolbox
@@ -91,11 +94,21 @@ async def on_reset(
 
 
 async def on_files(
-    message: Message, *, bot: Bot, toolbox: Toolbox, tuning: Tuning, chat_context: ChatContext
+    message: Message,
+    *,
+    bot: Bot,
+    toolbox: Toolbox,
+    tuning: Tuning,
+    chat_context: ChatContext,
+    scopes: Scopes | None = None,
 ) -> None:
-    """What is in the documents folder, in short."""
+    """What is in the documents folder, in short (within the asker's scope here)."""
     texts = chat_context.texts
-    entries = await asyncio.to_thread(scan, toolbox.sandbox)
+    scope = None
+    if scopes is not None:
+        asker = message.from_user.id if message.from_user is not None else None
+        scope = await scopes.for_question(chat_context.place.chat_id, asker)
+    entries = await asyncio.to_thread(scan, toolbox.sandbox.within(scope))
     listing = overview(entries, texts.files_more_in_folder)
     if not listing.files:
         await say(bot, chat_context, texts.files_empty, tuning)
@@ -117,6 +130,7 @@ async def on_status(
     tuning: Tuning,
     is_admin: bool,
     chat_context: ChatContext,
+    scopes: Scopes | None = None,
 ) -> None:
     """Model, context use, index size and the last question's rounds and tokens.
 
@@ -138,7 +152,24 @@ async def on_status(
     if is_admin and not chat_context.is_group:
         text += "\n" + chat_context.texts.status_version.format(version=bot_version())
         text += "\n\n" + status_section(chat_context.texts, access)
+        if scopes is not None:
+            text += await _scopes_section(scopes, chat_context.language)
     await say(bot, chat_context, text, tuning)
+
+
+async def _scopes_section(scopes: Scopes, lang: str) -> str:
+    """Admins' `/status`: SCOPES_FILE in one line, then each chat's scope set in Telegram."""
+    texts = scope_texts(lang)
+    rules = scopes.rules
+    overrides = await scopes.store.chat_overrides()
+    lines = []
+    if rules.configured:
+        everyone = texts.folders(rules.default)
+        lines.append(texts.status_file.format(entries=len(rules.by_id), folders=everyone))
+    if overrides:
+        rows = [(o.chat_id, o.scope, o.set_by_name, o.set_by, o.set_at) for o in overrides]
+        lines.append(texts.status_lines(rows))
+    return "\n\n" + "\n\n".join(lines) if lines else ""
 
 
 async def on_admin_command(

@@ -20,6 +20,7 @@ from aiogram.types import Message
 
 from bot.agent import Agent, AgentError, EventHandler, ModelStreamCut
 from bot.config import Settings
+from bot.scopes import Scopes
 from bot.source_links import SourceLinks
 from bot.telegram.addressing import has_words, question_text
 from bot.telegram.albums import Albums
@@ -42,6 +43,7 @@ from bot.telegram.output.streaming import AnswerStream, OnScreen
 from bot.telegram.render import render_answer
 from bot.telegram.texts import Texts
 from bot.telegram.tuning import Tuning
+from tools.scope import Scope
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +70,7 @@ class Asker:
     tuning: Tuning
     pending: PendingStatusStore | None = None
     source_links: SourceLinks | None = None
+    scopes: Scopes | None = None
     drafts: Drafts = field(default_factory=Drafts)
 
     async def answer(
@@ -87,6 +90,8 @@ class Asker:
         log.debug("question in %s: %r", conversation, question)
         question = with_quote(question, quoted_context(message, me))
         place = chat_context.place
+        asker_id = message.from_user.id if message.from_user is not None else None
+        scope = await self._scope(conversation, place.chat_id, asker_id)
         progress = Progress(
             bot,
             place,
@@ -122,7 +127,7 @@ class Asker:
             try:
                 async with progress, stream:
                     parts, sources = await _ask(
-                        self.agent, conversation, question, texts, stream.on_event
+                        self.agent, conversation, question, texts, stream.on_event, scope=scope
                     )
             except asyncio.CancelledError:
                 await _tell_interrupted(
@@ -149,6 +154,17 @@ class Asker:
             len(delivered.message_ids),
             len(parts),
         )
+
+    async def _scope(self, conversation: str, chat_id: int, user_id: int | None) -> Scope | None:
+        """The scope this question is answered within. A conversation whose scope narrowed
+        since its last question starts afresh: its history may hold text from outside."""
+        if self.scopes is None:
+            return None
+        scope = await self.scopes.for_question(chat_id, user_id)
+        if await self.scopes.narrowed_since_last(conversation, scope):
+            log.info("the scope of %s narrowed: a new conversation starts", conversation)
+            await self.agent.reset(conversation)
+        return scope
 
     async def _forget_status(self, chat_id: int, status_id: int | None) -> None:
         """The question is over: its status message needs no tidying after a restart."""
@@ -221,11 +237,17 @@ async def _tell_interrupted(
 
 
 async def _ask(
-    agent: Agent, conversation: str, question: str, texts: Texts, on_event: EventHandler
+    agent: Agent,
+    conversation: str,
+    question: str,
+    texts: Texts,
+    on_event: EventHandler,
+    *,
+    scope: Scope | None,
 ) -> tuple[list[Renderable], tuple[str, ...]]:
     """The answer's parts, and the sources its buttons open (none for an error)."""
     try:
-        result = await agent.ask(conversation, question, on_event=on_event)
+        result = await agent.ask(conversation, question, on_event=on_event, scope=scope)
     except AgentError as exc:
         log.warning("question in %s not answered (%s): %s", conversation, exc.kind, exc)
         notice = texts.agent_error(exc.kind)

@@ -3,9 +3,11 @@
 The access check has let the user through already (a stranger's tap never gets here). This
 checks the rest at every tap: the button's id is known and not expired, the tap comes from the
 chat the answer went to (in a private chat, from its user; in a group, from any member the bot
-serves there, as everyone in it saw the answer), and the file is still inside the documents
-folder. Every tap is answered (`answerCallbackQuery`), so the client's spinner stops, and a
-button the bot no longer knows, ours or not, gets a short answer instead of silence.
+serves there, as everyone in it saw the answer), the file is inside the scope the tapper would
+be answered within there now (a scope narrowed since the answer counts), and the file is still
+inside the documents folder. Every tap is answered (`answerCallbackQuery`), so the client's
+spinner stops, and a button the bot no longer knows, ours or not, gets a short answer instead
+of silence.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from aiogram.types import CallbackQuery
 
 from bot.access import AccessPolicy
 from bot.config import Settings
+from bot.scopes import Scopes
 from bot.source_links import SourceLink, SourceLinks
 from bot.telegram.context import ChatContext
 from bot.telegram.output.pacing import ChatPlace
@@ -49,6 +52,7 @@ async def on_source(
     toolbox: Toolbox,
     tuning: Tuning,
     chat_context: ChatContext,
+    scopes: Scopes | None = None,
 ) -> None:
     """Send the document behind the button, or say in a pop-up why not."""
     texts = chat_context.texts
@@ -77,7 +81,13 @@ async def on_source(
         )
         await _answer(query, texts.button_no_access)
         return
-    source = await asyncio.to_thread(locate, toolbox.sandbox, link.path)
+    scope = await scopes.for_question(pressed.chat.id, query.from_user.id) if scopes else None
+    jail = toolbox.sandbox.within(scope)
+    if not await asyncio.to_thread(jail.admits_file, link.path):
+        log.info("source button %s is outside user %d's scope", link_id, query.from_user.id)
+        await _answer(query, texts.button_no_access)
+        return
+    source = await asyncio.to_thread(locate, jail, link.path)
     if source is None:
         await _answer(query, texts.source_gone)
         return
@@ -88,7 +98,7 @@ async def on_source(
         reply_to=pressed.message_id,
     )
     sender = SourceSender(bot, place, texts, tuning, local_api=settings.telegram_api_local)
-    await sender.send(source, toolbox)
+    await sender.send(source, toolbox, scope=scope)
 
 
 async def on_unknown_button(query: CallbackQuery, *, chat_context: ChatContext) -> None:

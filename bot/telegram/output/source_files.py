@@ -32,6 +32,7 @@ from bot.telegram.tuning import Tuning
 from tools import Sandbox, Toolbox
 from tools.errors import SandboxError
 from tools.reading import BEGIN, END
+from tools.scope import Scope
 
 log = logging.getLogger(__name__)
 
@@ -85,12 +86,15 @@ class SourceSender:
         self._tuning = tuning
         self._limit_mb = LOCAL_UPLOAD_LIMIT_MB if local_api else UPLOAD_LIMIT_MB
 
-    async def send(self, source: SourceFile, toolbox: Toolbox) -> None:
-        """The document itself, or its first page as text when it is too large to send."""
+    async def send(
+        self, source: SourceFile, toolbox: Toolbox, *, scope: Scope | None = None
+    ) -> None:
+        """The document itself, or its first page as text when it is too large to send; the
+        page is read within the tapper's `scope`."""
         if source.size <= self._limit_mb * MB:
             await self._document(source)
             return
-        page = await quoted_page(toolbox, source.rel)
+        page = await quoted_page(toolbox, source.rel, scope=scope)
         size_mb = source.size / MB
         if page is None:
             notice = self._texts.source_unreadable_reply(source.name, size_mb)
@@ -148,9 +152,10 @@ class SourceSender:
         await delivery.send(parts)
 
 
-async def quoted_page(toolbox: Toolbox, rel: str) -> str | None:
-    """The first page read_file gives of `rel`, as plain lines; None when it cannot be read."""
-    result = await toolbox.execute("read_file", {"path": rel})
+async def quoted_page(toolbox: Toolbox, rel: str, *, scope: Scope | None = None) -> str | None:
+    """The first page read_file gives of `rel` (within `scope`), as plain lines; None when it
+    cannot be read."""
+    result = await toolbox.execute("read_file", {"path": rel}, scope=scope)
     if result.error is not None:
         log.info("source %r cannot be read: %s", rel, result.error)
         return None

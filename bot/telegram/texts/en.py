@@ -190,6 +190,7 @@ ENGLISH = Texts(
         ("allow", "Let someone in: /allow ID (admins)"),
         ("deny", "Take access away: /deny ID (admins)"),
         ("users", "Who may use the bot (admins)"),
+        ("scope", "Folders this chat sees: /scope FOLDERS (admins)"),
     ),
     minutes_forms=("minute", "minutes"),
     rounds_forms=("round", "rounds"),

@@ -1,0 +1,98 @@
+"""Which scope a question is answered within: the chat's, narrowed to the asker's own.
+
+A chat's scope is the one an admin set there with `/scope`, else its SCOPES_FILE entry, else
+the file's default. A user's own scope is their entry, else the default. A question sees only
+what both allow: the place keeps a group's documents from a member who may see more (the
+answer is read by everyone in the group), and the asker's scope keeps theirs from a group that
+may see more. Either alone would let one of them widen the other.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.scopes.rules import ScopeRules
+from bot.scopes.store import ChatOverride, ScopeStore, load_scope
+from tools.errors import SandboxError
+from tools.sandbox import Sandbox
+from tools.scope import Scope, intersect, narrower
+
+log = logging.getLogger(__name__)
+
+Source = Literal["telegram", "file", "default"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatScope:
+    """A chat's scope and where it comes from (`override` when set from Telegram)."""
+
+    scope: Scope | None
+    source: Source
+    override: ChatOverride | None = None
+
+
+class Scopes:
+    """Decides scopes from SCOPES_FILE and the changes stored from Telegram."""
+
+    def __init__(
+        self, rules: ScopeRules, store: ScopeStore, *, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.rules = rules
+        self.store = store
+        self._clock = clock
+
+    async def of_chat(self, chat_id: int) -> ChatScope:
+        """The chat's own scope (before the asker's is applied)."""
+        override = await self.store.chat_override(chat_id)
+        if override is not None:
+            return ChatScope(override.scope, "telegram", override)
+        source: Source = "file" if self.rules.listed(chat_id) else "default"
+        return ChatScope(self.rules.of(chat_id), source)
+
+    async def for_question(self, chat_id: int, user_id: int | None) -> Scope | None:
+        """The scope a question asked in `chat_id` by `user_id` is answered within."""
+        chat = await self.of_chat(chat_id)
+        own = self.rules.of(user_id) if user_id is not None else self.rules.default
+        return intersect(chat.scope, own)
+
+    async def set_chat(
+        self, chat_id: int, scope: Scope | None, *, by: int, by_name: str = ""
+    ) -> None:
+        """Set a chat's scope from Telegram; it overrides SCOPES_FILE for that chat."""
+        await self.store.set_chat(ChatOverride(chat_id, scope, by, by_name, self._clock()))
+        log.info("scope of chat %d set to %s by %d", chat_id, _logged(scope), by)
+
+    async def reset_chat(self, chat_id: int, *, by: int) -> bool:
+        """Back to SCOPES_FILE for this chat; False when nothing had been set."""
+        cleared = await self.store.clear_chat(chat_id)
+        if cleared:
+            log.info("scope of chat %d reset to SCOPES_FILE by %d", chat_id, by)
+        return cleared
+
+    def missing_folders(self, sandbox: Sandbox) -> list[str]:
+        """Folders SCOPES_FILE names that are not folders in the documents folder (blocking)."""
+        missing = []
+        for folder in sorted(self.rules.folders()):
+            try:
+                present = sandbox.resolve(folder).is_dir()
+            except SandboxError:
+                present = False
+            if not present:
+                missing.append(folder)
+        return missing
+
+    async def narrowed_since_last(self, conversation: str, scope: Scope | None) -> bool:
+        """Record the scope `conversation` runs under now; True when it leaves out something
+        the conversation's earlier questions could see (its history must not come along)."""
+        previous = await self.store.swap_conversation_scope(conversation, scope)
+        before = None if previous is None else load_scope(previous)
+        return narrower(scope, before)
+
+
+def _logged(scope: Scope | None) -> str:
+    """A scope in a log line: folder names are the operator's, not users' words."""
+    return "everything" if scope is None else scope.shown()

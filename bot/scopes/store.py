@@ -1,0 +1,218 @@
+"""Where the scope changes admins make from Telegram are kept, behind one small interface.
+
+`ScopeStore` is what the rest of the bot uses; `SqliteScopeStore` keeps it in
+`DATA_DIR/scopes.sqlite3`. Two things are stored: a chat's scope set with `/scope` (it
+overrides SCOPES_FILE for that chat until reset), and the scope each conversation last ran
+under, so a conversation whose scope narrowed starts afresh instead of carrying text from
+outside its new scope. A scope is stored as its folder list, `["*"]` for everything.
+
+All database work runs on one worker thread, in the order it was asked for, so the event loop
+never waits for the disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+from tools.scope import EVERYTHING, Scope
+
+_T = TypeVar("_T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS chat_scopes (
+    chat_id INTEGER PRIMARY KEY,
+    folders TEXT NOT NULL,
+    set_by INTEGER NOT NULL,
+    set_by_name TEXT NOT NULL DEFAULT '',
+    set_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS conversation_scopes (
+    conversation TEXT PRIMARY KEY,
+    folders TEXT NOT NULL
+);
+"""
+
+
+def dump_scope(scope: Scope | None) -> str:
+    """A scope as stored: its folders as a JSON list, `["*"]` for everything."""
+    return json.dumps([EVERYTHING] if scope is None else list(scope.folders), ensure_ascii=False)
+
+
+def load_scope(text: str) -> Scope | None:
+    """A stored scope back; a row that cannot be read counts as no folders (the safe side)."""
+    try:
+        folders = json.loads(text)
+        return Scope.of(folders) if isinstance(folders, list) else Scope(())
+    except (ValueError, TypeError):
+        return Scope(())
+
+
+@dataclass(frozen=True, slots=True)
+class ChatOverride:
+    """A chat's scope set from Telegram: what, by whom, when (Unix time)."""
+
+    chat_id: int
+    scope: Scope | None
+    set_by: int
+    set_by_name: str
+    set_at: float
+
+
+class ScopeStore(Protocol):
+    """The scope changes made from Telegram and each conversation's last scope."""
+
+    async def chat_override(self, chat_id: int) -> ChatOverride | None:
+        """The scope set for this chat from Telegram, if any."""
+        ...
+
+    async def chat_overrides(self) -> list[ChatOverride]:
+        """Every chat's scope set from Telegram, newest first."""
+        ...
+
+    async def set_chat(self, override: ChatOverride) -> None:
+        """Set (or replace) a chat's scope."""
+        ...
+
+    async def clear_chat(self, chat_id: int) -> bool:
+        """Go back to SCOPES_FILE for this chat; False when nothing was set."""
+        ...
+
+    async def swap_conversation_scope(self, conversation: str, scope: Scope | None) -> str | None:
+        """Record the scope a conversation runs under now; the stored text of the one it ran
+        under before (None when none was recorded: it ran with no scope). A conversation that
+        never had a scope and still has none is not written down."""
+        ...
+
+    async def close(self) -> None:
+        """Close the store; work already asked for finishes first."""
+        ...
+
+
+class SqliteScopeStore:
+    """`ScopeStore` in one SQLite file; it opens on first use."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scopes")
+        self._connection: sqlite3.Connection | None = None
+        self._closed = False
+
+    async def chat_override(self, chat_id: int) -> ChatOverride | None:
+        rows = await self._run(
+            lambda db: db.execute(
+                "SELECT chat_id, folders, set_by, set_by_name, set_at FROM chat_scopes "
+                "WHERE chat_id = ?",
+                (chat_id,),
+            ).fetchall()
+        )
+        return _override(rows[0]) if rows else None
+
+    async def chat_overrides(self) -> list[ChatOverride]:
+        rows = await self._run(
+            lambda db: db.execute(
+                "SELECT chat_id, folders, set_by, set_by_name, set_at FROM chat_scopes "
+                "ORDER BY set_at DESC"
+            ).fetchall()
+        )
+        return [_override(row) for row in rows]
+
+    async def set_chat(self, override: ChatOverride) -> None:
+        await self._run(
+            lambda db: db.execute(
+                "INSERT OR REPLACE INTO chat_scopes (chat_id, folders, set_by, set_by_name, "
+                "set_at) VALUES (?, ?, ?, ?, ?)",
+                (
+                    override.chat_id,
+                    dump_scope(override.scope),
+                    override.set_by,
+                    override.set_by_name,
+                    override.set_at,
+                ),
+            )
+        )
+
+    async def clear_chat(self, chat_id: int) -> bool:
+        cursor = await self._run(
+            lambda db: db.execute("DELETE FROM chat_scopes WHERE chat_id = ?", (chat_id,))
+        )
+        return cursor.rowcount > 0
+
+    async def swap_conversation_scope(self, conversation: str, scope: Scope | None) -> str | None:
+        text = dump_scope(scope)
+
+        def swap(db: sqlite3.Connection) -> str | None:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                row = db.execute(
+                    "SELECT folders FROM conversation_scopes WHERE conversation = ?",
+                    (conversation,),
+                ).fetchone()
+                unscoped = row is None and scope is None  # nothing to remember yet
+                if not unscoped and (row is None or row[0] != text):
+                    db.execute(
+                        "INSERT OR REPLACE INTO conversation_scopes (conversation, folders) "
+                        "VALUES (?, ?)",
+                        (conversation, text),
+                    )
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+            return None if row is None else str(row[0])
+
+        return await self._run(swap)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.get_running_loop().run_in_executor(self._executor, self._close)
+        await asyncio.to_thread(self._executor.shutdown, wait=True)
+
+    # --- on the worker thread ------------------------------------------------------------
+    async def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        if self._closed:
+            msg = "the scopes database is closed"
+            raise sqlite3.ProgrammingError(msg)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._call, work)
+
+    def _call(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        if self._connection is None:
+            self._connection = _connect(self._path)
+        return work(self._connection)
+
+    def _close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+def _override(row: tuple[object, ...]) -> ChatOverride:
+    chat_id, folders, set_by, name, set_at = row
+    return ChatOverride(
+        chat_id=int(str(chat_id)),
+        scope=load_scope(str(folders)),
+        set_by=int(str(set_by)),
+        set_by_name=str(name),
+        set_at=float(str(set_at)),
+    )
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """Open (and if needed create) the database; transactions are explicit."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=10.0, isolation_level=None, check_same_thread=False)
+    try:
+        db.executescript(_SCHEMA)
+    except BaseException:
+        db.close()
+        raise
+    return db

@@ -1,0 +1,125 @@
+"""`/scope`: admins see and set which folders the current chat may see.
+
+`/scope` shows the chat's folders and where they come from; `/scope sales, common` sets them
+(folders must exist in the documents folder), `/scope *` gives everything and `/scope reset`
+goes back to SCOPES_FILE. A change is stored in DATA_DIR and overrides the file for this chat.
+Anyone else gets the usual "admins only". Works in groups too: a group's scope is set there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+
+from aiogram import Bot, Router
+from aiogram.filters import Command, CommandObject
+from aiogram.types import Message
+
+from bot.scopes import Scopes
+from bot.telegram.context import ChatContext
+from bot.telegram.handlers.replies import say
+from bot.telegram.texts.people import who
+from bot.telegram.texts.scope import ScopeTexts, scope_texts
+from bot.telegram.tuning import Tuning
+from tools import Toolbox
+from tools.errors import PathNotFoundError, SandboxError
+from tools.sandbox import Sandbox
+from tools.scope import EVERYTHING, Scope, ScopeError, clean_folder
+
+log = logging.getLogger(__name__)
+
+RESET_WORDS = frozenset({"reset", "сброс"})
+_SEPARATORS = re.compile(r"[,;\n]")
+
+
+def make_router() -> Router:
+    """The `/scope` command, for everyone (non-admins are refused inside)."""
+    router = Router(name="scope")
+    router.message.register(on_scope, Command("scope"))
+    return router
+
+
+def requested_folders(text: str, sandbox: Sandbox) -> list[str]:
+    """The folders an admin listed: separated by commas (or lines), else by spaces unless the
+    whole text names an existing folder (`/scope Отдел продаж`)."""
+    text = text.strip()
+    if _SEPARATORS.search(text):
+        return [part.strip() for part in _SEPARATORS.split(text) if part.strip()]
+    if any(ch.isspace() for ch in text) and _is_folder(sandbox, text):
+        return [text]
+    return text.split()
+
+
+def _is_folder(sandbox: Sandbox, name: str) -> bool:
+    try:
+        return sandbox.resolve(name).is_dir()
+    except SandboxError:
+        return False
+
+
+def folder_problem(texts: ScopeTexts, sandbox: Sandbox, name: str) -> str | None:
+    """Why `name` cannot be in a scope (blocking: asks the disk), or None."""
+    if name == EVERYTHING:
+        return None
+    try:
+        clean_folder(name)
+        real = sandbox.resolve(name)
+    except PathNotFoundError:
+        return texts.missing.format(folder=texts.folder(name))
+    except (ScopeError, SandboxError):
+        return texts.bad_name.format(folder=texts.folder(name))
+    if not real.is_dir():
+        return texts.not_a_folder.format(folder=texts.folder(name))
+    return None
+
+
+async def on_scope(
+    message: Message,
+    command: CommandObject,
+    *,
+    bot: Bot,
+    scopes: Scopes,
+    toolbox: Toolbox,
+    tuning: Tuning,
+    is_admin: bool,
+    chat_context: ChatContext,
+) -> None:
+    """Show, set or reset the current chat's scope (admins only)."""
+    if not is_admin or message.from_user is None:
+        await say(bot, chat_context, chat_context.texts.admin_only, tuning)
+        return
+    texts = scope_texts(chat_context.language)
+    chat_id = chat_context.place.chat_id
+    admin = message.from_user
+    args = (command.args or "").strip()
+    if not args:
+        await say(bot, chat_context, await _current(texts, scopes, chat_id), tuning)
+        return
+    if args.casefold() in RESET_WORDS:
+        cleared = await scopes.reset_chat(chat_id, by=admin.id)
+        now = (await scopes.of_chat(chat_id)).scope
+        template = texts.reset_done if cleared else texts.reset_nothing
+        await say(bot, chat_context, template.format(folders=texts.folders(now)), tuning)
+        return
+    names = await asyncio.to_thread(requested_folders, args, toolbox.sandbox)
+    for name in names:
+        problem = await asyncio.to_thread(folder_problem, texts, toolbox.sandbox, name)
+        if problem is not None:
+            await say(bot, chat_context, problem, tuning)
+            return
+    scope = Scope.of(names)
+    await scopes.set_chat(chat_id, scope, by=admin.id, by_name=admin.full_name)
+    await say(bot, chat_context, texts.set_done.format(folders=texts.folders(scope)), tuning)
+
+
+async def _current(texts: ScopeTexts, scopes: Scopes, chat_id: int) -> str:
+    chat = await scopes.of_chat(chat_id)
+    override = chat.override
+    return texts.shown(
+        chat.scope,
+        chat.source,
+        by=who(override.set_by_name, None, override.set_by) if override else "",
+        at=override.set_at if override else 0.0,
+        file=scopes.rules.configured,
+    )
