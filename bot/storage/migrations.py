@@ -78,8 +78,27 @@ _CLAIMS = (
     "CREATE INDEX update_claims_finished ON update_claims (finished_at)",
 )
 
+_SCOPES = (
+    """
+    CREATE TABLE chat_scopes (
+        chat_id BIGINT PRIMARY KEY,
+        folders TEXT NOT NULL,
+        set_by BIGINT NOT NULL,
+        set_by_name TEXT NOT NULL DEFAULT '',
+        set_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE conversation_scopes (
+        conversation TEXT PRIMARY KEY,
+        folders TEXT NOT NULL
+    )
+    """,
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
+    Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

@@ -19,7 +19,8 @@ from bot.access import AccessDatabase, AccessPolicy
 from bot.access.codes import LIFETIME_S
 from bot.config import Settings
 from bot.data_files import DataFiles
-from bot.scopes import Scopes, SqliteScopeStore
+from bot.scopes import Scopes, ScopeStore, SqliteScopeStore
+from bot.scopes.store_postgres import PostgresScopeStore
 from bot.services import Services
 from bot.source_links import SourceLinks
 from bot.telegram.access_requests import AccessRequests
@@ -95,9 +96,12 @@ def build_dispatcher(
     access = AccessPolicy(settings, AccessDatabase(services.files.access), clock=tuning.wall_clock)
     access_requests = AccessRequests(access)
     source_links = SourceLinks(services.files.source_links, clock=tuning.wall_clock)
-    scopes = Scopes(
-        settings.scope_rules, SqliteScopeStore(services.files.scopes), clock=tuning.wall_clock
+    scope_store: ScopeStore = (
+        PostgresScopeStore(services.database)
+        if services.database is not None
+        else SqliteScopeStore(services.files.scopes)
     )
+    scopes = Scopes(settings.scope_rules, scope_store, clock=tuning.wall_clock)
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,

@@ -1,0 +1,58 @@
+"""The scope store on both backends: SQLite in DATA_DIR and the shared PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.scopes import ChatOverride, ScopeStore, SqliteScopeStore
+from bot.scopes.store_postgres import PostgresScopeStore
+from bot.storage import PostgresDatabase
+from tools.scope import Scope
+
+
+@pytest.fixture
+async def sqlite_store(tmp_path: Path) -> AsyncIterator[ScopeStore]:
+    store = SqliteScopeStore(tmp_path / "scopes.sqlite3")
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+@pytest.fixture
+def postgres_store(postgres_database: PostgresDatabase) -> ScopeStore:
+    return PostgresScopeStore(postgres_database)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest) -> ScopeStore:
+    chosen: ScopeStore = request.getfixturevalue(f"{request.param}_store")
+    return chosen
+
+
+class TestChatOverrides:
+    async def test_set_replace_list_and_clear(self, store: ScopeStore) -> None:
+        assert await store.chat_override(-100) is None
+        await store.set_chat(ChatOverride(-100, Scope(("a",)), 1, "Ann", 10.0))
+        await store.set_chat(ChatOverride(-100, Scope(("b", "c")), 2, "Bob", 20.0))
+        await store.set_chat(ChatOverride(7, None, 1, "", 15.0))
+        assert await store.chat_override(-100) == ChatOverride(
+            -100, Scope(("b", "c")), 2, "Bob", 20.0
+        )
+        assert [o.chat_id for o in await store.chat_overrides()] == [-100, 7]
+        assert (await store.chat_override(7)) == ChatOverride(7, None, 1, "", 15.0)
+        assert await store.clear_chat(-100)
+        assert not await store.clear_chat(-100)
+        assert await store.chat_override(-100) is None
+
+
+class TestConversationScopes:
+    async def test_swap_returns_the_scope_before(self, store: ScopeStore) -> None:
+        assert await store.swap_conversation_scope("c", None) is None
+        assert await store.swap_conversation_scope("c", None) is None  # nothing written
+        assert await store.swap_conversation_scope("c", Scope(("a",))) is None
+        assert await store.swap_conversation_scope("c", None) == '["a"]'
+        assert await store.swap_conversation_scope("c", None) == '["*"]'
