@@ -14,6 +14,7 @@ from bot.check.documents import check_documents
 from bot.check.model_server import SUBJECT as MODEL_SUBJECT
 from bot.check.model_server import check_model_server
 from bot.check.outcome import Outcome, failed, passed, shown, skipped
+from bot.check.scopes import check_scopes
 from bot.config import Settings
 
 TELEGRAM_CHECK = "bot.telegram.check"
@@ -39,6 +40,8 @@ async def serve(settings: Settings, *, offline: bool = False) -> int:
         ),
         lambda: asyncio.to_thread(check_data_folder, settings.data_dir),
     ]
+    if settings.scope_rules.configured:
+        checks.append(lambda: asyncio.to_thread(check_scopes, settings))
     any_failed = False
     for check in checks:
         outcome = await check()
