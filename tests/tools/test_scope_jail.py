@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.fakes.sandbox_fixtures import SANDBOX_FILES
 from tests.tools.test_jail import ATTACKS, MARKER, LoopThread, build_host
@@ -224,3 +226,23 @@ class TestInsideStillWorks:
         runner, box = started
         found = json.loads(runner.run(box.execute("search_files", {"query": "отпуск"})).text)
         assert "hr/отпуск.md" in {r["path"] for r in found["results"]}
+
+
+class TestGeneratedPathsPerScope:
+    PIECES = st.sampled_from(
+        ["..", ".", "", "документы", "hr", "public", "hr_папка", "к_отпуску.md", "отпуск.md",
+         "to_salaries.md", "..\\..", "%2e%2e", "*", "?", "[h]r", "ｈｒ", "HR", " ", "\u202e",
+         "финансы", "it", "vpn.txt", "README.md", "handbook.md", "документы/../hr"]
+    )  # fmt: skip
+    PATHS = st.one_of(st.lists(PIECES, max_size=6).map("/".join), st.text(max_size=30))
+
+    @settings(
+        max_examples=120,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
+    @given(path=PATHS)
+    def test_tools_never_leak(self, scoped: Scoped, path: str) -> None:
+        scoped.call("read_file", {"path": path})
+        scoped.call("list_files", {"path": path, "depth": 4})
+        scoped.call("search_files", {"query": path or "*"})
