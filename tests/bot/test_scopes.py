@@ -270,6 +270,16 @@ class TestWhatElseMustNotLeak:
             for outside in ("hr", "документы", "финансы", "README"):
                 assert outside not in listing
 
+    async def test_start_and_status_count_the_scopes_documents_only(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        scopes = _scopes_file(tmp_path, 'default = ["it"]\n')
+        async with make_dispatcher(scopes_file=scopes) as harness:
+            greeting = await _command(harness, "/start", user_id=USER_ID)
+            assert RUSSIAN.documents_count.format(n="1") in greeting
+            status = await _command(harness, "/status", user_id=USER_ID)
+            assert RUSSIAN.status_documents.format(n="1") in status
+
     async def test_an_admins_upload_lands_in_the_chats_first_folder(
         self, make_dispatcher: Any, tmp_path: Path
     ) -> None:

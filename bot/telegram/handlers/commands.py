@@ -53,6 +53,7 @@ async def on_start(
     tuning: Tuning,
     is_admin: bool,
     chat_context: ChatContext,
+    scopes: Scopes | None = None,
 ) -> None:
     """What the bot does and how many documents it sees; one line on privacy in groups."""
     texts = chat_context.texts
@@ -60,9 +61,8 @@ async def on_start(
         await say(bot, chat_context, texts.group_privacy, tuning)
         return
     index = toolbox.status()
-    greeting = texts.start(
-        index.documents, ready=index.ready, admin=is_admin, voice=settings.voice_enabled
-    )
+    seen = await _documents_seen(toolbox, scopes, message, chat_context)
+    greeting = texts.start(seen, ready=index.ready, admin=is_admin, voice=settings.voice_enabled)
     await say(bot, chat_context, greeting, tuning)
 
 
@@ -145,7 +145,7 @@ async def on_status(
         tokens=used.tokens,
         window=used.window,
         messages=used.messages,
-        documents=index.documents,
+        documents=await _documents_seen(toolbox, scopes, message, chat_context),
         ready=index.ready,
         last=last,
     )
@@ -155,6 +155,19 @@ async def on_status(
         if scopes is not None:
             text += await _scopes_section(scopes, chat_context.language)
     await say(bot, chat_context, text, tuning)
+
+
+async def _documents_seen(
+    toolbox: Toolbox, scopes: Scopes | None, message: Message, chat_context: ChatContext
+) -> int:
+    """How many documents the asker may see here: a scope's count never includes outside."""
+    scope = None
+    if scopes is not None:
+        asker = message.from_user.id if message.from_user is not None else None
+        scope = await scopes.for_question(chat_context.place.chat_id, asker)
+    if scope is None:
+        return toolbox.status().documents
+    return len(await asyncio.to_thread(toolbox.allowed_files, scope))
 
 
 async def _scopes_section(scopes: Scopes, lang: str) -> str:
