@@ -143,6 +143,22 @@ class TestGroup:
         (final,) = watch.screen()
         assert final.startswith("Для шарлотки") and not final.endswith("▌")
 
+    async def test_a_status_line_the_answer_would_replace_is_never_shown(
+        self, make_dispatcher: DispatcherFactory, bot_session: Any
+    ) -> None:
+        watch = Watch.on(bot_session)
+        # the answer starts well within the 3 s the status line waits, and still grows after
+        tuning = Tuning(edit_interval_s=3.0, retry_wait_cap_s=5.0, sleep=RecordedSleep())
+        async with make_dispatcher(tuning=tuning) as harness:
+            slow_stream(harness.llm, chars=2, delay_s=0.03)
+            harness.llm.reply_tool_calls(("read_file", {"path": CHARLOTTE}))
+            harness.llm.reply_text(ANSWER)
+            await harness.feed(group_question(harness.updates, "шарлотка?", user_id=USER_ID))
+        lines = [e.text for e in watch.edits()]
+        assert any(line.startswith("📖") for line in lines), "the tool's status line showed"
+        assert RUSSIAN.progress_writing not in lines, "the answer took its turn instead"
+        assert watch.screen()[0].startswith("Для шарлотки")
+
     async def test_edits_keep_the_chats_pace(
         self, make_dispatcher: DispatcherFactory, bot_session: Any
     ) -> None:

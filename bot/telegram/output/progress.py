@@ -77,6 +77,7 @@ class Progress:
         self._remembered: asyncio.Future[None] | None = None
         self._editing = asyncio.Lock()
         self._lent = False
+        self._held = False
         self.status_message_id: int | None = None
 
     async def __aenter__(self) -> Progress:
@@ -119,6 +120,14 @@ class Progress:
         self._lent = True
         async with self._editing:
             return self.status_message_id
+
+    def hold(self, answer_coming: bool) -> None:
+        """Answer text is on its way (or, False, no longer): while it is, a status line is
+        kept, not shown. The answer is about to take the status message's place, and an edit
+        it would overwrite at once must not spend the chat's pace before it."""
+        self._held = answer_coming
+        if not answer_coming:
+            self._wake.set()
 
     def take_back(self) -> None:
         """The status message shows no answer any more: show the newest status line again."""
@@ -197,7 +206,7 @@ class Progress:
                     return
             async with self._editing:
                 text = self._pending
-                if self._lent or text is None or text == self._shown:
+                if self._lent or self._held or text is None or text == self._shown:
                     continue
                 if not await self._edit(text):
                     return

@@ -98,6 +98,7 @@ class AnswerStream:
         """Agent event handler: keeps the newest answer text; other events go to progress."""
         if isinstance(event, AnswerDraft):
             self._text = event.text
+            self._progress.hold(bool(event.text.strip()))
             self._wake.set()
             return
         await self._progress.on_event(event)
