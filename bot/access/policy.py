@@ -5,41 +5,27 @@ always win: a grant adds people, it never takes away what the environment gives,
 from the environment cannot be denied from Telegram. Grants live in the access database and
 are mirrored in memory, so the check every update meets costs no disk access; every change is
 written first and mirrored once it is committed. The bot is the only writer of grants
-(`python -m bot pair` only writes codes, which are read from the database at each attempt).
+(`python -m bot pair` only writes codes, which are read from the database at each attempt);
+with several workers on PostgreSQL, a grant one worker changes is told to the others, which
+read the mirror again (`AccessStore.watch`).
 """
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal
 
-from bot.access import grants, pairing, requests
-from bot.access.database import AccessDatabase, atomic, transaction
+from bot.access.database import AccessDatabase
 from bot.access.grants import Grant, Person, Via
 from bot.access.pairing import PairingOutcome
-from bot.access.requests import AccessRequest, RequestMessage
+from bot.access.requests import RequestMessage
+from bot.access.store import AccessStore, Settled, SqliteAccessStore
 from bot.config import Settings
 
 DenyResult = Literal["env_admin", "env_user", "removed", "not_granted"]
 """What `/deny` did: nothing (an admin from the environment), removed the Telegram grant (but
 ALLOWED_USER_IDS still lets them in), removed it, or found nothing to remove."""
-
-
-@dataclass(frozen=True, slots=True)
-class Settled:
-    """What a decision about a person did."""
-
-    request: AccessRequest | None
-    """Their access request as it stands now, if they made one."""
-    decided_now: bool
-    """This decision settled a pending request (False: there was none, or it was settled)."""
-    grant: Grant | None
-    """The grant that lets them in, when the decision was to let them in."""
-    messages: list[RequestMessage]
-    """The admins' messages about the request, to be edited."""
 
 
 class AccessPolicy:
@@ -51,19 +37,25 @@ class AccessPolicy:
     def __init__(
         self,
         settings: Settings,
-        database: AccessDatabase,
+        database: AccessDatabase | AccessStore,
         *,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._settings = settings
-        self._db = database
+        self._db = (
+            SqliteAccessStore(database) if isinstance(database, AccessDatabase) else database
+        )
         self._clock = clock
         self._grants: dict[int, Grant] = {}
         self._languages: dict[int, str] = {}
 
     async def load(self) -> None:
         """Read the grants and the admins' languages from the database."""
-        found, languages = await self._db.run(_load)
+        await self._db.watch(self._reload)
+        await self._reload()
+
+    async def _reload(self) -> None:
+        found, languages = await self._db.load()
         self._grants = {grant.person.user_id: grant for grant in found}
         self._languages = languages
 
@@ -126,18 +118,18 @@ class AccessPolicy:
         """Keep the language an admin reads, for the access requests sent to them."""
         if self._languages.get(user_id) == lang:
             return
-        await self._db.run(atomic(lambda db: _set_language(db, user_id, lang)))
+        await self._db.set_language(user_id, lang)
         self._languages[user_id] = lang
 
     async def issue_code(self) -> str:
         """A new pairing code; every earlier one stops working."""
         now = self._clock()
-        return await self._db.run(lambda db: pairing.issue(db, now))
+        return await self._db.issue_code(now)
 
     async def pair(self, person: Person, raw_code: str) -> PairingOutcome:
         """Try a pairing code (normalized); the right one makes `person` an admin."""
         now = self._clock()
-        outcome = await self._db.run(lambda db: pairing.redeem(db, person, raw_code, now))
+        outcome = await self._db.redeem(person, raw_code, now)
         if outcome.grant is not None:
             self._grants[person.user_id] = outcome.grant
         return outcome
@@ -145,15 +137,15 @@ class AccessPolicy:
     async def open_request(self, person: Person, lang: str) -> bool:
         """Record a stranger's request; False when they already asked within the period."""
         now = self._clock()
-        return await self._db.run(atomic(lambda db: requests.open_request(db, person, lang, now)))
+        return await self._db.open_request(person, lang, now)
 
     async def withdraw_request(self, user_id: int) -> None:
         """Forget a request that reached no admin."""
-        await self._db.run(atomic(lambda db: requests.withdraw(db, user_id)))
+        await self._db.withdraw_request(user_id)
 
     async def note_request_message(self, user_id: int, message: RequestMessage) -> None:
         """Remember an admin's message with the request's buttons."""
-        await self._db.run(atomic(lambda db: requests.add_message(db, user_id, message)))
+        await self._db.note_request_message(user_id, message)
 
     async def decide(self, user_id: int, *, allow: bool, by: Person, via: Via) -> Settled:
         """Let a person in (or ignore their request), settling their pending request if any.
@@ -162,9 +154,7 @@ class AccessPolicy:
         lets the person in whatever became of their request.
         """
         now = self._clock()
-        settled = await self._db.run(
-            lambda db: _decide(db, user_id, allow=allow, by=by, via=via, now=now)
-        )
+        settled = await self._db.decide(user_id, allow=allow, by=by, via=via, now=now)
         if settled.grant is not None:
             self._grants[user_id] = settled.grant
         return settled
@@ -173,32 +163,8 @@ class AccessPolicy:
         """Take away access granted in Telegram; the environment's lists are left as they are."""
         if user_id in self._settings.admin_ids:
             return "env_admin", None
-        removed = await self._db.run(atomic(lambda db: grants.remove(db, user_id)))
+        removed = await self._db.remove_grant(user_id)
         self._grants.pop(user_id, None)
         if user_id in self._settings.allowed_user_ids:
             return "env_user", removed
         return ("removed" if removed is not None else "not_granted"), removed
-
-
-def _load(db: sqlite3.Connection) -> tuple[list[Grant], dict[int, str]]:
-    languages = dict(db.execute("SELECT user_id, lang FROM languages").fetchall())
-    return grants.load_all(db), languages
-
-
-def _set_language(db: sqlite3.Connection, user_id: int, lang: str) -> None:
-    db.execute("INSERT OR REPLACE INTO languages VALUES (?, ?)", (user_id, lang))
-
-
-def _decide(
-    db: sqlite3.Connection, user_id: int, *, allow: bool, by: Person, via: Via, now: float
-) -> Settled:
-    with transaction(db):
-        request = requests.find(db, user_id)
-        decision: requests.Decision = "allowed" if allow else "ignored"
-        decided_now = request is not None and requests.decide(db, user_id, decision, by)
-        grant = None
-        if allow and (decided_now or request is None or via == "command"):
-            person = request.person if request is not None else Person(user_id)
-            grant = grants.let_in(db, person, by, now, via)
-        now_request = requests.find(db, user_id)
-        return Settled(now_request, decided_now, grant, requests.messages(db, user_id))

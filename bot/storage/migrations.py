@@ -96,9 +96,107 @@ _SCOPES = (
     """,
 )
 
+_ACCESS = (
+    """
+    CREATE TABLE access_grants (
+        user_id BIGINT PRIMARY KEY,
+        role TEXT NOT NULL CHECK (role IN ('admin', 'user')),
+        name TEXT NOT NULL DEFAULT '',
+        username TEXT,
+        granted_by BIGINT,
+        granted_by_name TEXT NOT NULL DEFAULT '',
+        granted_at DOUBLE PRECISION NOT NULL,
+        via TEXT NOT NULL CHECK (via IN ('pairing', 'command', 'request'))
+    )
+    """,
+    """
+    CREATE TABLE access_pairing_codes (
+        code_hash TEXT PRIMARY KEY,
+        expires_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE access_pairing_failures (
+        user_id BIGINT PRIMARY KEY,
+        failures INTEGER NOT NULL,
+        first_at DOUBLE PRECISION NOT NULL,
+        locked_until DOUBLE PRECISION NOT NULL DEFAULT 0
+    )
+    """,
+    """
+    CREATE TABLE access_requests (
+        user_id BIGINT PRIMARY KEY,
+        name TEXT NOT NULL DEFAULT '',
+        username TEXT,
+        lang TEXT NOT NULL,
+        requested_at DOUBLE PRECISION NOT NULL,
+        decision TEXT CHECK (decision IN ('allowed', 'ignored')),
+        decided_by_name TEXT NOT NULL DEFAULT ''
+    )
+    """,
+    """
+    CREATE TABLE access_request_messages (
+        user_id BIGINT NOT NULL,
+        chat_id BIGINT NOT NULL,
+        message_id BIGINT NOT NULL,
+        lang TEXT NOT NULL,
+        PRIMARY KEY (chat_id, message_id)
+    )
+    """,
+    "CREATE INDEX access_request_messages_by_user ON access_request_messages (user_id)",
+    """
+    CREATE TABLE access_languages (
+        user_id BIGINT PRIMARY KEY,
+        lang TEXT NOT NULL
+    )
+    """,
+)
+
+_SOURCE_LINKS = (
+    """
+    CREATE TABLE source_links (
+        id TEXT PRIMARY KEY,
+        path TEXT NOT NULL,
+        chat_id BIGINT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+    "CREATE INDEX source_links_created ON source_links (created_at)",
+    "CREATE INDEX source_links_by_chat ON source_links (chat_id)",
+)
+
+_PENDING_STATUS = (
+    """
+    CREATE TABLE pending_status (
+        chat_id BIGINT NOT NULL,
+        message_id BIGINT NOT NULL,
+        lang TEXT NOT NULL,
+        thread_id BIGINT,
+        owner TEXT NOT NULL,
+        added BIGSERIAL,
+        PRIMARY KEY (chat_id, message_id)
+    )
+    """,
+    "CREATE INDEX pending_status_by_owner ON pending_status (owner)",
+)
+
+_RATE_LIMITS = (
+    """
+    CREATE TABLE rate_limits (
+        key BIGINT PRIMARY KEY,
+        hits DOUBLE PRECISION[] NOT NULL,
+        allowed BOOLEAN NOT NULL
+    )
+    """,
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
     Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
+    Migration(3, "grants, pairing codes and access requests", _ACCESS),
+    Migration(4, "source button ids", _SOURCE_LINKS),
+    Migration(5, "status messages in flight", _PENDING_STATUS),
+    Migration(6, "question rate limits", _RATE_LIMITS),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

@@ -3,7 +3,9 @@
 Only handlers flagged `question` count (commands never do), and the limit sits before the
 per-conversation lock, so a flood is refused at once instead of queueing behind the first
 answer. A question the lock then turns away as "busy" is not counted. Admins are exempt: they
-are the ones who test the bot.
+are the ones who test the bot. The window is kept in memory (`SlidingWindow`), or, with
+several workers, in PostgreSQL (`bot.rate_limits.PostgresRateWindow`), so a user's questions
+are counted once whichever worker takes them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message, TelegramObject, User
 
 from bot.monitoring import Metrics
+from bot.rate_limits import RateWindow
 from bot.telegram.context import CHAT_CONTEXT, ChatContext
 from bot.telegram.middlewares.notices import NoticeCooldown
 from bot.telegram.middlewares.order import TURNED_AWAY
@@ -66,13 +69,36 @@ class SlidingWindow:
         self._hits = {k: h for k, h in self._hits.items() if h and now - h[-1] < self._window}
 
 
+class LocalRateWindow:
+    """A `SlidingWindow` of this process, behind the `RateWindow` interface."""
+
+    def __init__(self, window: SlidingWindow) -> None:
+        self._window = window
+
+    async def hit(self, key: int) -> float | None:
+        return self._window.hit(key)
+
+    async def undo(self, key: int) -> None:
+        self._window.undo(key)
+
+
 class RateLimitMiddleware(BaseMiddleware):
-    """Inner message middleware; refuses questions over RATE_LIMIT_PER_HOUR (0 = no limit)."""
+    """Inner message middleware; refuses questions over RATE_LIMIT_PER_HOUR (0 = no limit).
+
+    `shared` counts them instead of this process's memory (it must hold the same limit).
+    """
 
     def __init__(
-        self, per_hour: int, *, notice_period_s: float = 60.0, metrics: Metrics | None = None
+        self,
+        per_hour: int,
+        *,
+        notice_period_s: float = 60.0,
+        metrics: Metrics | None = None,
+        shared: RateWindow | None = None,
     ) -> None:
-        self._window = SlidingWindow(per_hour) if per_hour > 0 else None
+        self._window: RateWindow | None = None
+        if per_hour > 0:
+            self._window = shared or LocalRateWindow(SlidingWindow(per_hour))
         self._notices = NoticeCooldown(notice_period_s)
         self._metrics = metrics
 
@@ -85,11 +111,11 @@ class RateLimitMiddleware(BaseMiddleware):
             or not get_flag(data, "question")
         ):
             return await handler(event, data)
-        wait_s = self._window.hit(user.id)
+        wait_s = await self._window.hit(user.id)
         if wait_s is None:
             result = await handler(event, data)
             if data.get(TURNED_AWAY):
-                self._window.undo(user.id)
+                await self._window.undo(user.id)
             return result
         log.info("rate limit: refused a question from user %d for %.0f s", user.id, wait_s)
         if self._metrics is not None:
