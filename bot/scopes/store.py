@@ -148,24 +148,21 @@ class SqliteScopeStore:
         text = dump_scope(scope)
 
         def swap(db: sqlite3.Connection) -> str | None:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                row = db.execute(
-                    "SELECT folders FROM conversation_scopes WHERE conversation = ?",
-                    (conversation,),
-                ).fetchone()
-                unscoped = row is None and scope is None  # nothing to remember yet
-                if not unscoped and (row is None or row[0] != text):
-                    db.execute(
-                        "INSERT OR REPLACE INTO conversation_scopes (conversation, folders) "
-                        "VALUES (?, ?)",
-                        (conversation, text),
-                    )
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-            return None if row is None else str(row[0])
+            # A plain read, and a write only when the scope changed: a bot without scopes
+            # never writes here. One conversation asks one question at a time, so nothing
+            # comes between the two.
+            row = db.execute(
+                "SELECT folders FROM conversation_scopes WHERE conversation = ?",
+                (conversation,),
+            ).fetchone()
+            before = None if row is None else str(row[0])
+            if (before is not None or scope is not None) and before != text:
+                db.execute(
+                    "INSERT OR REPLACE INTO conversation_scopes (conversation, folders) "
+                    "VALUES (?, ?)",
+                    (conversation, text),
+                )
+            return before
 
         return await self._run(swap)
 
