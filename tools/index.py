@@ -3,27 +3,54 @@
 One writer connection lives on the indexer's single thread; searches borrow reader connections
 from a small pool (WAL mode lets them read while the writer writes). Texts are stored
 compressed so snippets can be cut without parsing a document again.
+
+The FTS5 table is contentless (`content=''`, `contentless_delete=1`): it keeps the inverted
+index only, not a second copy of each document's terms, which the texts make redundant.
 """
 
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 import threading
 import zlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-SCHEMA_VERSION = "4"
+from tools.sqlite import sqlite as sqlite3
+
+SCHEMA_VERSION = "5"
+WAL_LIMIT = 16 * 1024 * 1024
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
     "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, chars INTEGER NOT NULL, error TEXT)",
     "CREATE TABLE IF NOT EXISTS texts(id INTEGER PRIMARY KEY, body BLOB NOT NULL)",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(name, body, "
-    "tokenize='unicode61 remove_diacritics 0')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(name, body, top, content='', "
+    "contentless_delete=1, tokenize='unicode61 remove_diacritics 0')",
     "CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(terms, 'row')",
 )
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One document ready to store: its terms joined by spaces (see `Stemmer.bag`; `top_terms`
+    are its name's and its most frequent ones), its text compressed."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    chars: int
+    error: str | None
+    name_terms: str
+    body_terms: str
+    top_terms: str
+    blob: bytes | None
+
+
+def compress(text: str) -> bytes | None:
+    """The stored form of a document's text (None for no text)."""
+    return zlib.compress(text.encode("utf-8", "replace"), 1) if text else None
 
 
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
@@ -65,6 +92,8 @@ class IndexWriter:
         self.conn = connect(path)
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = NORMAL")
+        # A build's large transactions grow the log; it is cut back after each checkpoint.
+        self.conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
         for statement in _SCHEMA:
             self.conn.execute(statement)
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -90,32 +119,21 @@ class IndexWriter:
             self.conn.execute("COMMIT")
             self._in_tx = False
 
-    def upsert(
-        self,
-        path: str,
-        *,
-        size: int,
-        mtime_ns: int,
-        text: str,
-        error: str | None,
-        name_terms: list[str],
-        body_terms: list[str],
-    ) -> None:
+    def upsert(self, doc: Prepared) -> None:
         """Store one document (replacing what was stored for the same path)."""
         self.begin()
-        self.delete(path)
+        self.delete(doc.path)
         cur = self.conn.execute(
             "INSERT INTO files(path, size, mtime_ns, chars, error) VALUES (?, ?, ?, ?, ?)",
-            (path, size, mtime_ns, len(text), error),
+            (doc.path, doc.size, doc.mtime_ns, doc.chars, doc.error),
         )
         rowid = cur.lastrowid
         self.conn.execute(
-            "INSERT INTO terms(rowid, name, body) VALUES (?, ?, ?)",
-            (rowid, " ".join(name_terms), " ".join(body_terms)),
+            "INSERT INTO terms(rowid, name, body, top) VALUES (?, ?, ?, ?)",
+            (rowid, doc.name_terms, doc.body_terms, doc.top_terms),
         )
-        if text:
-            blob = zlib.compress(text.encode("utf-8", "replace"), 1)
-            self.conn.execute("INSERT INTO texts(id, body) VALUES (?, ?)", (rowid, blob))
+        if doc.blob is not None:
+            self.conn.execute("INSERT INTO texts(id, body) VALUES (?, ?)", (rowid, doc.blob))
 
     def delete(self, path: str) -> None:
         """Forget one path (no-op when it is not indexed)."""

@@ -4,9 +4,12 @@ After the first build only the paths the folder watcher reports are looked at ag
 folder costs nothing; a full rescan still runs now and then as a safety net (and on a timer, as
 before, where notifications are unavailable or `watch="rescan"` is asked for).
 
-All index writes and the extraction they need run on one dedicated thread, so SQLite sees one
-writer and the event loop never waits. A refresh asked for by an upload jumps the queue of a
-running build. A deleted or corrupt index file is noticed and rebuilt from the documents.
+All index writes run on one dedicated thread, so SQLite sees one writer and the event loop never
+waits. During a pass, a second thread reads, extracts and stems the next files while the writer
+stores the previous ones (SQLite and zlib let go of the interpreter lock, and costly formats are
+parsed in a worker process), so a build keeps both cores busy. A refresh asked for by an
+upload jumps the queue of a running build. A deleted or corrupt index file is noticed and
+rebuilt from the documents.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ import contextlib
 import logging
 import math
 import os
-import sqlite3
 import stat
 import threading
 import time
@@ -30,13 +32,15 @@ from tools.cache import DocumentCache, cached_extract
 from tools.errors import ContentError, ExtractionError, SandboxError
 from tools.extract import Extractor
 from tools.formats.kinds import in_worker, kind_of
-from tools.index import IndexWriter, ReaderPool, is_damaged, remove_files
+from tools.index import IndexWriter, Prepared, ReaderPool, compress, is_damaged, remove_files
 from tools.sandbox import Entry, Sandbox
+from tools.sqlite import sqlite as sqlite3
 from tools.terms import Stemmer
 from tools.watch import FolderWatcher, WatchMode
 
 log = logging.getLogger(__name__)
-COMMIT_EVERY = 0.5
+COMMIT_EVERY = 2.0
+AHEAD = 32  # files prepared ahead of the writer at most (bounds the memory they hold)
 RETRY_AFTER = 30.0
 FULL_RESCAN_EVERY = 600.0
 Signature = tuple[int, int]
@@ -127,6 +131,7 @@ class Indexer:
         self.ready = asyncio.Event()
         self.scanned = asyncio.Event()
         self._executor = concurrent.futures.ThreadPoolExecutor(1, "tools-index")
+        self._preparer = concurrent.futures.ThreadPoolExecutor(1, "tools-index-prepare")
         self._writer: IndexWriter | None = None
         self._urgent: collections.deque[tuple[str, concurrent.futures.Future[FileReport]]] = (
             collections.deque()
@@ -174,6 +179,7 @@ class Indexer:
         self.readers.close()
         await self._run(self._close_writer)
         self._executor.shutdown(wait=True)
+        self._preparer.shutdown(wait=True, cancel_futures=True)
 
     async def _run(self, fn: object, *args: object) -> object:
         assert callable(fn)
@@ -423,24 +429,35 @@ class Indexer:
         writer.commit()
         reports: list[FileReport] = []
         last_commit = time.monotonic()
-        for path in sorted(todo, key=lambda p: (p.count("/"), p)):
-            if self._stopping.is_set():
-                break
-            self._drain_urgent()
-            reports.append(self._index(writer, path, candidates[path]))
-            if time.monotonic() - last_commit > COMMIT_EVERY:
-                writer.commit()
-                last_commit = time.monotonic()
+        order = iter(sorted(todo, key=lambda p: (p.count("/"), p)))
+        ahead: collections.deque[concurrent.futures.Future[tuple[Prepared, bool]]] = (
+            collections.deque()
+        )
+        try:
+            while True:
+                while len(ahead) < AHEAD and (rel := next(order, None)) is not None:
+                    ahead.append(self._preparer.submit(self._prepare, rel, candidates[rel]))
+                if not ahead or self._stopping.is_set():
+                    break
+                self._drain_urgent()
+                reports.append(self._store(writer, *ahead.popleft().result()))
+                if time.monotonic() - last_commit > COMMIT_EVERY:
+                    writer.commit()
+                    last_commit = time.monotonic()
+        finally:
+            for future in ahead:
+                future.cancel()
         writer.commit()
         return reports
 
-    def _index(self, writer: IndexWriter, rel: str, sig: Signature) -> FileReport:
-        """Extract and store one file; an unreadable file is stored by name with its error.
+    def _prepare(self, rel: str, sig: Signature) -> tuple[Prepared, bool]:
+        """Extract, stem and compress one file (any thread); whether it is worth a retry.
 
-        A passing failure (permission, a file vanishing mid-read, shutdown) is stored with an
-        impossible size, so the file is tried again later (and after a restart).
+        An unreadable file is stored by name with its error. A passing failure (permission, a
+        file vanishing mid-read, shutdown) is stored with an impossible size, so the file is
+        tried again later (and after a restart).
         """
-        text, error = "", None
+        text, error, retry = "", None, False
         try:
             real = self.sandbox.resolve(rel)
             costly = in_worker(kind_of(real))
@@ -448,24 +465,40 @@ class Indexer:
                 self.extractor, self.cache, real, (rel, *sig), keep=costly, background=True
             )
             text = "\n".join(doc.lines)
-            self._retry_at.pop(rel, None)
         except ContentError as exc:
             error = exc.message
         except (ExtractionError, SandboxError) as exc:
             error = exc.message
             sig = (-1, sig[1])
-            self._retry_at[rel] = time.monotonic() + RETRY_AFTER
-        writer.upsert(
-            rel,
+            retry = True
+        names = " ".join(self.stemmer.name_terms(rel))
+        body, top = self.stemmer.bag(text) if text else ("", "")
+        prepared = Prepared(
+            path=rel,
             size=sig[0],
             mtime_ns=sig[1],
-            text=text,
+            chars=len(text),
             error=error,
-            name_terms=self.stemmer.name_terms(rel),
-            body_terms=self.stemmer.terms(text) if text else [],
+            name_terms=names,
+            body_terms=body,
+            top_terms=f"{names} {top}",
+            blob=compress(text),
         )
-        self.state.known[rel] = sig
-        return FileReport(rel, len(text), error)
+        return prepared, retry
+
+    def _store(self, writer: IndexWriter, doc: Prepared, retry: bool) -> FileReport:
+        """Write one prepared file (the writer thread only)."""
+        if retry:
+            self._retry_at[doc.path] = time.monotonic() + RETRY_AFTER
+        else:
+            self._retry_at.pop(doc.path, None)
+        writer.upsert(doc)
+        self.state.known[doc.path] = (doc.size, doc.mtime_ns)
+        return FileReport(doc.path, doc.chars, doc.error)
+
+    def _index(self, writer: IndexWriter, rel: str, sig: Signature) -> FileReport:
+        """Extract and store one file now, on the writer thread."""
+        return self._store(writer, *self._prepare(rel, sig))
 
     def _drain_urgent(self) -> None:
         while self._urgent:

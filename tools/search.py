@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import re
-import sqlite3
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,19 +27,16 @@ from tools.indexer import Indexer
 from tools.languages import LANGUAGE_NAMES, languages_of
 from tools.paths import modified_iso
 from tools.snippets import find_snippets, snippets_from_start
-from tools.terms import Stemmer, fold, words
+from tools.sqlite import sqlite as sqlite3
+from tools.terms import STOP_WORDS, Stemmer, fold, words
 
 NAME_WEIGHT = 8.0
 SNIPPET_WINDOW = 32 * 1024  # bytes inflated first: the words are usually near the start
 VOCAB_TTL = 20.0
 MIN_ROOT = 5
 MAX_WORDS = 16
+RANK_ALL = 4_000
 _GLOB = re.compile(r"[*?\[]")
-_STOP = (
-    "и в во на с со к ко о об от по для из за у а но или ли не что как где когда кто это "
-    "the a an of to in on for and or is are what how where when who with by from at be"
-)
-STOP_WORDS = frozenset(_STOP.split(" "))
 _DOCUMENT_TYPES = "txt md markdown csv tsv json html htm xml pdf docx doc log yaml yml ini rst"
 _NAMED_FILE = re.compile(rf"^(.+)\.({_DOCUMENT_TYPES.replace(' ', '|')})$", re.IGNORECASE)
 _IN_SCOPE = "in_scope"
@@ -82,6 +78,12 @@ class _Group:
             alts.append(f'"{self.stem}"*')
         return "(" + " OR ".join(alts) + ")" if len(alts) > 1 else alts[0]
 
+    def about(self) -> str:
+        """The word in a document's name or among its most frequent terms (the `top` column
+        holds both). The plain match comes first and `top` weighs nothing, so such a document
+        scores exactly as it would among all matches."""
+        return f"({self.fts()} AND top : {self.fts()})"
+
     def pattern(self) -> str:
         forms = {self.word, self.stem, *self.terms}
         forms |= {f[:-1] for f in forms if len(f) > 4 and f.endswith("i")}
@@ -91,9 +93,10 @@ class _Group:
 class Searcher:
     """Runs queries against the index (blocking; call from a worker thread)."""
 
-    def __init__(self, indexer: Indexer, stemmer: Stemmer) -> None:
+    def __init__(self, indexer: Indexer, stemmer: Stemmer, *, rank_all: int = RANK_ALL) -> None:
         self.indexer = indexer
         self.stemmer = stemmer
+        self.rank_all = rank_all
         self._vocab: list[str] = []
         self._vocab_at = -VOCAB_TTL
         self._names = FoldedNames({})
@@ -257,31 +260,25 @@ class Searcher:
         every = " AND ".join(g.fts() for g in groups)
         some = " OR ".join(g.fts() for g in groups)
         fetch = limit if not globs else max(limit * 20, 500)
-        only = f" AND {_IN_SCOPE}(f.path)" if scoped else ""
-        sql = (
-            "SELECT f.path, f.id FROM terms JOIN files f ON f.id = terms.rowid "
-            f"WHERE terms MATCH ?{only} ORDER BY bm25(terms, ?, 1.0) LIMIT ?"
-        )
+        query = IndexQuery(conn, scoped=scoped, rank_all=self.rank_all)
         ranked: list[tuple[str, int | None]] = []
         seen: set[str] = set()
-        queries = [every, some] if len(groups) > 1 else [every]
-        for match in queries:
-            for path, rowid in conn.execute(sql, (match, NAME_WEIGHT, fetch)):
+        tiers = [(every, " AND "), (some, " OR ")] if len(groups) > 1 else [(every, " AND ")]
+        for match, joiner in tiers:
+            floor = query.floor(match)
+            if floor is None:
+                found = query.ranked(match, fetch)
+            else:  # common words: the documents about them, then the newest matches
+                about = joiner.join(g.about() for g in groups)
+                found = query.ranked(about, fetch, floor=query.floor(about))
+                found += query.ranked(match, fetch, floor=floor)
+            for path, rowid in found:
                 if path not in seen and (not globs or glob_match(path, globs)):
                     seen.add(path)
                     ranked.append((path, rowid))
             if len(ranked) >= limit:
                 break
-        if globs:
-            total = len(ranked)
-        else:
-            count = (
-                "SELECT count(*) FROM terms JOIN files f ON f.id = terms.rowid "
-                f"WHERE terms MATCH ?{only}"
-                if scoped
-                else "SELECT count(*) FROM terms WHERE terms MATCH ?"
-            )
-            total = int(conn.execute(count, (some,)).fetchone()[0])
+        total = len(ranked) if globs else query.count(some)
         return ranked, total
 
     def _describe(
@@ -323,3 +320,48 @@ def snippet_pattern(groups: list[_Group]) -> re.Pattern[str]:
     """One regex for all query words; the named group tells which word matched."""
     alts = [f"(?P<g{i}>{g.pattern()})" for i, g in enumerate(groups)]
     return re.compile(r"(?<![^\W_])(?:" + "|".join(alts) + ")")
+
+
+class IndexQuery:
+    """The index queries of one search, within its scope (`in_scope`) when it has one.
+
+    Scoring a match costs microseconds, so a word found in most of 100,000 documents would
+    cost far more than the search may take. A query is scored over all its matches only up
+    to `RANK_ALL` of them; beyond that, over the `RANK_ALL` newest documents that have the
+    words in their name or among their most frequent terms (`Stemmer.bag`), then over the
+    newest matches: both bounded, and the first ones are what a reader would pick.
+    """
+
+    def __init__(
+        self, conn: sqlite3.Connection, *, scoped: bool, rank_all: int = RANK_ALL
+    ) -> None:
+        self.conn = conn
+        self.rank_all = rank_all
+        self.source = "terms JOIN files f ON f.id = terms.rowid" if scoped else "terms"
+        self.only = f" AND {_IN_SCOPE}(f.path)" if scoped else ""
+
+    def floor(self, match: str) -> int | None:
+        """The lowest rowid among the newest `rank_all` matches; None when there are fewer."""
+        row = self.conn.execute(
+            f"SELECT terms.rowid FROM {self.source} WHERE terms MATCH ?{self.only} "
+            "ORDER BY terms.rowid DESC LIMIT 1 OFFSET ?",
+            (match, self.rank_all),
+        ).fetchone()
+        return None if row is None else int(row[0]) + 1
+
+    def ranked(self, match: str, fetch: int, *, floor: int | None = None) -> list[tuple[str, int]]:
+        """The best `fetch` matches (from rowid `floor` on) by BM25, names weighted above
+        contents, as (path, rowid)."""
+        scored = (
+            f"SELECT terms.rowid AS id, bm25(terms, {NAME_WEIGHT}, 1.0, 0.0) AS score "
+            f"FROM {self.source} WHERE terms MATCH ? AND terms.rowid >= ?{self.only} "
+            "ORDER BY score LIMIT ?"
+        )
+        sql = f"SELECT f.path, f.id FROM ({scored}) s JOIN files f ON f.id = s.id ORDER BY s.score"
+        rows = self.conn.execute(sql, (match, floor or 0, fetch))
+        return [(str(path), int(rowid)) for path, rowid in rows]
+
+    def count(self, match: str) -> int:
+        """How many documents match."""
+        sql = f"SELECT count(*) FROM {self.source} WHERE terms MATCH ?{self.only}"
+        return int(self.conn.execute(sql, (match,)).fetchone()[0])

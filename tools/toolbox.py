@@ -16,7 +16,6 @@ import asyncio
 import functools
 import json
 import logging
-import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from tools.sandbox import Sandbox
 from tools.schemas import ListArgs, ReadArgs, SearchArgs
 from tools.scope import Scope
 from tools.search import Searcher
+from tools.sqlite import sqlite as sqlite3
 from tools.terms import Stemmer
 from tools.tool import Tool
 from tools.watch import WatchMode
