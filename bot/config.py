@@ -167,6 +167,18 @@ class Settings(ToolSettings):
         "everyone sees every document.",
     )
     _scope_rules: ScopeRules = PrivateAttr(default_factory=ScopeRules)
+    trash_days: int = Field(
+        default=30,
+        ge=1,
+        description="Days a document deleted with /rm stays in the hidden trash, restorable "
+        "with /trash, before it is deleted for good.",
+    )
+    history_days: int | None = Field(
+        default=None,
+        ge=1,
+        description="Days conversations are kept; older questions and answers are deleted. "
+        "Empty keeps them.",
+    )
     database_url: SecretStr | None = Field(
         default=None,
         description="postgresql://user:password@host:port/database holding the state several "

@@ -18,9 +18,11 @@ HISTORY_FILE = "history.sqlite3"
 PENDING_STATUS_FILE = "pending_status.sqlite3"
 ACCESS_FILE = "access.sqlite3"
 SOURCE_LINKS_FILE = "source_links.sqlite3"
-UPDATE_CLAIMS_FILE = "update_claims.sqlite3"
 SCOPES_FILE = "scopes.sqlite3"
+UPDATE_CLAIMS_FILE = "update_claims.sqlite3"
 ADMIN_MENUS_FILE = "admin_menus.json"
+AUDIT_FILE = "audit.sqlite3"
+CONFIRMATIONS_FILE = "confirmations.sqlite3"
 DATA_VERSION_FILE = "data_version.json"
 HEARTBEAT_FILE = "heartbeat"
 
@@ -56,14 +58,24 @@ class DataFiles:
         return self.root / SOURCE_LINKS_FILE
 
     @property
+    def scopes(self) -> Path:
+        """Chats' scopes set with /scope and each conversation's last scope (SQLite)."""
+        return self.root / SCOPES_FILE
+
+    @property
     def update_claims(self) -> Path:
         """Which webhook updates were taken and finished, so each is handled once (SQLite)."""
         return self.root / UPDATE_CLAIMS_FILE
 
     @property
-    def scopes(self) -> Path:
-        """Chats' scopes set with /scope and each conversation's last scope (SQLite)."""
-        return self.root / SCOPES_FILE
+    def audit(self) -> Path:
+        """The admins' audit log: uploads, moves, deletions, restores, scopes, access (SQLite)."""
+        return self.root / AUDIT_FILE
+
+    @property
+    def confirmations(self) -> Path:
+        """Actions waiting for their confirm button, for 15 minutes (SQLite)."""
+        return self.root / CONFIRMATIONS_FILE
 
     @property
     def index(self) -> Path:
@@ -100,6 +112,8 @@ class DataFiles:
             self.pending_status,
             self.access,
             self.source_links,
-            self.update_claims,
             self.scopes,
+            self.update_claims,
+            self.audit,
+            self.confirmations,
         )

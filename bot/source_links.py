@@ -105,6 +105,14 @@ class SourceLinks:
             return None
         return link
 
+    async def forget_chat(self, chat_id: int) -> int:
+        """Drop every id issued to `chat_id` (a private chat is its user's own); how many."""
+        return await self._run(
+            lambda db: (
+                db.execute("DELETE FROM source_links WHERE chat_id = ?", (chat_id,)).rowcount
+            )
+        )
+
     async def close(self) -> None:
         """Close the database; work already asked for finishes first."""
         if self._closed:

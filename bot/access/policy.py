@@ -21,6 +21,7 @@ from bot.access.grants import Grant, Person, Via
 from bot.access.pairing import PairingOutcome
 from bot.access.requests import RequestMessage
 from bot.access.store import AccessStore, Settled, SqliteAccessStore
+from bot.audit import Action, AuditLog
 from bot.config import Settings
 
 DenyResult = Literal["env_admin", "env_user", "removed", "not_granted"]
@@ -31,7 +32,8 @@ ALLOWED_USER_IDS still lets them in), removed it, or found nothing to remove."""
 class AccessPolicy:
     """The environment's access lists and the grants made in Telegram, asked as one.
 
-    Call `load` before the first update; `clock` gives Unix time (tests move it).
+    Call `load` before the first update; `clock` gives Unix time (tests move it). Every grant
+    and every grant taken away is written to `audit`, when there is one.
     """
 
     def __init__(
@@ -40,12 +42,14 @@ class AccessPolicy:
         database: AccessDatabase | AccessStore,
         *,
         clock: Callable[[], float] = time.time,
+        audit: AuditLog | None = None,
     ) -> None:
         self._settings = settings
         self._db = (
             SqliteAccessStore(database) if isinstance(database, AccessDatabase) else database
         )
         self._clock = clock
+        self._audit = audit
         self._grants: dict[int, Grant] = {}
         self._languages: dict[int, str] = {}
 
@@ -132,6 +136,7 @@ class AccessPolicy:
         outcome = await self._db.redeem(person, raw_code, now)
         if outcome.grant is not None:
             self._grants[person.user_id] = outcome.grant
+            await self._record("grant", outcome.grant, by=person, how="pairing")
         return outcome
 
     async def open_request(self, person: Person, lang: str) -> bool:
@@ -157,14 +162,39 @@ class AccessPolicy:
         settled = await self._db.decide(user_id, allow=allow, by=by, via=via, now=now)
         if settled.grant is not None:
             self._grants[user_id] = settled.grant
+            await self._record("grant", settled.grant, by=by, how=via)
         return settled
 
-    async def deny(self, user_id: int) -> tuple[DenyResult, Grant | None]:
+    async def deny(
+        self, user_id: int, *, by: Person | None = None
+    ) -> tuple[DenyResult, Grant | None]:
         """Take away access granted in Telegram; the environment's lists are left as they are."""
         if user_id in self._settings.admin_ids:
             return "env_admin", None
         removed = await self._db.remove_grant(user_id)
         self._grants.pop(user_id, None)
+        if removed is not None:
+            await self._record("revoke", removed, by=by, how="command")
         if user_id in self._settings.allowed_user_ids:
             return "env_user", removed
         return ("removed" if removed is not None else "not_granted"), removed
+
+    async def forget(self, user_id: int) -> None:
+        """Delete what the access database keeps about a person besides their grant: their
+        access request, the admins' messages about it, their language."""
+        await self._db.forget(user_id)
+        self._languages.pop(user_id, None)
+
+    async def _record(self, action: Action, grant: Grant, *, by: Person | None, how: str) -> None:
+        """One grant made or taken away, in the audit log."""
+        if self._audit is None:
+            return
+        person = grant.person
+        detail = f"{grant.role}, {how}" + (f", {person.name}" if person.name else "")
+        await self._audit.record(
+            action,
+            str(person.user_id),
+            actor_id=by.user_id if by is not None else None,
+            actor_name=by.name if by is not None else "",
+            detail=detail,
+        )

@@ -4,8 +4,9 @@ Every question is a *turn*. Its messages are appended as the chain runs, and the
 `done` when the answer is ready (or `failed` when the question ended in an error). Only `done`
 turns are ever sent to the model again, so a turn cut off by a crash or an error — which may
 hold a call without its result — can never reach a request. Turns still `open` when the store
-is opened were cut off by a crash and are marked `interrupted`. Nothing is deleted: a reset
-starts a new conversation under the same key and keeps the old one.
+is opened were cut off by a crash and are marked `interrupted`. A reset starts a new
+conversation under the same key and keeps the old one; only `/forget` (a person's own
+conversations) and HISTORY_DAYS (turns older than that) delete anything.
 
 The schema is created whole in a new file; an existing file is left as it is, and changes to its
 schema are the DATA_DIR migrations' (`bot.datadir.migrations`), run before the store opens.
@@ -108,6 +109,14 @@ class History(Protocol):
 
     async def ping(self) -> None:
         """Raise `HistoryUnavailable` unless the log can serve."""
+        ...
+
+    async def forget_user(self, user_id: int) -> int:
+        """Delete every conversation of one person, in private and in groups; how many."""
+        ...
+
+    async def delete_older(self, cutoff: float) -> int:
+        """Delete turns begun before `cutoff` (Unix time); how many."""
         ...
 
     async def close(self) -> None:
@@ -294,6 +303,65 @@ class HistoryStore:
     def _conversation_count(self, key: str) -> int:
         row = self._db.execute("SELECT COUNT(*) FROM conversations WHERE key = ?", (key,))
         return int(row.fetchone()[0])
+
+    # --- deleting ------------------------------------------------------------------------------
+
+    async def forget_user(self, user_id: int) -> int:
+        """Delete every conversation of one person: their private chat with the bot and their
+        own conversations in groups (`chat:<id>` and `chat:<group>:user:<id>`). Deleted pages
+        are overwritten and the write-ahead log emptied, so the text is gone from the file too.
+        Returns how many conversations were deleted."""
+        return await self._run(self._forget_user, user_id)
+
+    def _forget_user(self, user_id: int) -> int:
+        rows = self._db.execute(
+            "SELECT id FROM conversations WHERE key = ? OR key LIKE ?",
+            (f"chat:{user_id}", f"chat:%:user:{user_id}"),
+        ).fetchall()
+        conversations = [int(row[0]) for row in rows]
+        self._delete(conversations, turns=None)
+        return len(conversations)
+
+    async def delete_older(self, cutoff: float) -> int:
+        """Delete the questions and answers of turns begun before `cutoff` (Unix time), and
+        conversations left with nothing newer; a question still running is kept. Returns how
+        many turns were deleted."""
+        return await self._run(self._delete_older, cutoff)
+
+    def _delete_older(self, cutoff: float) -> int:
+        turns = [
+            int(row[0])
+            for row in self._db.execute(
+                "SELECT id FROM turns WHERE started_at < ? AND state != 'open'", (cutoff,)
+            ).fetchall()
+        ]
+        rows = self._db.execute(
+            "SELECT c.id FROM conversations AS c WHERE c.started_at < ? AND NOT EXISTS "
+            "(SELECT 1 FROM turns AS t WHERE t.conversation_id = c.id "
+            "AND (t.started_at >= ? OR t.state = 'open'))",
+            (cutoff, cutoff),
+        ).fetchall()
+        self._delete([int(row[0]) for row in rows], turns=turns)
+        return len(turns)
+
+    def _delete(self, conversations: list[int], *, turns: list[int] | None) -> None:
+        """Delete these conversations whole, and these turns (None: only the conversations')."""
+        if not conversations and not turns:
+            return
+        self._db.execute("PRAGMA secure_delete = ON")
+        with self._db:
+            for conversation in conversations:
+                self._db.execute(
+                    "DELETE FROM messages WHERE turn_id IN "
+                    "(SELECT id FROM turns WHERE conversation_id = ?)",
+                    (conversation,),
+                )
+                self._db.execute("DELETE FROM turns WHERE conversation_id = ?", (conversation,))
+                self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation,))
+            for turn in turns or ():
+                self._db.execute("DELETE FROM messages WHERE turn_id = ?", (turn,))
+                self._db.execute("DELETE FROM turns WHERE id = ?", (turn,))
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # --- helpers (writer thread only) ----------------------------------------------------------
 

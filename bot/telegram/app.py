@@ -17,8 +17,12 @@ from aiogram.client.telegram import TelegramAPIServer
 
 from bot.access import AccessDatabase, AccessPolicy
 from bot.access.codes import LIFETIME_S
+from bot.audit import SqliteAuditLog
 from bot.config import Settings
+from bot.confirmations import Confirmations
 from bot.data_files import DataFiles
+from bot.documents import Documents
+from bot.retention import Retention
 from bot.scopes import Scopes, ScopeStore, SqliteScopeStore
 from bot.scopes.store_postgres import PostgresScopeStore
 from bot.services import Services
@@ -93,7 +97,11 @@ def build_dispatcher(
     in_flight = InFlight()
     pacer = EditPacer(tuning.edit_interval_s, burst=EDIT_BURST)
     pending_status = PendingStatusStore(services.files.pending_status)
-    access = AccessPolicy(settings, AccessDatabase(services.files.access), clock=tuning.wall_clock)
+    audit = SqliteAuditLog(services.files.audit, clock=tuning.wall_clock)
+    access = AccessPolicy(
+        settings, AccessDatabase(services.files.access), clock=tuning.wall_clock, audit=audit
+    )
+    documents = Documents(services.toolbox, clock=tuning.wall_clock)
     access_requests = AccessRequests(access)
     source_links = SourceLinks(services.files.source_links, clock=tuning.wall_clock)
     scope_store: ScopeStore = (
@@ -128,6 +136,12 @@ def build_dispatcher(
         transcriber=services.transcriber,
         metrics=services.metrics,
         scopes=scopes,
+        history=services.history,
+        locks=services.locks,
+        audit=audit,
+        documents=documents,
+        confirmations=Confirmations(services.files.confirmations, clock=tuning.wall_clock),
+        retention=Retention(settings, services.history, documents, clock=tuning.wall_clock),
     )
     dp.update.outer_middleware(ChatContextMiddleware())
     dp.update.outer_middleware(PairingMiddleware(access))
@@ -161,9 +175,12 @@ async def _on_startup(
     pending_status: PendingStatusStore,
     access: AccessPolicy,
     files: DataFiles,
+    retention: Retention,
 ) -> None:
     me = await bot.me()
     await access.load()
+    await retention.sweep()
+    retention.start()
     await tidy_leftovers(bot, pending_status)
     await register_commands(bot, access.admin_ids(), files.admin_menus)
     warn_about_settings(settings, granted=bool(access.grants()))
@@ -212,12 +229,17 @@ async def _offer_pairing(access: AccessPolicy, username: str) -> None:
 
 
 async def _on_shutdown(
+    *,
     in_flight: InFlight,
     tuning: Tuning,
     pending_status: PendingStatusStore,
     access: AccessPolicy,
     source_links: SourceLinks,
+    retention: Retention,
+    audit: SqliteAuditLog,
+    confirmations: Confirmations,
 ) -> None:
+    await retention.stop()
     try:
         await in_flight.drain(tuning.shutdown_grace_s)
     finally:
@@ -227,4 +249,10 @@ async def _on_shutdown(
             try:
                 await access.close()
             finally:
-                await source_links.close()
+                try:
+                    await source_links.close()
+                finally:
+                    try:
+                        await audit.close()
+                    finally:
+                        await confirmations.close()

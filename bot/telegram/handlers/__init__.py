@@ -7,8 +7,11 @@ from aiogram import Router
 from bot.telegram.handlers import (
     access,
     admin,
+    audit,
     commands,
+    documents,
     other,
+    privacy,
     questions,
     scope,
     sources,
@@ -17,12 +20,16 @@ from bot.telegram.handlers import (
 
 
 def make_routers() -> list[Router]:
-    """Admin first (it claims admins' documents), access, commands, questions, voice questions,
-    the fallback; then source buttons, which also answer any button no other router took."""
+    """Admin first (it claims admins' documents), access, document management, the audit log,
+    `/forget`, commands, questions, voice questions, the fallback; then source buttons, which
+    also answer any button no other router took."""
     return [
         admin.make_router(),
         scope.make_router(),
         access.make_router(),
+        documents.make_router(),
+        audit.make_router(),
+        privacy.make_router(),
         commands.make_router(),
         questions.make_router(),
         voice.make_router(),

@@ -15,7 +15,7 @@ from aiogram.filters import Command, CommandObject, MagicData
 from aiogram.types import CallbackQuery, InaccessibleMessage, Message
 
 from bot.access import AccessPolicy
-from bot.telegram.access_requests import AccessDecision, AccessRequests
+from bot.telegram.access_requests import AccessDecision, AccessRequests, person_of
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.access_lists import users_listing
 from bot.telegram.handlers.replies import say
@@ -110,7 +110,7 @@ async def on_deny(
     if user_id == message.from_user.id:
         await say(bot, chat_context, texts.deny_self, tuning)
         return
-    result, removed = await access.deny(user_id)
+    result, removed = await access.deny(user_id, by=person_of(message.from_user))
     log.info("admin %d denied user %d: %s", message.from_user.id, user_id, result)
     if removed is not None and removed.role == "admin":
         await take_admin_menu(bot, user_id)

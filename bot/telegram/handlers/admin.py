@@ -13,6 +13,7 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command, MagicData
 from aiogram.types import Message
 
+from bot.audit import AuditLog
 from bot.config import Settings
 from bot.scopes import Scopes
 from bot.telegram.albums import Albums
@@ -55,10 +56,13 @@ async def on_document(
     settings: Settings,
     tuning: Tuning,
     albums: Albums,
+    audit: AuditLog,
     chat_context: ChatContext,
     scopes: Scopes | None = None,
 ) -> None:
-    """Save the document (a path-like caption names the folder); say whether its text was read."""
+    """Save the document (a path-like caption names the folder); say whether its text was read.
+
+    The upload is written to the audit log once the file is in place."""
     texts = chat_context.texts
     assert message.document is not None
     caption = (message.caption or "").strip()
@@ -81,6 +85,9 @@ async def on_document(
         log.warning("upload of %r failed: %s", message.document.file_name, exc)
         await say(bot, chat_context, texts.upload_download_failed, tuning)
         return
+    if message.from_user is not None:
+        user = message.from_user
+        await audit.record("upload", saved.path, actor_id=user.id, actor_name=user.full_name)
     if saved.error is not None:
         log.info("no text from upload %s: %s", saved.path, saved.error)
     pages = await toolbox.recognised_pages(saved.path) if saved.error is None else None

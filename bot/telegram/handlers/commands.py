@@ -39,7 +39,10 @@ def make_router() -> Router:
     router.message.register(on_reset, Command("reset", "new"))
     router.message.register(on_files, Command("files"))
     router.message.register(on_status, Command("status"))
-    router.message.register(on_admin_command, Command("reindex", "allow", "deny", "users"))
+    router.message.register(
+        on_admin_command,
+        Command("reindex", "allow", "deny", "users", "rm", "mv", "trash", "audit"),
+    )
     router.message.register(on_unknown_command, bare_unknown_command)
     return router
 

@@ -14,10 +14,13 @@ ENGLISH = Texts(
     group_privacy="👥 In groups I answer only when you mention me with @ or reply to my "
     "message (privacy mode).",
     commands_help="/help — how to use me\n/reset — start a new conversation (or /new)\n"
-    "/files — what is in the folder\n/status — model, context and search",
+    "/files — what is in the folder\n/status — model, context and search\n"
+    "/forget — delete your conversations for good",
     admin_help="🛠 For admins: to add a file, send it as a document in a private chat. A "
     "caption such as <code>docs/hr</code> picks the folder. /reindex rebuilds the index.\n"
-    "/allow ID lets someone in, /deny ID takes access away, /users shows who may use the bot.",
+    "/allow ID lets someone in, /deny ID takes access away, /users shows who may use the bot.\n"
+    "/rm PATH deletes to the trash, /mv FROM TO moves or renames, /trash restores, /audit "
+    "shows the last admin actions.",
     reset_done="🆕 New conversation started: earlier messages no longer count.",
     files_header="📂 Files in the folder ({total}):",
     files_empty="📂 The documents folder is empty so far.",
@@ -178,12 +181,72 @@ ENGLISH = Texts(
     grant_paired="{role}, paired with a code, {when}",
     grant_by="{role}, let in by {admin}, {when}",
     status_granted="👥 Access granted in Telegram: {n}",
+    manage_in_private="🔒 Documents are managed in a private chat with me, so that their "
+    "names stay out of the group.",
+    rm_usage="Name the file or folder to delete, for example <code>/rm docs/old.pdf</code>. "
+    "/files shows what is there.",
+    mv_usage="Name what to move and where, for example <code>/mv docs/old.pdf archive/</code> "
+    "(into a folder) or <code>/mv old.pdf new.pdf</code> (a new name). Put a path with spaces "
+    "in quotes.",
+    path_problems={
+        "empty": "⚠️ No path given.",
+        "invalid": "⚠️ {path} cannot be used: hidden names (starting with a dot) and malformed "
+        "paths are not allowed.",
+        "outside": "⚠️ {path} leads outside the documents folder.",
+        "missing": "⚠️ There is no {path} in the documents folder. /files shows what is there.",
+        "root": "⚠️ The documents folder itself cannot be deleted or moved.",
+        "link": "⚠️ {path} is a link; links are changed on the server, not from Telegram.",
+        "exists": "⚠️ {path} already exists; nothing was overwritten. Choose another name.",
+        "inside": "⚠️ {path} is inside what you are moving: a folder cannot go into itself.",
+    },
+    rm_confirm="🗑 Move {path} to the trash? It stays restorable with /trash for {days} days.",
+    mv_confirm="📦 Move {source} to {target}?",
+    # plain: button labels
+    confirm_button="✅ Yes",
+    cancel_button="✖️ Cancel",
+    cancelled="✖️ Cancelled; nothing changed.",
+    # plain: a pop-up on the button
+    confirm_expired="This button has expired or was used already. Send the command again.",
+    rm_done="🗑 {path} is in the trash and no longer found by search; /trash restores it.",
+    mv_done="📦 Moved: {source} → {target}. Search finds it at its new place.",
+    change_failed="⚠️ That could not be done, so the files stay as they were. The details are "
+    "in the bot's log.",
+    trash_title="🗑 <b>Trash</b> (each item is kept {days} days; tap to restore):",
+    trash_empty="🗑 The trash is empty.",
+    trash_line="{n}. {path}, deleted {when}",
+    # plain: button label
+    restore_button="↩️ {n}. {path}",
+    restore_done="↩️ Restored: {path}. Search finds it again.",
+    restore_conflict="⚠️ {path} exists again, so the deleted copy stays in the trash and nothing "
+    "was overwritten. Rename or move the existing one first (/mv), then tap again.",
+    # plain: a pop-up on the button
+    restore_gone="This is no longer in the trash.",
+    audit_title="<b>Last admin actions</b>",
+    audit_empty="No admin actions recorded yet.",
+    audit_line="{when} · {who}: {action} {subject}{detail}",
+    audit_actions={
+        "upload": "uploaded",
+        "move": "moved",
+        "delete": "deleted",
+        "restore": "restored",
+        "scope": "set the scope of",
+        "grant": "granted access to",
+        "revoke": "took access from",
+    },
+    forget_confirm="🧹 Delete your conversations with me for good? That is this private chat "
+    "and your own questions in groups, with my answers and the buttons under them. It cannot "
+    "be undone. Your access to the bot stays as it is.",
+    # plain: button label
+    forget_button="🧹 Delete for good",
+    forget_done="🧹 Done: {n} deleted, irreversibly. I keep nothing of what you asked, and "
+    "your next question starts a new conversation.",
     command_descriptions=(
         ("start", "What this bot does"),
         ("help", "How to use it"),
         ("reset", "Start a new conversation"),
         ("files", "What is in the documents folder"),
         ("status", "Model, context and search"),
+        ("forget", "Delete my conversations"),
     ),
     admin_command_descriptions=(
         ("reindex", "Rebuild the index (admins)"),
@@ -191,9 +254,14 @@ ENGLISH = Texts(
         ("deny", "Take access away: /deny ID (admins)"),
         ("users", "Who may use the bot (admins)"),
         ("scope", "Folders this chat sees: /scope FOLDERS (admins)"),
+        ("rm", "Delete to the trash: /rm PATH (admins)"),
+        ("mv", "Move or rename: /mv FROM TO (admins)"),
+        ("trash", "Restore deleted documents (admins)"),
+        ("audit", "Last admin actions (admins)"),
     ),
     minutes_forms=("minute", "minutes"),
     rounds_forms=("round", "rounds"),
     messages_forms=("message", "messages"),
     errors_forms=("error", "errors"),
+    conversations_forms=("conversation", "conversations"),
 )

@@ -6,7 +6,7 @@ need to. Both languages are instances of one dataclass, so a missing translation
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -151,6 +151,35 @@ class Texts:
     grant_paired: str
     grant_by: str
     status_granted: str
+    manage_in_private: str
+    rm_usage: str
+    mv_usage: str
+    path_problems: Mapping[str, str]
+    """Why a path an admin named cannot be used, by `DocumentError.problem`, with `{path}`."""
+    rm_confirm: str
+    mv_confirm: str
+    confirm_button: str
+    cancel_button: str
+    cancelled: str
+    confirm_expired: str
+    rm_done: str
+    mv_done: str
+    change_failed: str
+    trash_title: str
+    trash_empty: str
+    trash_line: str
+    restore_button: str
+    restore_done: str
+    restore_conflict: str
+    restore_gone: str
+    audit_title: str
+    audit_empty: str
+    audit_line: str
+    audit_actions: Mapping[str, str]
+    """What each audit action is called in `/audit`."""
+    forget_confirm: str
+    forget_button: str
+    forget_done: str
     command_descriptions: tuple[tuple[str, str], ...]
     admin_command_descriptions: tuple[tuple[str, str], ...]
     """The commands admins see in their menu in addition to everyone's."""
@@ -158,6 +187,7 @@ class Texts:
     rounds_forms: tuple[str, ...]
     messages_forms: tuple[str, ...]
     errors_forms: tuple[str, ...]
+    conversations_forms: tuple[str, ...]
 
     def number(self, n: int) -> str:
         """An integer with this language's thousands separator."""
@@ -352,6 +382,44 @@ class Texts:
     def source_send_failed_reply(self, name: str) -> str:
         """Telegram did not take a source document."""
         return self.source_send_failed.format(name=_code(visible(name)))
+
+    def forget_done_reply(self, conversations: int) -> str:
+        """`/forget` is done: how many conversations were deleted."""
+        return self.forget_done.format(n=count(self.lang, conversations, self.conversations_forms))
+
+    def path_problem(self, problem: str, path: str) -> str:
+        """Why the path an admin named cannot be deleted, moved or restored to."""
+        template = self.path_problems.get(problem, self.path_problems["invalid"])
+        return template.format(path=_code(visible(path)[:200]))
+
+    def trash_listing(self, items: Sequence[tuple[str, str]], days: int) -> str:
+        """`/trash`: what can be restored (path and when it was deleted), numbered as the
+        buttons are."""
+        if not items:
+            return self.trash_empty
+        lines = [self.trash_title.format(days=self.number(days))]
+        for n, (path, deleted) in enumerate(items, start=1):
+            lines.append(self.trash_line.format(n=n, path=_code(visible(path)), when=deleted))
+        return "\n".join(lines)
+
+    def audit_listing(self, entries: Sequence[tuple[str, str, str, str, str]]) -> str:
+        """`/audit`: one line per entry (when, who, action, subject, detail), oldest first.
+
+        `who` is HTML already; the rest is escaped here."""
+        if not entries:
+            return self.audit_empty
+        lines = [self.audit_title]
+        for at, who, action, subject, detail in entries:
+            lines.append(
+                self.audit_line.format(
+                    when=at,
+                    who=who,
+                    action=self.audit_actions.get(action, escape(action)),
+                    subject=_code(visible(subject)[:200]),
+                    detail=f" ({escape(visible(detail)[:200])})" if detail else "",
+                )
+            )
+        return "\n".join(lines)
 
     def sources_line(self, sources: tuple[str, ...], limit: int = 5) -> str:
         """Markdown for the answer's last line, paths as code."""

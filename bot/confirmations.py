@@ -1,0 +1,154 @@
+"""Actions waiting for their confirm button, each under a short random id.
+
+A destructive command (`/rm`, `/mv`, `/forget`) is not done when it is sent: the bot answers
+with a confirm button, and only a tap by the same person in the same chat does it. The button
+carries the id alone (Telegram shows a button's data to any client, and keeps 64 bytes at most),
+so the action and its paths wait here, in a small SQLite file in DATA_DIR, until the tap, a
+restart included, for `LIFETIME_S`. An id is used once: taking it deletes it.
+
+All database work runs on one worker thread, so the event loop never waits for the disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from bot.source_links import ID_BYTES, is_link_id
+
+_T = TypeVar("_T")
+
+LIFETIME_S = 15 * 60.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS confirmations (
+    id TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL,
+    chat_id INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    args TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """An action one person asked for in one chat, waiting for their tap."""
+
+    user_id: int
+    chat_id: int
+    action: str
+    args: tuple[str, ...]
+
+
+class Confirmations:
+    """Pending actions in one SQLite file; it opens on first use. `clock` gives Unix time."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        lifetime_s: float = LIFETIME_S,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._path = path
+        self._lifetime = lifetime_s
+        self._clock = clock
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="confirmations")
+        self._connection: sqlite3.Connection | None = None
+        self._closed = False
+
+    async def ask(self, pending: Pending) -> str:
+        """Keep `pending` and return the id its button carries; expired ones are dropped."""
+        now = self._clock()
+        return await self._run(lambda db: self._ask(db, pending, now))
+
+    async def take(self, confirm_id: str, *, user_id: int, chat_id: int) -> Pending | None:
+        """The action behind `confirm_id`, when `user_id` asked for it in `chat_id`; it is
+        removed, so a second tap finds nothing. None when it is unknown, malformed, expired or
+        someone else's (which stays for its owner)."""
+        if not is_link_id(confirm_id):
+            return None
+        cutoff = self._clock() - self._lifetime
+        return await self._run(lambda db: _take(db, confirm_id, user_id, chat_id, cutoff))
+
+    async def forget_user(self, user_id: int) -> int:
+        """Drop everything `user_id` asked for; how many were dropped."""
+        return await self._run(
+            lambda db: (
+                db.execute("DELETE FROM confirmations WHERE user_id = ?", (user_id,)).rowcount
+            )
+        )
+
+    async def close(self) -> None:
+        """Close the database; work already asked for finishes first."""
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.get_running_loop().run_in_executor(self._executor, self._close)
+        await asyncio.to_thread(self._executor.shutdown, wait=True)
+
+    # --- on the worker thread ------------------------------------------------------------
+    async def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        if self._closed:
+            msg = "the confirmations database is closed"
+            raise sqlite3.ProgrammingError(msg)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._call, work)
+
+    def _call(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        if self._connection is None:
+            self._connection = _connect(self._path)
+        return work(self._connection)
+
+    def _ask(self, db: sqlite3.Connection, pending: Pending, now: float) -> str:
+        db.execute("DELETE FROM confirmations WHERE created_at < ?", (now - self._lifetime,))
+        args = json.dumps(list(pending.args), ensure_ascii=False)
+        while True:  # a clash of 72 random bits draws again
+            confirm_id = secrets.token_urlsafe(ID_BYTES)
+            cursor = db.execute(
+                "INSERT OR IGNORE INTO confirmations VALUES (?, ?, ?, ?, ?, ?)",
+                (confirm_id, pending.user_id, pending.chat_id, pending.action, args, now),
+            )
+            if cursor.rowcount == 1:
+                return confirm_id
+
+    def _close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """Open (and if needed create) the database; each statement commits on its own."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=10.0, isolation_level=None, check_same_thread=False)
+    try:
+        db.executescript(_SCHEMA)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _take(
+    db: sqlite3.Connection, confirm_id: str, user_id: int, chat_id: int, cutoff: float
+) -> Pending | None:
+    row = db.execute(
+        "DELETE FROM confirmations WHERE id = ? AND user_id = ? AND chat_id = ? "
+        "RETURNING user_id, chat_id, action, args, created_at",
+        (confirm_id, user_id, chat_id),
+    ).fetchone()
+    if row is None or float(row[4]) < cutoff:
+        return None
+    args: Sequence[str] = json.loads(row[3])
+    return Pending(int(row[0]), int(row[1]), str(row[2]), tuple(str(a) for a in args))

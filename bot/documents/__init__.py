@@ -1,0 +1,12 @@
+"""Documents managed by admins from Telegram: delete to a hidden trash, move, restore.
+
+- `trash`: the hidden `.trash/` folder inside the documents folder and its records;
+- `manager`: `Documents`, which checks every path through the jail and keeps the index in step.
+
+No aiogram here: the Telegram wing asks for confirmation and calls this.
+"""
+
+from bot.documents.manager import DocumentError, Documents, Moved
+from bot.documents.trash import TrashItem, is_trash_id
+
+__all__ = ["DocumentError", "Documents", "Moved", "TrashItem", "is_trash_id"]

@@ -1,0 +1,94 @@
+"""What the bot deletes on its own, on time: old conversations (HISTORY_DAYS) and old trash
+(TRASH_DAYS).
+
+`Retention.sweep` does both once; the Telegram wing runs it at start and then every
+`interval_s` while the bot runs. A failure is logged and tried again at the next sweep, and
+never stops the bot. No aiogram here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+from bot.config import Settings
+from bot.documents import Documents
+
+log = logging.getLogger(__name__)
+
+DAY_S = 24 * 3600.0
+SWEEP_EVERY_S = 3600.0
+
+
+class AgingHistory(Protocol):
+    """What the sweep needs of the history, whichever database keeps it."""
+
+    async def delete_older(self, cutoff: float) -> int:
+        """Delete turns begun before `cutoff` (Unix time); how many."""
+        ...
+
+
+class Retention:
+    """Deletes what has been kept long enough; `clock` gives Unix time (tests move it)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        history: AgingHistory,
+        documents: Documents,
+        *,
+        clock: Callable[[], float] = time.time,
+        interval_s: float = SWEEP_EVERY_S,
+    ) -> None:
+        self._history_days = settings.history_days
+        self._trash_days = settings.trash_days
+        self._history = history
+        self._documents = documents
+        self._clock = clock
+        self._interval = interval_s
+        self._task: asyncio.Task[None] | None = None
+
+    async def sweep(self) -> None:
+        """Delete conversations older than HISTORY_DAYS (when set) and trash older than
+        TRASH_DAYS; each failure is logged and left for the next sweep."""
+        if self._history_days is not None:
+            cutoff = self._clock() - self._history_days * DAY_S
+            try:
+                deleted = await self._history.delete_older(cutoff)
+            except Exception:  # a sweep must never stop the bot; the next one tries again
+                log.exception("deleting old conversations failed")
+            else:
+                if deleted:
+                    log.info(
+                        "deleted %d question(s) older than %d days", deleted, self._history_days
+                    )
+        try:
+            purged = await self._documents.purge_trash(self._trash_days * DAY_S)
+        except Exception:  # as above
+            log.exception("emptying the trash of old items failed")
+        else:
+            if purged:
+                log.info("deleted %d item(s) from the trash for good", purged)
+
+    def start(self) -> None:
+        """Sweep every `interval_s` from now on, in the background."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._every_interval(), name="retention")
+
+    async def stop(self) -> None:
+        """Stop the background sweeps."""
+        if self._task is None:
+            return
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        self._task = None
+
+    async def _every_interval(self) -> None:
+        while True:
+            await asyncio.sleep(self._interval)
+            await self.sweep()
