@@ -16,10 +16,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 
-import asyncpg
-
+from bot.storage.errors import LOST
 from bot.storage.keys import advisory_key
 from bot.storage.postgres import PostgresDatabase
 from bot.storage.session import LockSession
@@ -27,6 +26,7 @@ from bot.storage.session import LockSession
 log = logging.getLogger(__name__)
 
 _CONVERSATION = "conversation"
+_CLOSE_FAILED: tuple[type[Exception], ...] = (*LOST, TimeoutError)
 
 
 class AdvisoryConversationLocks:
@@ -40,11 +40,12 @@ class AdvisoryConversationLocks:
         """Wait until no other process holds `key`, and hold it for the `async with` body."""
         number = advisory_key(_CONVERSATION, key)
         session = self._database.session
-        if session.is_open() and await _try_lock(session, number):
+        generation = await _try_lock(session, number)
+        if generation is not None:
             try:
                 yield
             finally:
-                await asyncio.shield(session.unlock(number))
+                await asyncio.shield(session.unlock(number, generation))
             return
         connection = await self._database.connect()
         try:
@@ -55,16 +56,26 @@ class AdvisoryConversationLocks:
             # the wait was cancelled halfway
             try:
                 await asyncio.shield(connection.close(timeout=5))
-            except (OSError, asyncpg.PostgresError, TimeoutError):
+            except _CLOSE_FAILED:
                 connection.terminate()
 
 
-async def _try_lock(session: LockSession, number: int) -> bool:
-    """Try the lock so that a cancellation cannot lose a lock the database granted."""
+async def _try_lock(session: LockSession, number: int) -> int | None:
+    """Try the lock on the session: its generation, or None when another process holds it or
+    the session cannot be used now (then the caller waits on a connection of its own).
+
+    A cancellation cannot lose a lock the database granted: the attempt is awaited to its end.
+    """
     attempt = asyncio.ensure_future(session.try_lock(number))
     try:
         return await asyncio.shield(attempt)
     except asyncio.CancelledError:
-        if await attempt:  # the answer is a moment away; release what it granted
-            await session.unlock(number)
+        generation = None
+        with suppress(*LOST):
+            generation = await attempt  # a moment away; release what it granted
+        if generation is not None:
+            await session.unlock(number, generation)
         raise
+    except LOST as exc:
+        log.warning("the database session cannot take a lock now: %s", exc)
+        return None

@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+import asyncpg
+
+LOST: tuple[type[Exception], ...] = (
+    OSError,
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
+)
+"""What a query raises when its connection or server is gone (or the server refused it)."""
+
 
 class StorageError(Exception):
     """The database cannot be used; the text says why, without the password."""

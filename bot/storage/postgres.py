@@ -75,8 +75,11 @@ class PostgresDatabase:
         connection = await _connect(url)
         try:
             await migrate(connection, migrations)
-            session = LockSession(connection)
-            await session.lock(advisory_key(_WORKER, owner))
+            session = await LockSession.open(
+                connection,
+                reconnect=lambda: _connect(url),
+                identity=advisory_key(_WORKER, owner),
+            )
             pool = await asyncpg.create_pool(
                 url, min_size=1, max_size=pool_size, server_settings=_SESSION_SETTINGS
             )
