@@ -2,7 +2,8 @@
 
 The real Dispatcher (access, order, the question handler, the status message, the streaming
 display, delivery) on a Bot whose session is the test suite's fake Telegram, with production
-pacing (edits about once a second per chat, drafts about three times a second); the real Agent
+pacing (edits about once a second per chat, the first two in a row, so the first answer text
+need not wait behind the status message; drafts about three times a second); the real Agent
 over HTTP to the fake model in another process, which answers at once (no tools) with Markdown
 prose streamed at about 50 tokens a second: 4 characters a piece, 20 ms apart.
 
@@ -80,7 +81,7 @@ def _watch_agent(agent: Any, timeline: Timeline) -> None:
     ask = agent.ask
 
     async def listened(
-        conversation: str, question: str, on_event: EventHandler | None = None
+        conversation: str, question: str, on_event: EventHandler | None = None, **more: Any
     ) -> Any:
         chat_id = int(conversation.split(":")[1])
 
@@ -90,7 +91,7 @@ def _watch_agent(agent: Any, timeline: Timeline) -> None:
             if on_event is not None:
                 await on_event(event)
 
-        return await ask(conversation, question, hear)
+        return await ask(conversation, question, hear, **more)
 
     agent.ask = listened
 
@@ -246,7 +247,11 @@ def _note(session: FakeTelegramSession, chats: list[int], where: str, group: boo
     for chat in chats:
         total.update(counts[chat])
     per_answer = ", ".join(f"{n / len(chats):.1f} {m}" for m, n in sorted(total.items()))
-    pace = "edits paced at 1 s a chat" if group else "drafts paced at 1/3 s a chat"
+    pace = (
+        "edits paced at 1 s a chat, two in a row after a quiet spell"
+        if group
+        else "drafts paced at 1/3 s a chat"
+    )
     return (
         f"{where}: per {LONG_CHARS:,}-character answer: {per_answer}. Production Tuning "
         f"({pace}); the model streams {PIECE_CHARS} characters every "
