@@ -12,6 +12,8 @@ The display never holds the question up: events only record text, and a slow or 
 costs updates, not the answer. When the agent is done, `on_screen` tells delivery which
 messages already show the beginning of the answer, so the final parts, exactly what a whole
 answer would have been, are edited into them and the rest sent: nothing lost or shown twice.
+Before that, `conclude` puts the last part in a draft that shows anything else (an error
+replacing a half-written answer), so no stale text lingers beside the message.
 """
 
 from __future__ import annotations
