@@ -7,6 +7,10 @@ overwritten, by a move or by a restore. Once the files are where they belong, ea
 document is refreshed in the index at once, so search stops finding a deleted file, and finds a
 moved or restored one under its new path, before the admin's reply is sent.
 
+In a scoped chat an admin works within the chat's scope, as a question there would: a path
+outside it is "not there", exactly like a missing one, the whole of what is deleted or moved and
+where it goes must lie inside it, and `/trash` lists and restores only what was inside it.
+
 No aiogram here; the Telegram wing asks and confirms, this does the work.
 """
 
@@ -24,6 +28,7 @@ from typing import Literal
 from bot.documents.trash import RestoreConflict, Trash, TrashItem, move_without_overwrite
 from tools import Toolbox
 from tools.errors import PathNotFoundError, SandboxError
+from tools.scope import Scope
 
 log = logging.getLogger(__name__)
 
@@ -58,28 +63,28 @@ class Documents:
         self.trash = Trash(toolbox.sandbox.root)
 
     # --- checks, before the confirm button ----------------------------------------------
-    async def existing(self, rel: str) -> str:
+    async def existing(self, rel: str, scope: Scope | None = None) -> str:
         """The path `rel` names, as the index knows it, when it may be deleted or moved.
 
         Raises:
             DocumentError: why not.
         """
-        real = await asyncio.to_thread(self._existing, rel)
+        real = await asyncio.to_thread(self._resolve, rel, scope=scope)
         return self._toolbox.sandbox.relative(real)
 
-    async def move_target(self, source: str, target: str) -> Moved:
+    async def move_target(self, source: str, target: str, scope: Scope | None = None) -> Moved:
         """Where moving `source` to `target` would put it: into `target` when it is a folder or
         ends with `/` (a folder made for it), else under that name.
 
         Raises:
             DocumentError: why the move cannot be done.
         """
-        return await asyncio.to_thread(self._plan_move, source, target)
+        return await asyncio.to_thread(self._plan_move, source, target, scope)
 
     # --- changes ------------------------------------------------------------------------
-    async def delete(self, rel: str, *, by: int | None) -> TrashItem:
+    async def delete(self, rel: str, *, by: int | None, scope: Scope | None = None) -> TrashItem:
         """Move `rel` to the trash and drop its documents from the index."""
-        real = await asyncio.to_thread(self._existing, rel)
+        real = await asyncio.to_thread(self._resolve, rel, scope=scope)
         shown = self._toolbox.sandbox.relative(real)
         files = await asyncio.to_thread(self._files_at, shown)
         item = await asyncio.to_thread(self.trash.put, real, shown, by=by, now=self._clock())
@@ -87,9 +92,9 @@ class Documents:
         log.info("moved %s to the trash as %s", shown, item.item_id)
         return item
 
-    async def move(self, source: str, target: str) -> Moved:
+    async def move(self, source: str, target: str, scope: Scope | None = None) -> Moved:
         """Move `source` to `target` without overwriting anything; the index follows."""
-        plan = await asyncio.to_thread(self._plan_move, source, target)
+        plan = await asyncio.to_thread(self._plan_move, source, target, scope)
         before = await asyncio.to_thread(self._files_at, plan.source)
         await asyncio.to_thread(self._move, plan)
         after = await asyncio.to_thread(self._files_at, plan.target)
@@ -97,21 +102,23 @@ class Documents:
         log.info("moved %s to %s", plan.source, plan.target)
         return plan
 
-    async def trashed(self) -> list[TrashItem]:
-        """What is in the trash, newest first."""
-        return await asyncio.to_thread(self.trash.items)
+    async def trashed(self, scope: Scope | None = None) -> list[TrashItem]:
+        """What is in the trash (from inside `scope`), newest first."""
+        items = await asyncio.to_thread(self.trash.items)
+        return [item for item in items if scope is None or scope.covers(item.path)]
 
-    async def restore(self, item_id: str) -> TrashItem | None:
-        """Put a trashed item back where it was; None when the trash no longer has it.
+    async def restore(self, item_id: str, scope: Scope | None = None) -> TrashItem | None:
+        """Put a trashed item back where it was; None when the trash no longer has it (or it
+        was outside `scope`).
 
         Raises:
             DocumentError: `exists` when something now lives at its path (nothing is moved),
                 or its old place can no longer be used.
         """
         item = await asyncio.to_thread(self.trash.find, item_id)
-        if item is None:
+        if item is None or (scope is not None and not scope.covers(item.path)):
             return None
-        await asyncio.to_thread(self._restore, item)
+        await asyncio.to_thread(self._restore, item, scope)
         await self._refresh(await asyncio.to_thread(self._files_at, item.path))
         log.info("restored %s from the trash", item.path)
         return item
@@ -122,28 +129,36 @@ class Documents:
         return await asyncio.to_thread(self.trash.purge_older, cutoff)
 
     # --- in a thread --------------------------------------------------------------------
-    def _resolve(self, rel: str, *, must_exist: bool = True) -> Path:
+    def _resolve(
+        self,
+        rel: str,
+        *,
+        must_exist: bool = True,
+        scope: Scope | None = None,
+        into: bool = False,
+    ) -> Path:
+        """The real path `rel` names, or `DocumentError`; `into`: the place things go to, which
+        may be the documents folder itself."""
         if not rel.strip():
             raise DocumentError("empty", rel)
         sandbox = self._toolbox.sandbox
         try:
-            real = sandbox.resolve(rel, must_exist=must_exist)
+            real = sandbox.within(scope).resolve(rel, must_exist=must_exist)
         except PathNotFoundError:
             raise DocumentError("missing", rel) from None
         except SandboxError as exc:
             raise DocumentError("outside" if exc.reason == "escape" else "invalid", rel) from None
-        if real == sandbox.root:
+        if real == sandbox.root and not into:
             raise DocumentError("root", rel)
+        if scope is not None and not scope.covers(sandbox.relative(real)):
+            raise DocumentError("missing", rel)  # a folder on the way to the scope: not its own
         if os.path.islink(sandbox.root / _lexical(rel)):
             raise DocumentError("link", rel)
         return real
 
-    def _existing(self, rel: str) -> Path:
-        return self._resolve(rel)
-
-    def _plan_move(self, source: str, target: str) -> Moved:
-        real_source = self._resolve(source)
-        real_target = self._resolve(target, must_exist=False)
+    def _plan_move(self, source: str, target: str, scope: Scope | None) -> Moved:
+        real_source = self._resolve(source, scope=scope)
+        real_target = self._resolve(target, must_exist=False, scope=scope, into=True)
         if real_target.is_dir() or target.rstrip().endswith(("/", "\\")):
             real_target = real_target / real_source.name
         sandbox = self._toolbox.sandbox
@@ -165,8 +180,8 @@ class Documents:
         except RestoreConflict:
             raise DocumentError("exists", plan.target) from None
 
-    def _restore(self, item: TrashItem) -> None:
-        target = self._resolve(item.path, must_exist=False)
+    def _restore(self, item: TrashItem, scope: Scope | None) -> None:
+        target = self._resolve(item.path, must_exist=False, scope=scope)
         try:
             self.trash.restore(item, target)
         except RestoreConflict:

@@ -284,3 +284,47 @@ class TestAudit:
             assert "забрал(а) доступ у <code>4242</code>" in lines[4]
             assert "загрузил(а) <code>note.txt</code>" in lines[5]
             assert all(line.startswith("2026-05-28 ") for line in lines[1:])
+
+
+class TestScoped:
+    async def test_an_admin_works_within_the_scope_of_the_chat(
+        self, make_dispatcher: Any, tmp_path: Path, sandbox_dir: Path
+    ) -> None:
+        async with make_dispatcher() as harness:
+            await _confirm(harness, "/rm hr/отпуск.md")
+        outside_item = next((sandbox_dir / ".trash").glob("*.json")).stem
+        scopes = tmp_path / "scopes.toml"
+        scopes.write_text(f'{ADMIN_ID} = ["документы"]\n', encoding="utf-8")
+        async with make_dispatcher(scopes_file=scopes) as harness:
+            for command in (
+                "/rm hr/vacation_policy.md",
+                "/rm hr",
+                "/mv документы/договор_аренды.md hr/",
+                "/mv hr/vacation_policy.md документы/",
+            ):
+                await harness.feed(harness.updates.command(command, user_id=ADMIN_ID))
+                reply = sent_to(harness, ADMIN_ID)[-1]
+                assert "нет <code>" in str(reply.text), (command, reply.text)
+                assert reply.reply_markup is None
+            assert (sandbox_dir / "hr/vacation_policy.md").exists()
+
+            await _confirm(harness, f"/rm {CHARLOTTE}")
+            listing = await _ask(harness, "/trash")
+            assert CHARLOTTE in str(listing.text) and "отпуск" not in str(listing.text)
+            assert len(button_data(listing)) == 1
+            await tap(harness, listing, _QUESTION_ID, f"restore:{outside_item}", ADMIN_ID)
+            assert not (sandbox_dir / "hr/отпуск.md").exists()
+            (gone,) = [a for a in harness.session.called("answerCallbackQuery") if a.text]
+            assert "уже нет в корзине" in str(gone.text)
+
+    async def test_a_scope_change_is_in_the_audit_log(self, harness: Harness) -> None:
+        await harness.feed(harness.updates.command("/scope hr", user_id=ADMIN_ID))
+        await harness.feed(harness.updates.command("/scope reset", user_id=ADMIN_ID))
+        assert await _audit(harness) == [
+            ("scope", str(ADMIN_ID), "hr"),
+            ("scope", str(ADMIN_ID), "SCOPES_FILE"),
+        ]
+        await harness.feed(harness.updates.command("/audit", user_id=ADMIN_ID))
+        assert (
+            f"задал(а) область для <code>{ADMIN_ID}</code> (hr)" in texts_to(harness, ADMIN_ID)[-1]
+        )

@@ -5,7 +5,8 @@ model's tools use), names what would happen, and waits for a tap on "Yes" by the
 the same chat. The button carries a short id (`bot.confirmations`), never a path. `/trash`
 lists what can be restored, one button per item carrying the trash's own short id. Every change
 is written to the audit log. All of it works in private chats only, so document names never
-land in a group.
+land in a group, and within the scope an admin's question there would have (SCOPES_FILE,
+`/scope`): what lies outside is "not there".
 """
 
 from __future__ import annotations
@@ -32,11 +33,13 @@ from bot.audit import AuditLog
 from bot.config import Settings
 from bot.confirmations import Confirmations, Pending
 from bot.documents import DocumentError, Documents, is_trash_id
+from bot.scopes import Scopes
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import say
 from bot.telegram.texts import Texts
 from bot.telegram.texts.people import when
 from bot.telegram.tuning import Tuning
+from tools.scope import Scope
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +90,7 @@ async def on_rm(
     settings: Settings,
     tuning: Tuning,
     chat_context: ChatContext,
+    scopes: Scopes | None = None,
 ) -> None:
     """Check the path and ask for a tap before it goes to the trash."""
     texts = chat_context.texts
@@ -100,7 +104,8 @@ async def on_rm(
         await say(bot, chat_context, texts.rm_usage, tuning)
         return
     try:
-        rel = await documents.existing(path)
+        scope = await _scope(scopes, message.chat.id, message.from_user.id)
+        rel = await documents.existing(path, scope)
     except DocumentError as exc:
         await say(bot, chat_context, texts.path_problem(exc.problem, exc.path), tuning)
         return
@@ -122,6 +127,7 @@ async def on_mv(
     confirmations: Confirmations,
     tuning: Tuning,
     chat_context: ChatContext,
+    scopes: Scopes | None = None,
 ) -> None:
     """Check both paths and ask for a tap before anything moves."""
     texts = chat_context.texts
@@ -133,7 +139,8 @@ async def on_mv(
         await say(bot, chat_context, texts.mv_usage, tuning)
         return
     try:
-        plan = await documents.move_target(parts[0], parts[1])
+        scope = await _scope(scopes, message.chat.id, message.from_user.id)
+        plan = await documents.move_target(parts[0], parts[1], scope)
     except DocumentError as exc:
         await say(bot, chat_context, texts.path_problem(exc.problem, exc.path), tuning)
         return
@@ -154,13 +161,16 @@ async def on_trash(
     settings: Settings,
     tuning: Tuning,
     chat_context: ChatContext,
+    scopes: Scopes | None = None,
 ) -> None:
     """What is in the trash, newest first, each with a restore button."""
     texts = chat_context.texts
     if chat_context.is_group:
         await say(bot, chat_context, texts.manage_in_private, tuning)
         return
-    items = (await documents.trashed())[:TRASH_SHOWN]
+    asker = message.from_user.id if message.from_user is not None else None
+    scope = await _scope(scopes, message.chat.id, asker)
+    items = (await documents.trashed(scope))[:TRASH_SHOWN]
     text = texts.trash_listing(
         [(item.path, when(item.deleted_at)) for item in items], settings.trash_days
     )
@@ -194,6 +204,7 @@ async def on_confirm(
     confirmations: Confirmations,
     audit: AuditLog,
     chat_context: ChatContext,
+    scopes: Scopes | None = None,
 ) -> None:
     """A tap on "Yes" or "Cancel" under `/rm` or `/mv`: only its admin, only once."""
     texts = chat_context.texts
@@ -215,7 +226,15 @@ async def on_confirm(
         await _replace(bot, pressed, texts.cancelled)
         return
     try:
-        reply = await _do(pending, documents, audit, query.from_user, texts)
+        scope = await _scope(scopes, pressed.chat.id, query.from_user.id)
+        reply = await _do(
+            pending,
+            documents=documents,
+            audit=audit,
+            user=query.from_user,
+            texts=texts,
+            scope=scope,
+        )
     except DocumentError as exc:  # the folder changed since the question was asked
         reply = texts.path_problem(exc.problem, exc.path)
     except (OSError, sqlite3.Error):
@@ -234,6 +253,7 @@ async def on_restore(
     audit: AuditLog,
     tuning: Tuning,
     chat_context: ChatContext,
+    scopes: Scopes | None = None,
 ) -> None:
     """A tap on an item under `/trash`: it goes back where it was, unless something is there."""
     texts = chat_context.texts
@@ -244,7 +264,8 @@ async def on_restore(
         await _pop_up(query, texts.restore_gone)
         return
     try:
-        item = await documents.restore(callback_data.item_id)
+        scope = await _scope(scopes, chat_context.place.chat_id, query.from_user.id)
+        item = await documents.restore(callback_data.item_id, scope)
     except DocumentError as exc:
         await _pop_up(query, None)
         if exc.problem == "exists":
@@ -274,16 +295,22 @@ async def on_restore(
 
 
 async def _do(
-    pending: Pending, documents: Documents, audit: AuditLog, user: User, texts: Texts
+    pending: Pending,
+    *,
+    documents: Documents,
+    audit: AuditLog,
+    user: User,
+    texts: Texts,
+    scope: Scope | None,
 ) -> str:
     """Carry out a confirmed action, record it, and say what was done."""
     if pending.action == "rm":
         (path,) = pending.args
-        item = await documents.delete(path, by=user.id)
+        item = await documents.delete(path, by=user.id, scope=scope)
         await audit.record("delete", item.path, actor_id=user.id, actor_name=user.full_name)
         return texts.rm_done.format(path=f"<code>{escape(item.path)}</code>")
     source, target = pending.args
-    moved = await documents.move(source, target)
+    moved = await documents.move(source, target, scope)
     await audit.record(
         "move", moved.source, detail=moved.target, actor_id=user.id, actor_name=user.full_name
     )
@@ -319,6 +346,13 @@ async def _ask(
         ]
     )
     await bot.send_message(message.chat.id, question, parse_mode="HTML", reply_markup=buttons)
+
+
+async def _scope(scopes: Scopes | None, chat_id: int, user_id: int | None) -> Scope | None:
+    """The scope the admin works within in this chat; None for the whole folder."""
+    if scopes is None:
+        return None
+    return await scopes.for_question(chat_id, user_id)
 
 
 async def _replace(bot: Bot, pressed: Message, html: str) -> None:

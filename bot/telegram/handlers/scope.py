@@ -16,6 +16,7 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
+from bot.audit import AuditLog
 from bot.scopes import Scopes
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import say
@@ -84,8 +85,10 @@ async def on_scope(
     tuning: Tuning,
     is_admin: bool,
     chat_context: ChatContext,
+    audit: AuditLog | None = None,
 ) -> None:
-    """Show, set or reset the current chat's scope (admins only)."""
+    """Show, set or reset the current chat's scope (admins only); a change goes to the audit
+    log."""
     if not is_admin or message.from_user is None:
         await say(bot, chat_context, chat_context.texts.admin_only, tuning)
         return
@@ -98,6 +101,10 @@ async def on_scope(
         return
     if args.casefold() in RESET_WORDS:
         cleared = await scopes.reset_chat(chat_id, by=admin.id)
+        if cleared and audit is not None:
+            await audit.record_scope_change(
+                chat_id, ["SCOPES_FILE"], actor_id=admin.id, actor_name=admin.full_name
+            )
         now = (await scopes.of_chat(chat_id)).scope
         template = texts.reset_done if cleared else texts.reset_nothing
         await say(bot, chat_context, template.format(folders=texts.folders(now)), tuning)
@@ -110,6 +117,11 @@ async def on_scope(
             return
     scope = Scope.of(names)
     await scopes.set_chat(chat_id, scope, by=admin.id, by_name=admin.full_name)
+    if audit is not None:
+        folders = scope.folders if scope is not None else (EVERYTHING,)
+        await audit.record_scope_change(
+            chat_id, folders, actor_id=admin.id, actor_name=admin.full_name
+        )
     await say(bot, chat_context, texts.set_done.format(folders=texts.folders(scope)), tuning)
 
 
