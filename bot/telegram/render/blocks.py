@@ -6,6 +6,7 @@ the model's answer reaches the user escaped, never as markup.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -24,7 +25,10 @@ _TASK_BOXES = {"[ ] ": "☐", "[x] ": "☑", "[X] ": "☑"}
 _SAFE_LANGUAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#.-]{0,31}")
 
 
+@functools.cache
 def make_parser() -> MarkdownIt:
+    """The parser, built once: building one costs more than parsing a typical answer, and
+    parsing leaves the parser as it was."""
     return MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 
 
