@@ -190,6 +190,20 @@ _RATE_LIMITS = (
     """,
 )
 
+_AUDIT = (
+    """
+    CREATE TABLE audit (
+        id BIGSERIAL PRIMARY KEY,
+        at DOUBLE PRECISION NOT NULL,
+        actor_id BIGINT,
+        actor_name TEXT NOT NULL DEFAULT '',
+        action TEXT NOT NULL,
+        subject TEXT NOT NULL DEFAULT '',
+        detail TEXT NOT NULL DEFAULT ''
+    )
+    """,
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
     Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
@@ -197,6 +211,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "source button ids", _SOURCE_LINKS),
     Migration(5, "status messages in flight", _PENDING_STATUS),
     Migration(6, "question rate limits", _RATE_LIMITS),
+    Migration(7, "the admins' audit log", _AUDIT),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

@@ -17,7 +17,8 @@ from aiogram.client.telegram import TelegramAPIServer
 
 from bot.access import AccessDatabase, AccessPolicy
 from bot.access.codes import LIFETIME_S
-from bot.audit import SqliteAuditLog
+from bot.audit import AuditLog, SqliteAuditLog
+from bot.audit_postgres import PostgresAuditLog
 from bot.config import Settings
 from bot.confirmations import Confirmations
 from bot.data_files import DataFiles
@@ -97,7 +98,11 @@ def build_dispatcher(
     in_flight = InFlight()
     pacer = EditPacer(tuning.edit_interval_s, burst=EDIT_BURST)
     pending_status = PendingStatusStore(services.files.pending_status)
-    audit = SqliteAuditLog(services.files.audit, clock=tuning.wall_clock)
+    audit: AuditLog = (
+        PostgresAuditLog(services.database, clock=tuning.wall_clock)
+        if services.database is not None
+        else SqliteAuditLog(services.files.audit, clock=tuning.wall_clock)
+    )
     access = AccessPolicy(
         settings, AccessDatabase(services.files.access), clock=tuning.wall_clock, audit=audit
     )
@@ -236,7 +241,7 @@ async def _on_shutdown(
     access: AccessPolicy,
     source_links: SourceLinks,
     retention: Retention,
-    audit: SqliteAuditLog,
+    audit: AuditLog,
     confirmations: Confirmations,
 ) -> None:
     await retention.stop()
