@@ -1,11 +1,11 @@
 """Conversations in PostgreSQL, shared by every worker: the same log as `HistoryStore`.
 
 Same rules as the SQLite log (bot.agent.history): a question is a turn, only `done` turns are
-sent to the model again, nothing is deleted. Each write is one statement, so a turn is never
-half-made. With several workers, a turn still `open` is not necessarily cut off: it may be
-another worker's question in progress. So every turn names its owner (the worker's name, see
-`PostgresDatabase.owner`), and at start only the open turns of owners that are gone — whose
-identity lock nobody holds any more — are marked `interrupted`.
+sent to the model again, only `forget_user` and `delete_older` delete. Each write is one
+statement, so a turn is never half-made. With several workers, a turn still `open` is not
+necessarily cut off: it may be another worker's question in progress. So every turn names its
+owner (the worker's name, see `PostgresDatabase.owner`), and at start only the open turns of
+owners that are gone — whose identity lock nobody holds any more — are marked `interrupted`.
 """
 
 from __future__ import annotations
