@@ -23,6 +23,7 @@ from bot.data_files import DataDirError
 from bot.datadir import DataVersionError
 from bot.logs import setup_logging
 from bot.settings_loader import SettingsError, load_settings
+from bot.storage import StorageError, database_secrets
 
 log = logging.getLogger("bot")
 
@@ -75,6 +76,9 @@ def run_command(command: str, settings: Settings, **options: Any) -> int:
     except DataVersionError as exc:
         log.error("%s", exc)
         return 2
+    except StorageError as exc:
+        log.error("%s; check DATABASE_URL", exc)
+        return 2
     except KeyboardInterrupt:
         return 130
 
@@ -86,7 +90,10 @@ def _secrets(settings: Settings) -> list[str]:
         settings.transcribe_api_key,
         settings.webhook_secret,
     ]
-    return [v.get_secret_value().strip() for v in values if v is not None]
+    found = [v.get_secret_value().strip() for v in values if v is not None]
+    if settings.database_url is not None:
+        found += database_secrets(settings.database_url.get_secret_value())
+    return found
 
 
 if __name__ == "__main__":

@@ -192,7 +192,14 @@ async def _check(
     for secret in (KEY, BOT_TOKEN):
         assert secret not in out
     lines = {line.split(":")[0][2:]: line for line in out.splitlines()}
-    assert list(lines) == ["settings", "telegram", "model server", "documents", "data folder"]
+    assert list(lines) == [
+        "settings",
+        "telegram",
+        "model server",
+        "documents",
+        "data folder",
+        "database",
+    ]
     return code, lines
 
 
@@ -484,7 +491,7 @@ class TestEntrance:
         env["TELEGRAM_API_BASE"] = bot_api.base_url
         code, out, err = await self._run(env, tmp_path, "-m", "bot", "check")
         assert code == 0, out + err
-        assert [line[:1] for line in out.splitlines()] == ["✓"] * 5
+        assert [line[:1] for line in out.splitlines()] == ["✓"] * 5 + ["·"]  # no database
         assert KEY not in out + err
         assert BOT_TOKEN not in out + err
 

@@ -10,6 +10,7 @@ import importlib
 from collections.abc import Awaitable, Callable
 
 from bot.check.data_folder import check_data_folder
+from bot.check.database import check_database
 from bot.check.documents import check_documents
 from bot.check.model_server import SUBJECT as MODEL_SUBJECT
 from bot.check.model_server import check_model_server
@@ -39,6 +40,7 @@ async def serve(settings: Settings, *, offline: bool = False) -> int:
             max_file_mb=settings.max_file_mb,
         ),
         lambda: asyncio.to_thread(check_data_folder, settings.data_dir),
+        lambda: check_database(settings, offline=offline),
     ]
     if settings.scope_rules.configured:
         checks.append(lambda: asyncio.to_thread(check_scopes, settings))

@@ -32,7 +32,13 @@ from bot.storage.conversation_lock import AdvisoryConversationLocks
 from bot.storage.errors import SchemaVersionError, StorageError
 from bot.storage.keys import advisory_key
 from bot.storage.migrations import MIGRATIONS, SCHEMA_VERSION, Migration, migrate
-from bot.storage.postgres import POOL_SIZE, PostgresDatabase, new_owner, redact_url
+from bot.storage.postgres import (
+    POOL_SIZE,
+    PostgresDatabase,
+    database_secrets,
+    new_owner,
+    redact_url,
+)
 from bot.storage.session import LockSession
 
 __all__ = [
@@ -49,6 +55,7 @@ __all__ = [
     "StorageError",
     "UpdateClaims",
     "advisory_key",
+    "database_secrets",
     "migrate",
     "new_owner",
     "redact_url",

@@ -15,6 +15,7 @@ import re
 import secrets
 import socket
 from collections.abc import Sequence
+from urllib.parse import unquote, urlsplit
 
 import asyncpg
 
@@ -42,6 +43,12 @@ than the rest of its storage work together (bench/bench_storage.py measures it).
 def redact_url(url: str) -> str:
     """The URL with its password replaced by `***`, fit for logs and messages."""
     return re.sub(r"(://[^:/@\s]*:)[^@\s]*@", r"\1***@", url)
+
+
+def database_secrets(url: str) -> list[str]:
+    """What of `url` a log must never show: the URL itself and its password."""
+    password = urlsplit(url).password
+    return [url, *sorted({password, unquote(password)})] if password else [url]
 
 
 def new_owner() -> str:
