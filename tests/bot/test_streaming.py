@@ -8,6 +8,7 @@ have been, nothing shown twice or left behind.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from bot.telegram.output.drafts import DRAFT_INTERVAL_S
@@ -157,6 +158,31 @@ class TestGroup:
         lines = [e.text for e in watch.edits()]
         assert any(line.startswith("📖") for line in lines), "the tool's status line showed"
         assert RUSSIAN.progress_writing not in lines, "the answer took its turn instead"
+        assert watch.screen()[0].startswith("Для шарлотки")
+
+    async def test_flood_control_on_a_growing_message_is_waited_out(
+        self, make_dispatcher: DispatcherFactory, bot_session: Any
+    ) -> None:
+        watch = Watch.on(bot_session)
+        flooded: list[float] = []
+
+        async def flood(method: Any) -> None:
+            if not flooded and str(method.text).endswith("▌"):
+                flooded.append(time.monotonic())
+                harness.session.add_error(
+                    "editMessageText", 429, "Too Many Requests", retry_after=1
+                )
+
+        tuning = Tuning(edit_interval_s=0.1, retry_wait_cap_s=5.0, sleep=RecordedSleep())
+        async with make_dispatcher(tuning=tuning) as harness:
+            slow_stream(harness.llm, chars=2, delay_s=0.01)
+            harness.llm.reply_text(ANSWER)
+            harness.session.hooks["editMessageText"] = flood
+            await harness.feed(group_question(harness.updates, "шарлотка?", user_id=USER_ID))
+        assert flooded, "Telegram asked the display to wait"
+        later = [e.at for e in watch.edits() if e.at > flooded[0] and e.text.endswith("▌")]
+        assert later, "the answer kept growing after the wait"
+        assert min(later) - flooded[0] >= 0.9, "no snapshot before retry_after was up"
         assert watch.screen()[0].startswith("Для шарлотки")
 
     async def test_edits_keep_the_chats_pace(
