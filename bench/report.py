@@ -131,3 +131,16 @@ def render_document(
     ]
     parts.extend(render_table(r, commands[r.name], machine, date) for r in results)
     return "\n".join(parts).rstrip() + "\n"
+
+
+def replace_section(document: str, section: str) -> str:
+    """`document` with the section of the same `## ` heading (up to its ` — `) replaced by
+    `section`, or `section` added at the end when it has none."""
+    key = section.split("\n", 1)[0].split(" — ", 1)[0] + " — "
+    lines = document.rstrip("\n").split("\n")
+    start = next((i for i, line in enumerate(lines) if line.startswith(key)), None)
+    if start is None:
+        return "\n".join(lines) + "\n\n" + section.rstrip("\n") + "\n"
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    kept = lines[:start] + section.rstrip("\n").split("\n") + [""] + lines[end:]
+    return "\n".join(kept).rstrip("\n") + "\n"

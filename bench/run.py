@@ -18,7 +18,7 @@ if not __package__:  # `python bench/run.py`: make the repository importable
 
 from bench import machine
 from bench.context import REPO_ROOT, Context
-from bench.report import render_document, render_table
+from bench.report import render_document, render_table, replace_section
 from bench.results import BenchResult
 
 BENCHMARKS: dict[str, str] = {
@@ -32,7 +32,9 @@ BENCHMARKS: dict[str, str] = {
     "startup": "bench.bench_startup",
     "idle": "bench.bench_idle",
     "storage": "bench.bench_storage",
+    "engines": "bench.bench_engines",
 }
+SIZED = frozenset({"search", "engines"})
 DEFAULT_OUT = REPO_ROOT / "bench" / "RESULTS.md"
 
 
@@ -50,11 +52,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--workdir", type=Path, help="reuse this folder for corpora (kept afterwards)"
     )
+    parser.add_argument(
+        "--docs",
+        type=int,
+        help="search and engines: this many documents instead of the usual sizes "
+        "(100000 is about 2 GB; give --workdir to keep it)",
+    )
     return parser
 
 
-def _command_for(name: str, quick: bool) -> str:
-    return f"python -m bench {name}" + (" --quick" if quick else "")
+def _command_for(name: str, quick: bool, docs: int | None = None) -> str:
+    sized = f" --docs {docs}" if docs is not None and name in SIZED else ""
+    return f"python -m bench {name}" + sized + (" --quick" if quick else "")
 
 
 def run_variant(ctx: Context, name: str, variant: str, timeout_s: float) -> BenchResult:
@@ -76,14 +85,17 @@ def run_variant(ctx: Context, name: str, variant: str, timeout_s: float) -> Benc
     return BenchResult.from_json(json.loads(result_file.read_text(encoding="utf-8")))
 
 
-def run_benchmark(ctx: Context, name: str) -> BenchResult:
-    """Every variant of one benchmark, folded into one table."""
+def run_benchmark(ctx: Context, name: str, docs: int | None = None) -> BenchResult:
+    """Every variant of one benchmark, folded into one table (`docs`: the one corpus size
+    for the benchmarks that take it)."""
     try:
         module = importlib.import_module(BENCHMARKS[name])
     except ImportError as exc:
         return BenchResult(name, name, error=f"not wired: the code it measures is missing ({exc})")
     variants: list[str] = module.variants(ctx.quick)
-    timeout_s = 240.0 if ctx.quick else 1200.0
+    if docs is not None and name in SIZED:
+        variants = [str(docs)]
+    timeout_s = 240.0 if ctx.quick else 1200.0 * max(1, (docs or 0) // 20_000)
     merged: BenchResult | None = None
     for variant in variants:
         print(f"[bench] {name} {variant} …", file=sys.stderr, flush=True)
@@ -119,10 +131,18 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         for name in names:
-            result = run_benchmark(ctx, name)
-            commands[name] = _command_for(name, args.quick)
+            result = run_benchmark(ctx, name, args.docs)
+            commands[name] = _command_for(name, args.quick, args.docs)
+            if args.docs is not None and name in SIZED:
+                result.name = f"{name} at {args.docs:,} docs"
             results.append(result)
-            print(render_table(result, commands[name], desc, date), flush=True)
+            table = render_table(result, commands[name], desc, date)
+            print(table, flush=True)
+            if args.docs is not None and name in SIZED and out is None and not args.quick:
+                DEFAULT_OUT.write_text(
+                    replace_section(DEFAULT_OUT.read_text("utf-8"), table), "utf-8"
+                )
+                print(f"[bench] wrote its section of {DEFAULT_OUT}", file=sys.stderr)
     finally:
         if not (args.keep or args.workdir):
             shutil.rmtree(workdir, ignore_errors=True)
