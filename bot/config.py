@@ -193,6 +193,20 @@ class Settings(ToolSettings):
     webhook_secret: SecretStr | None = Field(
         default=None, description="Secret token Telegram sends with each webhook call (secret)."
     )
+    workers: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="Webhook mode: worker processes sharing WEBHOOK_LISTEN; more than 1 needs "
+        "DATABASE_URL. Long polling is always one process.",
+    )
+    update_lease_s: float = Field(
+        default=60.0,
+        ge=1.0,
+        le=3_600.0,
+        description="Seconds a worker's claim on a webhook update lasts unless renewed; an "
+        "update whose worker died is answered by another after this.",
+    )
     metrics_listen: str | None = Field(
         default=None,
         description="host:port serving /healthz and /metrics in polling mode; empty means "
@@ -371,6 +385,19 @@ class Settings(ToolSettings):
     def scope_rules(self) -> ScopeRules:
         """The scopes SCOPES_FILE gives (none without the file)."""
         return self._scope_rules
+
+    @model_validator(mode="after")
+    def _workers_share_a_database(self) -> Settings:
+        """Workers share state through PostgreSQL: SQLite files and in-process locks would
+        give each its own history, order and limits."""
+        if self.workers > 1 and self.webhook_url and self.database_url is None:
+            msg = (
+                f"WORKERS={self.workers} needs DATABASE_URL: each worker process would keep "
+                "its own SQLite history and locks; set DATABASE_URL=postgresql://... or "
+                "WORKERS=1"
+            )
+            raise ValueError(msg)
+        return self
 
     @model_validator(mode="after")
     def _output_fits_window(self) -> Settings:

@@ -4,13 +4,16 @@ Every path out closes what was opened: the Bot session and the services, each ev
 other fails, so a failing session close never leaves the stores open. While updates are taken,
 a heartbeat file in DATA_DIR is kept fresh for `python -m bot.healthcheck`. `GET /healthz` and
 `GET /metrics` are served on the webhook's server, or in polling mode on METRICS_LISTEN when it
-is set.
+is set. With WORKERS > 1 in webhook mode this process becomes the parent of that many workers
+(`bot.telegram.workers`), each of which comes back here as a worker.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 from contextlib import AsyncExitStack
 
 from aiogram import Bot, Dispatcher
@@ -27,14 +30,36 @@ from bot.heartbeat import Heartbeat
 from bot.monitoring import Health, monitoring_routes, monitoring_server
 from bot.services import Services, close_services, open_services
 from bot.telegram.app import build_bot, build_dispatcher
+from bot.telegram.exactly_once import MemoryClaims, forget_old_claims
 from bot.telegram.upload_parts import remove_abandoned
 from bot.telegram.webhook import run_webhook
+from bot.telegram.workers import WorkerSeat, supervise, worker_seat
 
 log = logging.getLogger(__name__)
 
 
 async def serve(settings: Settings) -> int:
-    """Run the Telegram bot until SIGTERM or Ctrl-C; returns the exit code."""
+    """Run the Telegram bot until SIGTERM or Ctrl-C; returns the exit code.
+
+    With WORKERS > 1 in webhook mode this process supervises the workers; a worker (started
+    by such a parent, `seat`) and a single process run the bot itself.
+    """
+    seat = worker_seat(os.environ)
+    if settings.workers > 1 and seat is None:
+        if settings.webhook_url:
+            return await supervise(settings, os.environ)
+        log.warning(
+            "WORKERS is %d, but long polling runs as one process (Telegram allows one "
+            "getUpdates consumer); set WEBHOOK_URL to run several workers",
+            settings.workers,
+        )
+    if seat is not None:
+        log.info("worker %d of %d (pid %d)", seat.index, settings.workers, os.getpid())
+    return await _serve_bot(settings, seat)
+
+
+async def _serve_bot(settings: Settings, seat: WorkerSeat | None) -> int:
+    """The bot in this process, until SIGTERM or Ctrl-C; the exit code."""
     if settings.sandbox_dir.is_dir():  # before the index's first scan meets them
         await asyncio.to_thread(remove_abandoned, settings.sandbox_dir)
     services = await open_services(settings)
@@ -48,7 +73,7 @@ async def serve(settings: Settings) -> int:
         routes = health_and_metrics(services)
         async with Heartbeat(services.files.heartbeat):
             if settings.webhook_url:
-                await run_webhook(dp, bot, settings, extra_routes=routes)
+                await _serve_webhook(dp, bot, settings, services, routes=routes, seat=seat)
             else:
                 await _poll(dp, bot, settings, routes)
     except OSError as exc:  # a listening address that is taken or not this machine's
@@ -86,6 +111,39 @@ def health_and_metrics(services: Services) -> list[web.RouteDef]:
     """`GET /healthz` (the history store and the search index) and `GET /metrics`."""
     health = Health(services.history.ping, services.toolbox.status)
     return monitoring_routes(health, services.metrics)
+
+
+async def _serve_webhook(
+    dp: Dispatcher,
+    bot: Bot,
+    settings: Settings,
+    services: Services,
+    *,
+    routes: list[web.RouteDef],
+    seat: WorkerSeat | None,
+) -> None:
+    """The webhook server, alone or as one of several workers (`seat`), and the pruning of old
+    update claims beside it (by one process: the single one, or worker 0)."""
+    claims = services.claims if services.claims is not None else MemoryClaims()
+    if services.database is not None:
+        owner = services.database.owner
+    else:
+        owner = f"{socket.gethostname()}:{os.getpid()}"
+    first = seat is None or seat.index == 0
+    async with AsyncExitStack() as stack:
+        if first:
+            pruning = asyncio.create_task(forget_old_claims(claims))
+            stack.callback(pruning.cancel)
+        await run_webhook(
+            dp,
+            bot,
+            settings,
+            extra_routes=routes,
+            claims=claims,
+            owner=owner,
+            listening=seat.socket() if seat is not None else None,
+            register=first,
+        )
 
 
 async def _poll(dp: Dispatcher, bot: Bot, settings: Settings, routes: list[web.RouteDef]) -> None:

@@ -153,7 +153,13 @@ class FakeBotApi:
             if kept.entities:
                 message["entities"] = [e.as_json() for e in kept.entities]
             return message
-        if name in {"deletewebhook", "sendchataction", "setmycommands", "deletemessage"}:
+        if name in {
+            "deletewebhook",
+            "setwebhook",
+            "sendchataction",
+            "setmycommands",
+            "deletemessage",
+        }:
             return True
         return None
 
