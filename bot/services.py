@@ -76,7 +76,9 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
     except OSError as exc:
         msg = f"DATA_DIR {files.root} cannot be written: {exc.strerror or exc}"
         raise DataDirError(msg) from exc
-    toolbox = Toolbox(settings, private_files=files.private_files())
+    toolbox = Toolbox(
+        settings, private_files=files.private_files(), shared_index=settings.workers > 1
+    )
     await toolbox.start()
     try:
         shared = await _open_shared(settings, files)

@@ -10,6 +10,10 @@ stores the previous ones (SQLite and zlib let go of the interpreter lock, and co
 parsed in a worker process), so a build keeps both cores busy. A refresh asked for by an
 upload jumps the queue of a running build. A deleted or corrupt index file is noticed and
 rebuilt from the documents.
+
+Several processes may share one index (`writer_lock`): the one holding the lock writes as
+above, the others only read it, following the folder and what the writer committed, and take
+the lock over when the writer dies.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from tools.sandbox import Entry, Sandbox
 from tools.sqlite import sqlite as sqlite3
 from tools.terms import Stemmer
 from tools.watch import FolderWatcher, WatchMode
+from tools.writer_lock import WriterLock
 
 log = logging.getLogger(__name__)
 COMMIT_EVERY = 2.0
@@ -108,6 +113,7 @@ class Indexer:
         interval: float = 1.0,
         watch: WatchMode = "notify",
         full_rescan_interval: float = FULL_RESCAN_EVERY,
+        writer_lock: WriterLock | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.db_path = db_path
@@ -133,6 +139,9 @@ class Indexer:
         self._executor = concurrent.futures.ThreadPoolExecutor(1, "tools-index")
         self._preparer = concurrent.futures.ThreadPoolExecutor(1, "tools-index-prepare")
         self._writer: IndexWriter | None = None
+        self._lock = writer_lock
+        self._next_poll = 0.0
+        self._seen_files: tuple[int, ...] = ()
         self._urgent: collections.deque[tuple[str, concurrent.futures.Future[FileReport]]] = (
             collections.deque()
         )
@@ -179,6 +188,8 @@ class Indexer:
         self.readers.close()
         await self._run(self._close_writer)
         self._executor.shutdown(wait=True)
+        if self._lock is not None:
+            self._lock.release()
         self._preparer.shutdown(wait=True, cancel_futures=True)
 
     async def _run(self, fn: object, *args: object) -> object:
@@ -222,7 +233,11 @@ class Indexer:
                 return True
             if self._pending or now >= self._next_retry:
                 return False
-            timeout = min(self._next_full, self._next_retry) - now
+            if not self.writes and now >= self._next_poll:
+                self._next_poll = now + self.interval
+                return False
+            poll = math.inf if self.writes else self._next_poll
+            timeout = min(self._next_full, self._next_retry, poll) - now
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
 
@@ -284,9 +299,68 @@ class Indexer:
             build_seconds=self.full_pass_seconds,
         )
 
+    @property
+    def writes(self) -> bool:
+        """Whether this process writes the index (without a writer lock it always does)."""
+        return self._lock is None or self._lock.held
+
     # -- the writer thread ------------------------------------------------------------------
 
     def _open(self) -> None:
+        if self._lock is None or self._lock.try_take():
+            self._open_writer()
+        else:
+            log.info("another process writes the search index; this one reads it")
+            self._follow_writer(None)
+
+    def _writes_now(self) -> bool:
+        """Whether this process writes the index now, taking over from a writer that died."""
+        if self.writes:
+            return True
+        assert self._lock is not None
+        if not self._lock.try_take():
+            return False
+        log.info("the search index's writer has stopped; this process writes it now")
+        self.broken = False
+        self._open_writer()
+        return True
+
+    def _follow_writer(self, scope: set[str] | None) -> None:
+        """A reading process's pass: the folder as a writer sees it, the index as the writer
+        left it; ready once every visible file is in the index."""
+        if scope is None or not self.state.visible:
+            self.state.visible = self._scan()
+            if self._loop is not None and not self.scanned.is_set():
+                self._loop.call_soon_threadsafe(self.scanned.set)
+        elif scope:
+            found, covers = self._look(scope)
+            kept = {p: sig for p, sig in self.state.visible.items() if not covers(p)}
+            self.state.visible = {**kept, **found}
+        files = self._file_signature()
+        if files == self._seen_files:
+            return  # nothing committed since the last look
+        try:
+            with self.readers.connection() as conn:
+                rows = conn.execute("SELECT path, size, mtime_ns FROM files").fetchall()
+        except sqlite3.Error:
+            return  # not made yet, or being rebuilt: the next look reads it
+        self._seen_files = files
+        self.state.known = {path: (size, mtime) for path, size, mtime in rows}
+        self.state.ready = all(path in self.state.known for path in self.state.visible)
+
+    def _file_signature(self) -> tuple[int, ...]:
+        """Changes whenever the writer commits: the index's and its log's size and time."""
+        found: list[int] = []
+        for suffix in ("", "-wal"):
+            try:
+                info = os.stat(f"{self.db_path}{suffix}")
+            except OSError:
+                found += [-1, -1]
+            else:
+                found += [info.st_size, info.st_mtime_ns]
+        return tuple(found)
+
+    def _open_writer(self) -> None:
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._writer = IndexWriter(self.db_path)
@@ -330,6 +404,9 @@ class Indexer:
 
     def _sync(self, scope: set[str] | None) -> None:
         """One pass over the whole folder (`scope` None) or over the paths in `scope`."""
+        if not self._writes_now():
+            self._follow_writer(scope)
+            return
         try:
             self._sync_pass(scope)
         except sqlite3.DatabaseError as exc:
@@ -511,6 +588,13 @@ class Indexer:
                 future.set_exception(exc)
 
     def _refresh_one(self, rel: str) -> FileReport:
+        if not self._writes_now():  # the writing process's watcher stores it
+            try:
+                info = self.sandbox.resolve(rel).stat()
+            except (SandboxError, OSError):
+                return FileReport(rel, 0, "the file is gone")
+            doc, _ = self._prepare(rel, (info.st_size, info.st_mtime_ns))
+            return FileReport(rel, doc.chars, doc.error)
         writer = self._writer_or_reset()
         try:
             real = self.sandbox.resolve(rel)
@@ -533,6 +617,9 @@ class Indexer:
 
     def _rebuild(self) -> ReindexReport:
         started = time.monotonic()
+        if not self._writes_now():
+            msg = "another process writes the search index; it rebuilds on its own rescans"
+            raise RuntimeError(msg)
         self._reset()
         self._retry_at.clear()
         reports = self._sync_pass()

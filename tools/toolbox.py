@@ -40,9 +40,11 @@ from tools.sqlite import sqlite as sqlite3
 from tools.terms import Stemmer
 from tools.tool import Tool
 from tools.watch import WatchMode
+from tools.writer_lock import WriterLock
 
 log = logging.getLogger(__name__)
 INDEX_FILE = "search-index.sqlite3"
+INDEX_LOCK = "search-index.lock"
 _DB_SUFFIXES = ("", "-wal", "-shm", "-journal", ".in-use")
 
 
@@ -50,7 +52,9 @@ class Toolbox:
     """search_files, read_file and list_files over one sandbox, with a live search index.
 
     `validates_arguments` tells a caller to pass the model's raw arguments through: the
-    toolbox checks them itself and explains every problem to the model.
+    toolbox checks them itself and explains every problem to the model. `shared_index`: other
+    processes on this machine use the same DATA_DIR, and a lock file beside the index picks
+    the one that writes it (`tools.writer_lock`).
     """
 
     validates_arguments = True
@@ -66,6 +70,7 @@ class Toolbox:
         cache_bytes: int = 64 * 1024 * 1024,
         extraction_worker: Sequence[str] | None = None,
         private_files: Sequence[Path] = (),
+        shared_index: bool = False,
     ) -> None:
         self.settings = settings
         data_dir = Path(settings.data_dir).absolute()
@@ -97,6 +102,7 @@ class Toolbox:
             interval=watch_interval,
             watch=watch,
             full_rescan_interval=full_rescan_interval,
+            writer_lock=WriterLock(index.with_name(INDEX_LOCK)) if shared_index else None,
         )
         self._searcher = Searcher(self.indexer, self._stemmer)
         self._reader = Reader(
