@@ -5,7 +5,8 @@ a button carries only a random id; this store maps the id to the document's path
 the documents folder and to the chat whose members may press it. Nothing of the document's text
 is kept. The ids live in a small SQLite file in DATA_DIR, so buttons under old answers keep
 working after a restart, until they expire (`LIFETIME_S`); expired rows are dropped as new ones
-are written.
+are written. With DATABASE_URL they live in PostgreSQL instead (`bot.source_links_postgres`), so
+a button works whichever worker or machine its tap reaches.
 
 All database work runs on one worker thread, in the order it was asked for, so the event loop
 never waits for the disk. No aiogram here: the Telegram wing builds the buttons.
@@ -22,7 +23,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 _T = TypeVar("_T")
 
@@ -59,7 +60,27 @@ def is_link_id(text: str) -> bool:
     return ID_PATTERN.fullmatch(text) is not None
 
 
-class SourceLinks:
+class SourceLinks(Protocol):
+    """The ids behind source buttons."""
+
+    async def issue(self, chat_id: int, paths: Sequence[str]) -> list[str]:
+        """A new id for each path, in order, pressable in `chat_id`."""
+        ...
+
+    async def find(self, link_id: str) -> SourceLink | None:
+        """What `link_id` stands for; None when it is unknown, malformed or expired."""
+        ...
+
+    async def forget_chat(self, chat_id: int) -> int:
+        """Drop every id issued to `chat_id`; how many."""
+        ...
+
+    async def close(self) -> None:
+        """Let go of the store."""
+        ...
+
+
+class SqliteSourceLinks:
     """The ids behind source buttons, kept in one SQLite file; it opens on first use.
 
     `clock` gives Unix time (tests move it); ids older than `lifetime_s` are not found.

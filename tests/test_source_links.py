@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.data_files import DataFiles
-from bot.source_links import LIFETIME_S, SourceLink, SourceLinks, is_link_id
+from bot.source_links import LIFETIME_S, SourceLink, SourceLinks, SqliteSourceLinks, is_link_id
 from tests.fakes.clock import FakeClock
 
 PATH = "документы/рецепт_шарлотки.txt"
@@ -28,7 +28,7 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def links(db_path: Path, clock: FakeClock) -> AsyncIterator[SourceLinks]:
-    store = SourceLinks(db_path, clock=clock)
+    store = SqliteSourceLinks(db_path, clock=clock)
     try:
         yield store
     finally:
@@ -80,10 +80,10 @@ class TestExpiry:
 
 class TestStorage:
     async def test_ids_survive_a_restart(self, db_path: Path, clock: FakeClock) -> None:
-        first = SourceLinks(db_path, clock=clock)
+        first = SqliteSourceLinks(db_path, clock=clock)
         (link_id,) = await first.issue(7, [PATH])
         await first.close()
-        second = SourceLinks(db_path, clock=clock)
+        second = SqliteSourceLinks(db_path, clock=clock)
         try:
             assert await second.find(link_id) == SourceLink(PATH, 7, clock.now)
         finally:
@@ -101,7 +101,7 @@ class TestStorage:
     async def test_nothing_is_touched_before_first_use_and_closing_twice_is_fine(
         self, db_path: Path
     ) -> None:
-        store = SourceLinks(db_path)
+        store = SqliteSourceLinks(db_path)
         await store.close()
         await store.close()
         assert not await asyncio.to_thread(db_path.parent.exists)

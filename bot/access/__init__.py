@@ -8,7 +8,7 @@
 - `command`: `python -m bot pair`, which prints a new code.
 
 No aiogram here: `python -m bot pair` makes a code without loading the Telegram wing, which
-uses this package; this package uses only `bot.config` and `bot.data_files`.
+uses this package; this package uses only `bot.config`, `bot.data_files` and `bot.storage`.
 """
 
 from bot.access.database import AccessDatabase

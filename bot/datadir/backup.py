@@ -30,6 +30,7 @@ from bot.datadir.copying import (
     is_database,
     remove,
 )
+from bot.datadir.postgres_note import postgres_note
 from bot.datadir.version import DataVersionError, read_stamp, refuse_newer
 from bot.version import bot_version
 
@@ -152,5 +153,8 @@ async def serve(settings: Settings, dest: str) -> int:
         + "; the bot rebuilds it from the documents at start."
     )
     lines.append(f"Restore into an empty DATA_DIR with: python -m bot restore {target}")
+    note = postgres_note(settings, restoring=False)
+    if note is not None:
+        lines.append(note)
     print("\n".join(lines))  # noqa: T201 - the terminal is the audience
     return 0

@@ -19,6 +19,7 @@ from pathlib import Path
 from bot.config import Settings
 from bot.datadir.backup import MANIFEST, Refused
 from bot.datadir.copying import copy_database, copy_file, copy_folder, remove
+from bot.datadir.postgres_note import postgres_note
 from bot.datadir.version import DataVersionError, parse_version, refuse_newer
 
 
@@ -114,4 +115,7 @@ async def serve(settings: Settings, src: str) -> int:
         "The search index was not in the backup; the bot rebuilds it from the documents "
         "when it starts."
     )
+    note = postgres_note(settings, restoring=True)
+    if note is not None:
+        print(note)  # noqa: T201
     return 0

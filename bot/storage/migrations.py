@@ -204,6 +204,17 @@ _AUDIT = (
     """,
 )
 
+_ALBUMS = (
+    """
+    CREATE TABLE album_memory (
+        group_id TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        seen_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+    "CREATE INDEX album_memory_seen ON album_memory (seen_at)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
     Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
@@ -212,6 +223,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "status messages in flight", _PENDING_STATUS),
     Migration(6, "question rate limits", _RATE_LIMITS),
     Migration(7, "the admins' audit log", _AUDIT),
+    Migration(8, "album memory", _ALBUMS),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

@@ -15,7 +15,7 @@ from aiogram import Bot, Dispatcher
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
-from bot.access import AccessDatabase, AccessPolicy
+from bot.access import AccessPolicy
 from bot.access.codes import LIFETIME_S
 from bot.audit import AuditLog, SqliteAuditLog
 from bot.audit_postgres import PostgresAuditLog
@@ -29,7 +29,6 @@ from bot.scopes.store_postgres import PostgresScopeStore
 from bot.services import Services
 from bot.source_links import SourceLinks
 from bot.telegram.access_requests import AccessRequests
-from bot.telegram.albums import Albums
 from bot.telegram.api_errors import count_api_errors
 from bot.telegram.context import ChatContextMiddleware
 from bot.telegram.handlers import make_routers
@@ -45,6 +44,7 @@ from bot.telegram.middlewares import (
 )
 from bot.telegram.output.pacing import EDIT_BURST, EditPacer
 from bot.telegram.output.pending_status import PendingStatusStore, tidy_leftovers
+from bot.telegram.shared_stores import shared_stores
 from bot.telegram.tuning import Tuning
 from tools import Toolbox
 
@@ -97,18 +97,17 @@ def build_dispatcher(
     tuning = tuning or Tuning()
     in_flight = InFlight()
     pacer = EditPacer(tuning.edit_interval_s, burst=EDIT_BURST)
-    pending_status = PendingStatusStore(services.files.pending_status)
+    stores = shared_stores(settings, services, tuning)
+    pending_status = stores.pending_status
     audit: AuditLog = (
         PostgresAuditLog(services.database, clock=tuning.wall_clock)
         if services.database is not None
         else SqliteAuditLog(services.files.audit, clock=tuning.wall_clock)
     )
-    access = AccessPolicy(
-        settings, AccessDatabase(services.files.access), clock=tuning.wall_clock, audit=audit
-    )
+    access = AccessPolicy(settings, stores.access, clock=tuning.wall_clock, audit=audit)
     documents = Documents(services.toolbox, clock=tuning.wall_clock)
     access_requests = AccessRequests(access)
-    source_links = SourceLinks(services.files.source_links, clock=tuning.wall_clock)
+    source_links = stores.source_links
     scope_store: ScopeStore = (
         PostgresScopeStore(services.database)
         if services.database is not None
@@ -132,7 +131,7 @@ def build_dispatcher(
             scopes=scopes,
         ),
         pending_status=pending_status,
-        albums=Albums(),
+        albums=stores.albums,
         in_flight=in_flight,
         access=access,
         access_requests=access_requests,
@@ -152,7 +151,9 @@ def build_dispatcher(
     dp.update.outer_middleware(PairingMiddleware(access))
     dp.update.outer_middleware(AccessMiddleware(access, access_requests))
     dp.message.middleware(
-        RateLimitMiddleware(settings.rate_limit_per_hour, metrics=services.metrics)
+        RateLimitMiddleware(
+            settings.rate_limit_per_hour, metrics=services.metrics, shared=stores.rate_window
+        )
     )
     dp.message.middleware(PasteJoiner(tuning.paste_window_s))
     dp.message.middleware(

@@ -13,7 +13,7 @@ from aiogram import Bot
 from bot.telegram.output.pending_status import (
     FILE_NAME,
     PendingStatus,
-    PendingStatusStore,
+    SqlitePendingStatusStore,
     tidy_leftovers,
 )
 from bot.telegram.texts import ENGLISH, RUSSIAN
@@ -26,9 +26,9 @@ from tests.fakes.harness import Harness
 GROUP_ID = -100500
 
 
-def _store(harness: Harness) -> PendingStatusStore:
+def _store(harness: Harness) -> SqlitePendingStatusStore:
     store = harness.dp.workflow_data["pending_status"]
-    assert isinstance(store, PendingStatusStore)
+    assert isinstance(store, SqlitePendingStatusStore)
     return store
 
 
@@ -50,14 +50,14 @@ def _record_while_thinking(harness: Harness, seen: list[list[PendingStatus]]) ->
 
 async def _write_leftovers(data_dir: Path, *records: PendingStatus) -> None:
     """What a previous run killed mid-question left on disk."""
-    store = PendingStatusStore(data_dir / FILE_NAME)
+    store = SqlitePendingStatusStore(data_dir / FILE_NAME)
     for record in records:
         await store.add(record)
     await store.close()
 
 
 async def _read_records(data_dir: Path) -> list[PendingStatus]:
-    store = PendingStatusStore(data_dir / FILE_NAME)
+    store = SqlitePendingStatusStore(data_dir / FILE_NAME)
     try:
         return await store.all()
     finally:
@@ -159,7 +159,7 @@ class TestLeftoversAtStartup:
         await _write_leftovers(tmp_path, *(PendingStatus(USER_ID, n, "ru") for n in range(1, 6)))
         for message_id in range(1, 6):
             bot_session.add_message(USER_ID, message_id)
-        store = PendingStatusStore(tmp_path / FILE_NAME)
+        store = SqlitePendingStatusStore(tmp_path / FILE_NAME)
         try:
             edited = await tidy_leftovers(bot, store, limit=2)
             assert edited == 2

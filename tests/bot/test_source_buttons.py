@@ -14,7 +14,7 @@ from typing import Any
 
 from aiogram.types import FSInputFile
 
-from bot.source_links import SourceLinks
+from bot.source_links import SqliteSourceLinks
 from tests.bot.source_support import (
     CHARLOTTE,
     GROUP_ID,
@@ -75,7 +75,7 @@ class TestButtons:
         self, harness: Harness
     ) -> None:
         links = harness.dp.workflow_data["source_links"]
-        assert isinstance(links, SourceLinks)
+        assert isinstance(links, SqliteSourceLinks)
         await links.close()
         harness.llm.reply_tool_calls(("read_file", {"path": CHARLOTTE}))
         harness.llm.reply_text("Стакан сахара.")

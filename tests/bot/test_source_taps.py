@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.source_links import LIFETIME_S, SourceLinks
+from bot.source_links import LIFETIME_S, SqliteSourceLinks
 from tests.bot.access_support import tuning
 from tests.bot.source_support import (
     CHARLOTTE,
@@ -98,7 +98,7 @@ class TestWhere:
         await asyncio.to_thread((tmp_path / "outside.txt").write_text, "тайна", "utf-8")
         answered = await _answered(harness, CHARLOTTE)
         links = harness.dp.workflow_data["source_links"]
-        assert isinstance(links, SourceLinks)
+        assert isinstance(links, SqliteSourceLinks)
         (planted,) = await links.issue(USER_ID, [path])
         await tap(harness, answered, f"src:{planted}")
         assert "больше нет" in _refusal(harness)

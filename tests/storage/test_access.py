@@ -7,6 +7,7 @@ same file, on PostgreSQL its own `PostgresDatabase` (pool, session and owner) on
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from bot.access import (
     RequestMessage,
     codes,
 )
+from bot.access import command as pair_command
 from bot.access.pairing import LOCKOUT_S
 from bot.access.requests import REQUEST_PERIOD_S
 from bot.access.store import SqliteAccessStore
@@ -255,3 +257,18 @@ async def test_a_grant_made_by_one_worker_reaches_the_others(
         await two.close()
     finally:
         await other.close()
+
+
+async def test_the_pair_command_writes_its_code_to_postgres(
+    postgres_database: PostgresDatabase,
+    postgres_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    settings = load_settings(data_dir=tmp_path / "data", database_url=postgres_url)
+    assert await pair_command.serve(settings) == 0
+    printed = capsys.readouterr().out
+    code = printed.split("Pairing code: ", 1)[1].split()[0]
+    outcome = await PostgresAccessStore(postgres_database).redeem(OWNER, _raw(code), time.time())
+    assert outcome.result == "paired"
+    assert not (tmp_path / "data").exists(), "nothing was written to DATA_DIR"

@@ -16,7 +16,7 @@ from aiogram.types import Message
 from bot.audit import AuditLog
 from bot.config import Settings
 from bot.scopes import Scopes
-from bot.telegram.albums import Albums
+from bot.telegram.albums import AlbumMemory
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.filters import addressed
 from bot.telegram.handlers.replies import say
@@ -40,10 +40,10 @@ def make_router() -> Router:
 
 
 async def on_document_in_group(
-    message: Message, *, bot: Bot, tuning: Tuning, albums: Albums, chat_context: ChatContext
+    message: Message, *, bot: Bot, tuning: Tuning, albums: AlbumMemory, chat_context: ChatContext
 ) -> None:
     """Uploads happen in private chats only, where the reply with the saved path stays private."""
-    if not albums.first_item(message.media_group_id, "told"):
+    if not await albums.first_item(message.media_group_id, "told"):
         return
     await say(bot, chat_context, chat_context.texts.upload_in_private, tuning)
 
@@ -55,7 +55,7 @@ async def on_document(
     toolbox: Toolbox,
     settings: Settings,
     tuning: Tuning,
-    albums: Albums,
+    albums: AlbumMemory,
     audit: AuditLog,
     chat_context: ChatContext,
     scopes: Scopes | None = None,
@@ -70,9 +70,9 @@ async def on_document(
     if caption:
         folder = caption if names_a_folder(toolbox.sandbox, caption) else None
         if group is not None:
-            albums.remember(group, folder or "")
+            await albums.remember(group, folder or "")
     else:
-        folder = albums.recall(group)
+        folder = await albums.recall(group)
     target = await _upload_folder(scopes, message, chat_context, folder)
     try:
         saved = await save_upload(bot, message.document, target, toolbox, settings.max_upload_mb)

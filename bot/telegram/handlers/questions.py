@@ -23,7 +23,7 @@ from bot.config import Settings
 from bot.scopes import Scopes
 from bot.source_links import SourceLinks
 from bot.telegram.addressing import has_words, question_text
-from bot.telegram.albums import Albums
+from bot.telegram.albums import AlbumMemory
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.compose import (
     answer_markdown,
@@ -194,25 +194,25 @@ async def on_captioned_document(
     bot: Bot,
     asker: Asker,
     is_admin: bool,
-    albums: Albums,
+    albums: AlbumMemory,
     chat_context: ChatContext,
 ) -> None:
     """A non-admin's document: uploads are for admins, so the caption is the question."""
     if message.media_group_id is not None:
-        albums.remember(message.media_group_id, "answered")
+        await albums.remember(message.media_group_id, "answered")
     if not is_admin:
         await say(bot, chat_context, chat_context.texts.caption_as_question, asker.tuning)
     await asker.answer(bot, message, chat_context)
 
 
 async def on_bare_document(
-    message: Message, *, bot: Bot, tuning: Tuning, albums: Albums, chat_context: ChatContext
+    message: Message, *, bot: Bot, tuning: Tuning, albums: AlbumMemory, chat_context: ChatContext
 ) -> None:
     """A non-admin's document without a caption: nothing to answer, and no upload.
 
     The other items of an album were answered (or refused) with its first one.
     """
-    if not albums.first_item(message.media_group_id, "refused"):
+    if not await albums.first_item(message.media_group_id, "refused"):
         return
     await say(bot, chat_context, chat_context.texts.upload_refused, tuning)
 

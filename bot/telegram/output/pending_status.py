@@ -8,6 +8,10 @@ are edited into a notice that the bot restarted and the question should be sent 
 One small SQLite table in DATA_DIR: every write is a committed transaction, so a crash loses at
 most the write in progress. All database work runs on one worker thread, in the order it was
 asked for, so removing a record can never be overtaken by the write that added it.
+
+With DATABASE_URL the records live in PostgreSQL (`PostgresPendingStatusStore`), each naming
+the worker that sent its message: a worker starting while others run tidies only the records
+of workers that are gone, never a message another worker is still answering in.
 """
 
 from __future__ import annotations
@@ -16,15 +20,17 @@ import asyncio
 import logging
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
+import asyncpg
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 
+from bot.storage import PostgresDatabase
 from bot.telegram.texts import texts_for
 
 log = logging.getLogger(__name__)
@@ -54,7 +60,31 @@ class PendingStatus:
     thread_id: int | None = None
 
 
-class PendingStatusStore:
+class PendingStatusStore(Protocol):
+    """The status messages whose questions have not finished yet."""
+
+    def add(self, status: PendingStatus) -> asyncio.Future[None]:
+        """Remember a status message that was just sent; queued before this returns."""
+        ...
+
+    async def remove(self, chat_id: int, message_id: int) -> None:
+        """Forget a status message: its question is finished one way or another."""
+        ...
+
+    async def leftovers(self) -> list[PendingStatus]:
+        """The records no running process will finish, newest first."""
+        ...
+
+    async def drop(self, statuses: Sequence[PendingStatus]) -> None:
+        """Forget these records (left-overs that were dealt with)."""
+        ...
+
+    async def close(self) -> None:
+        """Let go of the store; writes already asked for finish first."""
+        ...
+
+
+class SqlitePendingStatusStore:
     """The status messages whose questions have not finished yet, in `DATA_DIR`.
 
     The database opens on first use, so building the store costs nothing and touches no disk.
@@ -86,6 +116,15 @@ class PendingStatusStore:
     async def clear(self) -> None:
         """Forget every status message."""
         await self._run(self._clear)
+
+    async def leftovers(self) -> list[PendingStatus]:
+        """Every record: one process owns DATA_DIR, and at its start none of them is live."""
+        return await self.all()
+
+    async def drop(self, statuses: Sequence[PendingStatus]) -> None:
+        """Forget these records."""
+        for status in statuses:
+            await self.remove(status.chat_id, status.message_id)
 
     async def close(self) -> None:
         """Close the database; writes already asked for finish first, later ones fail."""
@@ -167,8 +206,8 @@ async def tidy_leftovers(
     afterwards, edited or not. Returns how many were edited.
     """
     try:
-        leftovers = await store.all()
-    except (sqlite3.Error, OSError) as exc:
+        leftovers = await store.leftovers()
+    except (sqlite3.Error, OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
         log.warning("cannot read the status messages left by the previous run: %s", exc)
         return 0
     if not leftovers:
@@ -188,11 +227,99 @@ async def tidy_leftovers(
         if await _tell_restarted(bot, status, timeout_s):
             edited += 1
     try:
-        await store.clear()
-    except (sqlite3.Error, OSError) as exc:
+        await store.drop(leftovers)
+    except (sqlite3.Error, OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
         log.warning("cannot forget the status messages left by the previous run: %s", exc)
     log.info("edited %d of %d status message(s) left by the previous run", edited, len(leftovers))
     return edited
+
+
+class PostgresPendingStatusStore:
+    """The status messages in flight of every worker, in the shared database.
+
+    Each record names this worker (`PostgresDatabase.owner`). Writes run one after another in
+    the order they were asked for, so a `remove` never overtakes its `add`.
+    """
+
+    def __init__(self, database: PostgresDatabase) -> None:
+        self._database = database
+        self._pool = database.pool
+        self._order = asyncio.Lock()
+        self._closed = False
+
+    async def remove(self, chat_id: int, message_id: int) -> None:
+        await self._in_order(
+            lambda: self._pool.execute(
+                "DELETE FROM pending_status WHERE chat_id = $1 AND message_id = $2",
+                chat_id,
+                message_id,
+            )
+        )
+
+    async def leftovers(self) -> list[PendingStatus]:
+        """The records of workers that are gone, newest first; live workers' stay theirs."""
+        return await self._in_order(self._leftovers)
+
+    async def _leftovers(self) -> list[PendingStatus]:
+        owners = await self._pool.fetch("SELECT DISTINCT owner FROM pending_status")
+        gone = [
+            row["owner"]
+            for row in owners
+            if row["owner"] != self._database.owner
+            and not await self._database.alive(row["owner"])
+        ]
+        rows = await self._pool.fetch(
+            "SELECT chat_id, message_id, lang, thread_id FROM pending_status "
+            "WHERE owner = ANY($1::text[]) ORDER BY added DESC",
+            gone,
+        )
+        return [PendingStatus(*row) for row in rows]
+
+    async def drop(self, statuses: Sequence[PendingStatus]) -> None:
+        await self._in_order(
+            lambda: self._pool.execute(
+                "DELETE FROM pending_status AS p USING unnest($1::bigint[], $2::bigint[]) "
+                "AS gone (chat_id, message_id) "
+                "WHERE p.chat_id = gone.chat_id AND p.message_id = gone.message_id",
+                [s.chat_id for s in statuses],
+                [s.message_id for s in statuses],
+            )
+        )
+
+    async def close(self) -> None:
+        """Wait for the writes asked for; the database is closed by whoever opened it."""
+        self._closed = True
+        async with self._order:
+            pass
+
+    def add(self, status: PendingStatus) -> asyncio.Future[None]:
+        return self._in_order(lambda: self._insert(status))
+
+    async def _insert(self, status: PendingStatus) -> None:
+        await self._pool.execute(
+            "INSERT INTO pending_status (chat_id, message_id, lang, thread_id, owner) "
+            "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (chat_id, message_id) DO UPDATE SET "
+            "lang = excluded.lang, thread_id = excluded.thread_id, owner = excluded.owner",
+            status.chat_id,
+            status.message_id,
+            status.lang,
+            status.thread_id,
+            self._database.owner,
+        )
+
+    def _in_order(self, work: Callable[[], Awaitable[_T]]) -> asyncio.Future[_T]:
+        """Start `work` now, behind everything asked for before it."""
+        loop = asyncio.get_running_loop()
+        if self._closed:
+            failed: asyncio.Future[_T] = loop.create_future()
+            failed.set_exception(RuntimeError("the store of pending status messages is closed"))
+            return failed
+
+        async def run() -> _T:
+            async with self._order:
+                return await work()
+
+        return loop.create_task(run())
 
 
 async def _tell_restarted(bot: Bot, status: PendingStatus, timeout_s: float) -> bool:

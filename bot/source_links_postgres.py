@@ -1,0 +1,83 @@
+"""The ids behind source buttons in PostgreSQL, so a tap on any worker finds what an answer on
+another worker issued. Same rules as the SQLite store (bot.source_links): random ids, the path
+and the chat only, expired rows dropped as new ones are written. Expiry is judged by the
+database's clock, the one all machines share, unless a `clock` is given (tests move it)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+
+from bot.source_links import ID_BYTES, LIFETIME_S, SourceLink, is_link_id
+from bot.storage import PostgresDatabase, StorageError
+
+_NOW = "coalesce($1::float8, extract(epoch FROM clock_timestamp()))"
+_NEW_ID_ATTEMPTS = 5
+
+
+class PostgresSourceLinks:
+    """Source button ids in the shared database."""
+
+    def __init__(
+        self,
+        database: PostgresDatabase,
+        *,
+        lifetime_s: float = LIFETIME_S,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        self._pool = database.pool
+        self._lifetime = lifetime_s
+        self._clock = clock
+
+    async def issue(self, chat_id: int, paths: Sequence[str]) -> list[str]:
+        """A new id for each path, in order, pressable in `chat_id`; expired ids are dropped."""
+        now = self._now()
+        ids: list[str] = []
+        async with self._pool.acquire() as db, db.transaction():
+            await db.execute(
+                f"DELETE FROM source_links WHERE created_at < {_NOW} - $2", now, self._lifetime
+            )
+            for path in paths:
+                for _ in range(_NEW_ID_ATTEMPTS):
+                    link_id = secrets.token_urlsafe(ID_BYTES)
+                    made = await db.fetchval(
+                        "INSERT INTO source_links (id, path, chat_id, created_at) "
+                        f"VALUES ($2, $3, $4, {_NOW}) ON CONFLICT (id) DO NOTHING RETURNING true",
+                        now,
+                        link_id,
+                        path,
+                        chat_id,
+                    )
+                    if made:
+                        ids.append(link_id)
+                        break
+                else:
+                    msg = "no free id for a source link"
+                    raise StorageError(msg)
+        return ids
+
+    async def find(self, link_id: str) -> SourceLink | None:
+        """What `link_id` stands for; None when it is unknown, malformed or expired."""
+        if not is_link_id(link_id):
+            return None
+        row = await self._pool.fetchrow(
+            f"SELECT path, chat_id, created_at FROM source_links WHERE id = $2 "
+            f"AND created_at >= {_NOW} - $3",
+            self._now(),
+            link_id,
+            self._lifetime,
+        )
+        if row is None:
+            return None
+        return SourceLink(row["path"], int(row["chat_id"]), float(row["created_at"]))
+
+    async def forget_chat(self, chat_id: int) -> int:
+        """Drop every id issued to `chat_id`; how many."""
+        status = await self._pool.execute("DELETE FROM source_links WHERE chat_id = $1", chat_id)
+        return int(status.rsplit(" ", 1)[-1])
+
+    async def close(self) -> None:
+        """Nothing of its own: the database is closed by whoever opened it."""
+
+    def _now(self) -> float | None:
+        return self._clock() if self._clock is not None else None
