@@ -4,7 +4,9 @@ A destructive command (`/rm`, `/mv`, `/forget`) is not done when it is sent: the
 with a confirm button, and only a tap by the same person in the same chat does it. The button
 carries the id alone (Telegram shows a button's data to any client, and keeps 64 bytes at most),
 so the action and its paths wait here, in a small SQLite file in DATA_DIR, until the tap, a
-restart included, for `LIFETIME_S`. An id is used once: taking it deletes it.
+restart included, for `LIFETIME_S`. An id is used once: taking it deletes it. With
+DATABASE_URL they wait in PostgreSQL instead (`bot.confirmations_postgres`), so the tap may
+reach any worker.
 
 All database work runs on one worker thread, so the event loop never waits for the disk.
 """
@@ -20,7 +22,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from bot.source_links import ID_BYTES, is_link_id
 
@@ -50,7 +52,27 @@ class Pending:
     args: tuple[str, ...]
 
 
-class Confirmations:
+class Confirmations(Protocol):
+    """Actions waiting for their confirm button."""
+
+    async def ask(self, pending: Pending) -> str:
+        """Keep `pending` and return the id its button carries."""
+        ...
+
+    async def take(self, confirm_id: str, *, user_id: int, chat_id: int) -> Pending | None:
+        """The action behind `confirm_id` if `user_id` asked for it in `chat_id`, removed."""
+        ...
+
+    async def forget_user(self, user_id: int) -> int:
+        """Drop everything `user_id` asked for; how many were dropped."""
+        ...
+
+    async def close(self) -> None:
+        """Let go of the store."""
+        ...
+
+
+class SqliteConfirmations:
     """Pending actions in one SQLite file; it opens on first use. `clock` gives Unix time."""
 
     def __init__(

@@ -14,7 +14,8 @@ def postgres_note(settings: Settings, *, restoring: bool) -> str | None:
     where = redact_url(settings.database_url.get_secret_value())
     held = (
         "the conversation history, update claims, grants and pairing codes, access requests, "
-        "source buttons, status messages in flight, rate limits, scopes and the audit log"
+        "source buttons, confirmations, status messages in flight, rate limits, scopes and the "
+        "audit log"
     )
     if restoring:
         return (

@@ -215,6 +215,21 @@ _ALBUMS = (
     "CREATE INDEX album_memory_seen ON album_memory (seen_at)",
 )
 
+_CONFIRMATIONS = (
+    """
+    CREATE TABLE confirmations (
+        id TEXT PRIMARY KEY,
+        user_id BIGINT NOT NULL,
+        chat_id BIGINT NOT NULL,
+        action TEXT NOT NULL,
+        args TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+    "CREATE INDEX confirmations_created ON confirmations (created_at)",
+    "CREATE INDEX confirmations_by_user ON confirmations (user_id)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
     Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
@@ -224,6 +239,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "question rate limits", _RATE_LIMITS),
     Migration(7, "the admins' audit log", _AUDIT),
     Migration(8, "album memory", _ALBUMS),
+    Migration(9, "actions waiting for their confirm button", _CONFIRMATIONS),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

@@ -144,7 +144,7 @@ def build_dispatcher(
         locks=services.locks,
         audit=audit,
         documents=documents,
-        confirmations=Confirmations(services.files.confirmations, clock=tuning.wall_clock),
+        confirmations=stores.confirmations,
         retention=Retention(settings, services.history, documents, clock=tuning.wall_clock),
     )
     dp.update.outer_middleware(ChatContextMiddleware())

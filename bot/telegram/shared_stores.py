@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from bot.access import AccessDatabase, AccessStore, SqliteAccessStore
 from bot.access.store_postgres import PostgresAccessStore
 from bot.config import Settings
+from bot.confirmations import Confirmations, SqliteConfirmations
+from bot.confirmations_postgres import PostgresConfirmations
 from bot.rate_limits import PostgresRateWindow, RateWindow
 from bot.services import Services
 from bot.source_links import SourceLinks, SqliteSourceLinks
@@ -23,14 +25,16 @@ from bot.telegram.tuning import Tuning
 
 @dataclass(frozen=True, slots=True)
 class SharedStores:
-    """Status messages in flight, access, source button ids, the album memory and (shared
-    only) the rate window; None there means each process counts in its own memory."""
+    """Status messages in flight, access, source button ids, the album memory, actions
+    waiting for their confirm button and (shared only) the rate window; None there means each
+    process counts in its own memory."""
 
     pending_status: PendingStatusStore
     access: AccessStore
     source_links: SourceLinks
     rate_window: RateWindow | None
     albums: AlbumMemory
+    confirmations: Confirmations
 
 
 def shared_stores(settings: Settings, services: Services, tuning: Tuning) -> SharedStores:
@@ -44,6 +48,7 @@ def shared_stores(settings: Settings, services: Services, tuning: Tuning) -> Sha
             SqliteSourceLinks(files.source_links, clock=tuning.wall_clock),
             None,
             Albums(),
+            SqliteConfirmations(files.confirmations, clock=tuning.wall_clock),
         )
     per_hour = settings.rate_limit_per_hour
     return SharedStores(
@@ -52,4 +57,5 @@ def shared_stores(settings: Settings, services: Services, tuning: Tuning) -> Sha
         PostgresSourceLinks(database),
         PostgresRateWindow(database, per_hour) if per_hour > 0 else None,
         PostgresAlbums(database),
+        PostgresConfirmations(database),
     )
