@@ -27,7 +27,7 @@ from bench.toolbox import folder_mb
 from tools.extract import Extractor, Limits
 from tools.search import NAME_WEIGHT, IndexQuery, split_query
 from tools.sqlite import sqlite
-from tools.terms import STOP_WORDS, Stemmer
+from tools.terms import STOP_WORDS, TOP_MARK, Stemmer
 
 TITLE = "engines: SQLite FTS5 (contentless) vs Tantivy on the same terms and queries"
 LIMIT = 10
@@ -58,7 +58,8 @@ def _prepare(root: Path, rels: list[str]) -> list[Doc]:
             text = ""
         names = " ".join(_STEMMER.name_terms(rel))
         body, top = _STEMMER.bag(text) if text else ("", "")
-        out.append((rel, names, body, f"{names} {top}"))
+        marked = " ".join(TOP_MARK + t for t in f"{names} {top}".split())
+        out.append((rel, names, body, marked))
     return out
 
 
@@ -85,7 +86,7 @@ class Fts5:
         self.conn.execute("CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT UNIQUE)")
         self.conn.execute(
             "CREATE VIRTUAL TABLE terms USING fts5(name, body, top, content='', "
-            "contentless_delete=1, tokenize='unicode61 remove_diacritics 0')"
+            "contentless_delete=1, tokenize=\"unicode61 remove_diacritics 0 tokenchars '_'\")"
         )
         self.conn.execute("BEGIN")
 
@@ -106,6 +107,7 @@ class Fts5:
     def search(self, groups: list[list[str]], *, bounded: bool) -> tuple[list[str], int]:
         query = IndexQuery(self.conn, scoped=False)
         fts = ["(" + " OR ".join(f'"{t}"' for t in g) + ")" for g in groups]
+        top = ["(" + " OR ".join(f'"{TOP_MARK}{t}"' for t in g) + ")" for g in groups]
         tiers = [" AND ", " OR "][: 1 + (len(fts) > 1)]
         found: list[str] = []
         for joiner in tiers:
@@ -114,7 +116,7 @@ class Fts5:
             if floor is None:
                 found += [p for p, _ in query.ranked(match, LIMIT)]
             else:
-                about = joiner.join(f"({f} AND top : {f})" for f in fts)
+                about = joiner.join(f"({f} AND {t})" for f, t in zip(fts, top, strict=True))
                 found += [p for p, _ in query.ranked(about, LIMIT, floor=query.floor(about))]
                 found += [p for p, _ in query.ranked(match, LIMIT, floor=floor)]
             if len(found) >= LIMIT:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tools.sqlite import sqlite as sqlite3
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 WAL_LIMIT = 16 * 1024 * 1024
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -27,7 +27,7 @@ _SCHEMA = (
     "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, chars INTEGER NOT NULL, error TEXT)",
     "CREATE TABLE IF NOT EXISTS texts(id INTEGER PRIMARY KEY, body BLOB NOT NULL)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(name, body, top, content='', "
-    "contentless_delete=1, tokenize='unicode61 remove_diacritics 0')",
+    "contentless_delete=1, tokenize=\"unicode61 remove_diacritics 0 tokenchars '_'\")",
     "CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(terms, 'row')",
 )
 
@@ -35,7 +35,8 @@ _SCHEMA = (
 @dataclass(frozen=True)
 class Prepared:
     """One document ready to store: its terms joined by spaces (see `Stemmer.bag`; `top_terms`
-    are its name's and its most frequent ones), its text compressed."""
+    are its name's and its most frequent ones, each marked with `TOP_MARK`), its text
+    compressed."""
 
     path: str
     size: int

@@ -39,7 +39,7 @@ from tools.formats.kinds import in_worker, kind_of
 from tools.index import IndexWriter, Prepared, ReaderPool, compress, is_damaged, remove_files
 from tools.sandbox import Entry, Sandbox
 from tools.sqlite import sqlite as sqlite3
-from tools.terms import Stemmer
+from tools.terms import TOP_MARK, Stemmer
 from tools.watch import FolderWatcher, WatchMode
 from tools.writer_lock import WriterLock
 
@@ -558,7 +558,7 @@ class Indexer:
             error=error,
             name_terms=names,
             body_terms=body,
-            top_terms=f"{names} {top}",
+            top_terms=" ".join(TOP_MARK + t for t in f"{names} {top}".split()),
             blob=compress(text),
         )
         return prepared, retry

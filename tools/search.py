@@ -28,14 +28,14 @@ from tools.languages import LANGUAGE_NAMES, languages_of
 from tools.paths import modified_iso
 from tools.snippets import find_snippets, snippets_from_start
 from tools.sqlite import sqlite as sqlite3
-from tools.terms import STOP_WORDS, Stemmer, fold, words
+from tools.terms import STOP_WORDS, TOP_MARK, Stemmer, fold, words
 
 NAME_WEIGHT = 8.0
 SNIPPET_WINDOW = 32 * 1024  # bytes inflated first: the words are usually near the start
 VOCAB_TTL = 20.0
 MIN_ROOT = 5
 MAX_WORDS = 16
-RANK_ALL = 4_000
+RANK_ALL = 1_500
 _GLOB = re.compile(r"[*?\[]")
 _DOCUMENT_TYPES = "txt md markdown csv tsv json html htm xml pdf docx doc log yaml yml ini rst"
 _NAMED_FILE = re.compile(rf"^(.+)\.({_DOCUMENT_TYPES.replace(' ', '|')})$", re.IGNORECASE)
@@ -72,17 +72,17 @@ class _Group:
     terms: list[str] = field(default_factory=list)
     prefix: bool = False
 
-    def fts(self) -> str:
-        alts = [f'"{t}"' for t in self.terms]
+    def fts(self, mark: str = "") -> str:
+        alts = [f'"{mark}{t}"' for t in self.terms]
         if self.prefix:
-            alts.append(f'"{self.stem}"*')
+            alts.append(f'"{mark}{self.stem}"*')
         return "(" + " OR ".join(alts) + ")" if len(alts) > 1 else alts[0]
 
     def about(self) -> str:
         """The word in a document's name or among its most frequent terms (the `top` column
-        holds both). The plain match comes first and `top` weighs nothing, so such a document
-        scores exactly as it would among all matches."""
-        return f"({self.fts()} AND top : {self.fts()})"
+        holds both, marked). The plain match comes first and `top` weighs nothing, so such a
+        document scores exactly as it would among all matches."""
+        return f"({self.fts()} AND {self.fts(TOP_MARK)})"
 
     def pattern(self) -> str:
         forms = {self.word, self.stem, *self.terms}

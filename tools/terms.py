@@ -22,6 +22,9 @@ _CAMEL = re.compile(r"(?<=[a-zа-я])(?=[A-ZА-Я])|(?<=[^\W\d_])(?=\d)|(?<=\d)(
 MIN_TERM = 1
 MAX_TERM = 40
 TOP_TERMS = 16
+TOP_MARK = "_"
+"""Marks a document's top terms in the index: no word holds it (`_` splits words), so a top
+term is a term of its own, with a short list of documents, not a column of a long one."""
 _STOP = (
     "и в во на с со к ко о об от по для из за у а но или ли не что как где когда кто это "
     "the a an of to in on for and or is are what how where when who with by from at be"
