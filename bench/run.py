@@ -32,6 +32,7 @@ BENCHMARKS: dict[str, str] = {
     "startup": "bench.bench_startup",
     "idle": "bench.bench_idle",
     "storage": "bench.bench_storage",
+    "workers": "bench.bench_workers",
     "engines": "bench.bench_engines",
 }
 SIZED = frozenset({"search", "engines"})
@@ -96,6 +97,8 @@ def run_benchmark(ctx: Context, name: str, docs: int | None = None) -> BenchResu
     if docs is not None and name in SIZED:
         variants = [str(docs)]
     timeout_s = 240.0 if ctx.quick else 1200.0 * max(1, (docs or 0) // 20_000)
+    if hasattr(module, "timeout_s"):  # benchmarks that start whole deployments take longer
+        timeout_s = float(module.timeout_s(ctx.quick))
     merged: BenchResult | None = None
     for variant in variants:
         print(f"[bench] {name} {variant} …", file=sys.stderr, flush=True)

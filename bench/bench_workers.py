@@ -1,0 +1,457 @@
+"""workers: the 1,000-chat burst through real `python -m bot run` processes over HTTP webhooks.
+
+The same burst as `concurrency` (every chat asks a three-round question at once, the model
+taking 300 ms a call), but through the whole deployment: updates are posted to the webhook
+with Telegram's secret header on up to 100 connections (Telegram's ceiling), each claimed in
+the database, answered by the workers over HTTP to a fake Bot API, with the fake model, the
+fake Bot API and PostgreSQL each in processes of their own. Four set-ups: SQLite with one
+process, and PostgreSQL with 1, 2 and 4 workers (`WORKERS`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import asyncpg
+
+from bench import corpus
+from bench.context import Context
+from bench.fake_model import FakeModelProcess
+from bench.processes import children, cpu_seconds, peak_rss_mb, tree_cpu_seconds
+from bench.results import Aim, BenchResult, Metric
+from bench.stats import median
+from tests.fakes.accounts import BOT_TOKEN
+from tests.fakes.postgres import PostgresMissing, PostgresServer
+
+TITLE = "workers: 1,000 chats × three-round questions over HTTP webhooks, 1 to 4 worker processes"
+CHATS = 1_000
+MODEL_DELAY_S = 0.3
+IDEAL_S = 3 * MODEL_DELAY_S
+ANSWER_MARK = "сахар - 1 стакан"
+SECRET = "bench_webhook_secret"
+CONNECTIONS = 100
+SETUPS = (("sqlite", 1), ("postgres", 1), ("postgres", 2), ("postgres", 4))
+AIM_SPEED_UP = 1.7
+_START_S = 300.0
+_BURST_S = 600.0
+
+
+def timeout_s(quick: bool) -> float:
+    """Four deployments started and stopped in turn need more than the runner's default."""
+    return 1_200.0 if quick else 3_600.0
+
+
+def variants(quick: bool) -> list[str]:
+    """One variant that runs every set-up in turn, so they can be compared in one table.
+
+    Quick mode bursts 200 chats once per set-up instead of 1,000 chats twice.
+    """
+    return ["all"]
+
+
+@dataclass
+class Burst:
+    """What the bursts of one set-up measured (one entry per burst in each list)."""
+
+    label: str
+    workers: int
+    chats: int
+    elapsed: list[float] = field(default_factory=list)
+    worker_cpu: list[float] = field(default_factory=list)
+    fakes_cpu: list[float] = field(default_factory=list)
+    database_cpu: list[float] = field(default_factory=list)
+    sender_cpu: list[float] = field(default_factory=list)
+    delivered: int = 0
+    twice: int = 0
+    asked: int = 0
+    peaks: list[float] = field(default_factory=list)
+    load: list[float] = field(default_factory=list)
+
+    @property
+    def throughput(self) -> float:
+        """Questions a second, from the median burst."""
+        return self.chats / median(self.elapsed) if self.elapsed else math.nan
+
+
+class FakeBotApiProcess:
+    """`python -m bench.fake_bot_api` as a child process."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.process = subprocess.Popen(
+            [ctx.python, "-m", "bench.fake_bot_api"],
+            env=ctx.child_env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline().split()
+        if len(line) != 2:
+            self.process.kill()
+            msg = "the fake Bot API did not start"
+            raise RuntimeError(msg)
+        self.base_url, self.counting_url = line
+
+    async def answers(self, client: aiohttp.ClientSession, chats: int = 0) -> dict[str, Any]:
+        """The answer counts, once at least `chats` chats hold an answer."""
+        url = f"{self.counting_url}/_bench/answers"
+        params = {"mark": ANSWER_MARK, "chats": str(chats)}
+        timeout = aiohttp.ClientTimeout(total=None)
+        async with client.get(url, params=params, timeout=timeout) as reply:
+            result: dict[str, Any] = await reply.json()
+            return result
+
+    def stop(self) -> None:
+        _stop(self.process)
+
+
+class BotProcess:
+    """`python -m bot run` in webhook mode: a single process or a parent with its workers."""
+
+    def __init__(self, ctx: Context, env: dict[str, str], folder: Path, workers: int) -> None:
+        self.workers = workers
+        self.log_path = folder / "bot.log"
+        with self.log_path.open("wb") as log:
+            self.process = subprocess.Popen(
+                [ctx.python, "-m", "bot", "run"], env=env, stdout=log, stderr=log, cwd=folder
+            )
+
+    def worker_pids(self) -> list[int]:
+        return [self.process.pid] if self.workers == 1 else children(self.process.pid)
+
+    async def wait_started(self) -> None:
+        """Until every worker has said it started (its output is read again every 50 ms)."""
+        deadline = time.monotonic() + _START_S
+        while len(re.findall("started: model", self.output())) < self.workers:
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                msg = f"the bot did not start: {self.output()[-2000:]}"
+                raise RuntimeError(msg)
+            await asyncio.sleep(0.05)
+
+    def output(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    if process.stdin is not None:
+        process.stdin.close()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _update(update_id: int, chat: int) -> bytes:
+    user = {"id": chat, "is_bot": False, "first_name": "U", "language_code": "ru"}
+    message = {
+        "message_id": 1,
+        "date": int(time.time()),
+        "chat": {"id": chat, "type": "private", "first_name": "U"},
+        "from": user,
+        "text": f"Вопрос {chat}: шарлотка",
+    }
+    return json.dumps({"update_id": update_id, "message": message}).encode()
+
+
+async def _post_all(client: aiohttp.ClientSession, url: str, updates: list[bytes]) -> None:
+    """Post every update as Telegram does; each must be acknowledged with 200."""
+    headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET, "Content-Type": "application/json"}
+
+    async def post(body: bytes) -> None:
+        async with client.post(url, data=body, headers=headers) as reply:
+            if reply.status != 200:
+                msg = f"the webhook answered {reply.status}"
+                raise RuntimeError(msg)
+
+    await asyncio.gather(*(post(body) for body in updates))
+
+
+async def _new_database(server: PostgresServer, name: str) -> str:
+    admin = await asyncpg.connect(server.admin_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
+    finally:
+        await admin.close()
+    return server.url_of(name)
+
+
+def _postmaster(server: PostgresServer | None) -> int | None:
+    if server is None or server.folder is None:
+        return None
+    try:
+        return int((server.folder / "data" / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@dataclass
+class Rig:
+    """The processes every set-up shares: the fake model, the fake Bot API, PostgreSQL."""
+
+    ctx: Context
+    model: FakeModelProcess
+    api: FakeBotApiProcess
+    postgres: PostgresServer | None
+    corpus: Path
+
+    def fakes_cpu(self) -> float:
+        return cpu_seconds(self.model.process.pid) + cpu_seconds(self.api.process.pid)
+
+    def database_cpu(self) -> float:
+        pid = _postmaster(self.postgres)
+        return tree_cpu_seconds(pid) if pid is not None else math.nan
+
+
+def _bot_env(
+    rig: Rig, folder: Path, port: int, workers: int, database: str | None
+) -> dict[str, str]:
+    env = rig.ctx.child_env(
+        BOT_TOKEN=BOT_TOKEN,
+        OPENAI_API_KEY="bench-key",
+        OPENAI_BASE_URL=rig.model.base_url,
+        TELEGRAM_API_BASE=rig.api.base_url,
+        TELEGRAM_API_LOCAL="true",
+        WEBHOOK_URL=f"http://127.0.0.1:{port}/hook",
+        WEBHOOK_LISTEN=f"127.0.0.1:{port}",
+        WEBHOOK_SECRET=SECRET,
+        WORKERS=str(workers),
+        SANDBOX_DIR=str(rig.corpus),
+        DATA_DIR=str(folder / "data"),
+        ALLOW_ALL="true",
+        RATE_LIMIT_PER_HOUR="0",
+        REQUEST_TIMEOUT="120",
+        MODEL_MAX_RETRIES="0",
+        LOG_LEVEL="INFO",
+    )
+    env.pop("DATABASE_URL", None)
+    if database is not None:
+        env["DATABASE_URL"] = database
+    return env
+
+
+async def _wait_index(client: aiohttp.ClientSession, port: int) -> None:
+    """Until the workers' search index reports ready (asked every 50 ms)."""
+    deadline = time.monotonic() + _START_S
+    while time.monotonic() < deadline:
+        try:
+            async with client.get(f"http://127.0.0.1:{port}/healthz") as reply:
+                if (await reply.json()).get("index") == "ready":
+                    return
+        except (aiohttp.ClientError, ValueError):
+            pass
+        await asyncio.sleep(0.05)
+    msg = "the search index was not ready in time"
+    raise TimeoutError(msg)
+
+
+async def _run_setup(
+    rig: Rig, client: aiohttp.ClientSession, engine: str, workers: int, first_chat: int
+) -> Burst:
+    """Start the bot, warm every worker up, burst, stop; what it measured."""
+    chats = 200 if rig.ctx.quick else CHATS
+    runs = 1 if rig.ctx.quick else 2
+    label = f"{'PostgreSQL' if engine == 'postgres' else 'SQLite'}, {workers} worker(s)"
+    burst = Burst(label, workers, chats)
+    folder = rig.ctx.scratch(f"workers-{engine}-{workers}")
+    database = None
+    if engine == "postgres":
+        assert rig.postgres is not None
+        database = await _new_database(rig.postgres, f"bench_{workers}_{first_chat}")
+    port = _free_port()
+    bot = BotProcess(rig.ctx, _bot_env(rig, folder, port, workers, database), folder, workers)
+    url = f"http://127.0.0.1:{port}/hook"
+    try:
+        await bot.wait_started()
+        await _wait_index(client, port)
+        before = (await rig.api.answers(client))["chats"]
+        warm = [_update(first_chat + i, first_chat + i) for i in range(4 * workers)]
+        await _post_all(client, url, warm)
+        expected = before + len(warm)
+        await asyncio.wait_for(rig.api.answers(client, expected), _BURST_S)
+        next_chat = first_chat + len(warm)
+        pids = bot.worker_pids()
+        for _ in range(runs):
+            updates = [_update(next_chat + i, next_chat + i) for i in range(chats)]
+            next_chat += chats
+            expected += chats
+            cpu = [cpu_seconds(p) for p in pids]
+            fakes, base, sender = rig.fakes_cpu(), rig.database_cpu(), time.process_time()
+            burst.load.append(os.getloadavg()[0])
+            started = time.perf_counter()
+            await _post_all(client, url, updates)
+            await asyncio.wait_for(rig.api.answers(client, expected), _BURST_S)
+            burst.elapsed.append(time.perf_counter() - started)
+            burst.worker_cpu.append(sum(cpu_seconds(p) for p in pids) - sum(cpu))
+            burst.fakes_cpu.append(rig.fakes_cpu() - fakes)
+            burst.database_cpu.append(rig.database_cpu() - base)
+            burst.sender_cpu.append(time.process_time() - sender)
+        counts = await rig.api.answers(client)
+        burst.delivered = int(counts["chats"]) - before - len(warm)
+        burst.twice = int(counts["twice"])
+        burst.asked = chats * runs
+        burst.peaks = [peak_rss_mb(p) for p in pids]
+    finally:
+        code = bot.stop()
+    if code != 0:
+        msg = f"{label}: the bot exited with {code}: {bot.output()[-2000:]}"
+        raise RuntimeError(msg)
+    return burst
+
+
+async def run(ctx: Context, variant: str) -> BenchResult:
+    """Every set-up in turn on one fake model, one fake Bot API and one PostgreSQL."""
+    result = BenchResult("workers", TITLE)
+    env = ctx.child_env()
+    root = corpus.ensure(ctx.workdir, 100, ctx.python, env)
+    try:
+        postgres: PostgresServer | None = PostgresServer.start()
+    except PostgresMissing as exc:
+        postgres = None
+        result.notes.append(f"PostgreSQL set-ups skipped: {exc}")
+    model = FakeModelProcess.start(ctx.python, env, delay_s=MODEL_DELAY_S)
+    api = FakeBotApiProcess(ctx)
+    rig = Rig(ctx, model, api, postgres, root)
+    bursts: list[Burst] = []
+    try:
+        connector = aiohttp.TCPConnector(limit=CONNECTIONS)
+        async with aiohttp.ClientSession(connector=connector) as client:
+            first_chat = 1_000_000
+            for engine, workers in SETUPS:
+                if engine == "postgres" and postgres is None:
+                    continue
+                bursts.append(await _run_setup(rig, client, engine, workers, first_chat))
+                first_chat += 10_000
+    finally:
+        api.stop()
+        model.stop()
+        if postgres is not None:
+            postgres.stop()
+    for burst in bursts:
+        result.metrics.extend(_metrics(burst))
+        result.aims.extend(_aims(burst))
+    result.aims.extend(_speed_up(bursts))
+    result.notes.extend(_notes(bursts))
+    return result
+
+
+def _metrics(b: Burst) -> list[Metric]:
+    per_question = median(b.worker_cpu) / b.chats * 1000
+    return [
+        Metric(
+            f"{b.label}: all {b.chats:,} answered, wall time",
+            "s",
+            b.elapsed,
+            note=f"{b.throughput:.0f} questions/s; ideal {IDEAL_S:.1f} s",
+        ),
+        Metric(
+            f"{b.label}: CPU of the bot's workers per question",
+            "ms",
+            [c / b.chats * 1000 for c in b.worker_cpu],
+            note=f"{median(b.worker_cpu):.1f} s of CPU a burst in all workers; "
+            f"{1000 / per_question:.0f} questions/s per core at this cost",
+        ),
+        Metric(
+            f"{b.label}: answers delivered",
+            "chats",
+            [float(b.delivered)],
+            note=f"of {b.asked:,} questions; {b.twice} chat(s) answered twice",
+        ),
+        Metric(
+            f"{b.label}: peak RSS per worker",
+            "MB",
+            [max(b.peaks)] if b.peaks else [math.nan],
+            note="each: " + ", ".join(f"{p:.0f}" for p in b.peaks),
+        ),
+        Metric(
+            f"{b.label}: CPU of the fake model and fake Bot API / PostgreSQL / the sender",
+            "s",
+            b.fakes_cpu,
+            note=f"PostgreSQL {median(b.database_cpu):.1f} s, the process posting the "
+            f"updates {median(b.sender_cpu):.1f} s, a burst",
+        ),
+    ]
+
+
+def _aims(b: Burst) -> list[Aim]:
+    return [
+        Aim(
+            f"every question answered, once ({b.label})",
+            b.delivered == b.asked and b.twice == 0,
+            f"{b.delivered} of {b.asked} chats answered, {b.twice} twice",
+            value=float(b.delivered),
+            limit=float(b.asked),
+            unit="answers",
+            higher_is_better=True,
+        )
+    ]
+
+
+def _speed_up(bursts: list[Burst]) -> list[Aim]:
+    by_workers = {b.workers: b for b in bursts if b.label.startswith("PostgreSQL")}
+    one, two = by_workers.get(1), by_workers.get(2)
+    if one is None or two is None:
+        return []
+    ratio = two.throughput / one.throughput
+    return [
+        Aim(
+            f"2 workers ≥ {AIM_SPEED_UP}× the throughput of 1 (PostgreSQL)",
+            ratio >= AIM_SPEED_UP,
+            f"{two.throughput:.0f} vs {one.throughput:.0f} questions/s = {ratio:.2f}×",
+            value=ratio,
+            limit=AIM_SPEED_UP,
+            unit="×",
+            higher_is_better=True,
+        )
+    ]
+
+
+def _notes(bursts: list[Burst]) -> list[str]:
+    notes = [
+        f"Each set-up: a fresh `python -m bot run` (WORKERS as shown, logging at INFO, "
+        "progress and streaming as by default), warmed up with 4 questions a worker, then "
+        f"bursts of new chats posted on up to {CONNECTIONS} connections. The fake model "
+        f"(three rounds, {MODEL_DELAY_S * 1000:.0f} ms a call) and the fake Bot API run in "
+        "processes of their own, as does the throwaway PostgreSQL (fsync and synchronous "
+        "commit off, as a test server); all share the machine's cores with the workers, so "
+        "their CPU is listed beside the workers'. PostgreSQL's CPU counts the server and the "
+        "backends alive at the end of the burst."
+    ]
+    for b in bursts:
+        share = median(b.worker_cpu) + median(b.fakes_cpu) + median(b.sender_cpu)
+        if not math.isnan(median(b.database_cpu)):
+            share += median(b.database_cpu)
+        notes.append(
+            f"{b.label}: {share / median(b.elapsed):.2f} of the 2 cores busy on average "
+            f"during a burst ({median(b.worker_cpu) / median(b.elapsed):.2f} in the workers); "
+            f"the machine's load average as each burst began: "
+            + ", ".join(f"{load:.1f}" for load in b.load)
+        )
+    return notes
