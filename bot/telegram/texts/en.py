@@ -215,7 +215,7 @@ ENGLISH = Texts(
     trash_empty="🗑 The trash is empty.",
     trash_line="{n}. {path}, deleted {when}",
     # plain: button label
-    restore_button="↩️ {n}. {path}",
+    restore_button="↩️ Restore {n}: {path}",
     restore_done="↩️ Restored: {path}. Search finds it again.",
     restore_conflict="⚠️ {path} exists again, so the deleted copy stays in the trash and nothing "
     "was overwritten. Rename or move the existing one first (/mv), then tap again.",
@@ -223,7 +223,6 @@ ENGLISH = Texts(
     restore_gone="This is no longer in the trash.",
     audit_title="<b>Last admin actions</b>",
     audit_empty="No admin actions recorded yet.",
-    audit_line="{when} · {who}: {action} {subject}{detail}",
     audit_actions={
         "upload": "uploaded",
         "move": "moved",

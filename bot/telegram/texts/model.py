@@ -174,7 +174,6 @@ class Texts:
     restore_gone: str
     audit_title: str
     audit_empty: str
-    audit_line: str
     audit_actions: Mapping[str, str]
     """What each audit action is called in `/audit`."""
     forget_confirm: str
@@ -410,15 +409,10 @@ class Texts:
             return self.audit_empty
         lines = [self.audit_title]
         for at, who, action, subject, detail in entries:
-            lines.append(
-                self.audit_line.format(
-                    when=at,
-                    who=who,
-                    action=self.audit_actions.get(action, escape(action)),
-                    subject=_code(visible(subject)[:200]),
-                    detail=f" ({escape(visible(detail)[:200])})" if detail else "",
-                )
-            )
+            done = self.audit_actions.get(action, escape(action))
+            subject_shown = _code(visible(subject)[:200])
+            detail_shown = f" ({escape(visible(detail)[:200])})" if detail else ""
+            lines.append(f"{at} · {who}: {done} {subject_shown}{detail_shown}")
         return "\n".join(lines)
 
     def sources_line(self, sources: tuple[str, ...], limit: int = 5) -> str:

@@ -221,7 +221,7 @@ RUSSIAN = Texts(
     trash_empty="🗑 Корзина пуста.",
     trash_line="{n}. {path}, удалено {when}",
     # plain: button label
-    restore_button="↩️ {n}. {path}",
+    restore_button="↩️ Вернуть {n}: {path}",
     restore_done="↩️ Возвращено: {path}. Поиск снова его находит.",
     restore_conflict="⚠️ {path} снова существует, поэтому удалённая копия осталась в корзине и "
     "ничего не перезаписано. Сначала переименуйте или перенесите существующий (/mv), потом "
@@ -230,7 +230,6 @@ RUSSIAN = Texts(
     restore_gone="Этого уже нет в корзине.",
     audit_title="<b>Последние действия администраторов</b>",
     audit_empty="Действий администраторов пока не записано.",
-    audit_line="{when} · {who}: {action} {subject}{detail}",
     audit_actions={
         "upload": "загрузил(а)",
         "move": "перенёс(ла)",
