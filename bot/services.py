@@ -14,24 +14,26 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from openai import AsyncOpenAI
-
-from bot.agent import Agent, AgentConfig, History, HistoryStore, KeyedLocks, build_client
-from bot.agent.history_postgres import PostgresHistory
+from bot.agent.client import LazyClient, lazy_client
+from bot.agent.config import AgentConfig
+from bot.agent.history import History, HistoryStore
+from bot.agent.locks import KeyedLocks
+from bot.agent.loop import Agent
 from bot.config import Settings
 from bot.data_files import DataDirError, DataFiles
 from bot.datadir import upgrade
 from bot.monitoring import Metrics
 from bot.speech import Transcriber, build_transcriber
-from bot.storage import (
-    AdvisoryConversationLocks,
-    PostgresDatabase,
-    PostgresUpdateClaims,
-    SqliteUpdateClaims,
-    UpdateClaims,
-)
-from tools import Toolbox
+from bot.storage.claims import SqliteUpdateClaims, UpdateClaims
+from tools.toolbox import Toolbox
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+    from bot.storage.conversation_lock import AdvisoryConversationLocks
+    from bot.storage.postgres import PostgresDatabase
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +46,12 @@ class Services:
     `metrics` hears the agent and the front door; `/metrics` renders it.
     `claims` decides which worker handles a webhook update; `database` is the shared
     PostgreSQL database (None on SQLite), for the stores the Telegram wing opens.
+    `client` is the model's SDK client, built at the first model call (`bot.agent.client`).
     """
 
     toolbox: Toolbox
     history: History
-    client: AsyncOpenAI
+    client: LazyClient
     agent: Agent
     locks: KeyedLocks
     files: DataFiles
@@ -86,16 +89,16 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
         await toolbox.close()
         raise
     history, claims, database = shared
-    client = client or build_client(settings)
-    locks = KeyedLocks(across=AdvisoryConversationLocks(database) if database else None)
+    model = LazyClient.of(client) if client is not None else lazy_client(settings)
+    locks = KeyedLocks(across=_locks_across(database) if database else None)
     metrics = Metrics(tools=(spec["function"]["name"] for spec in toolbox.specs))
     metrics.watch(toolbox.status, locks.load)
-    agent = Agent(config, client, toolbox, history, locks=locks, observer=metrics)
-    transcriber = build_transcriber(settings, client)
+    agent = Agent(config, model, toolbox, history, locks=locks, observer=metrics)
+    transcriber = build_transcriber(settings, model)
     return Services(
         toolbox,
         history,
-        client,
+        model,
         agent,
         locks,
         files,
@@ -117,12 +120,24 @@ async def _open_shared(
         except BaseException:
             await history.close()
             raise
+    # PostgreSQL's driver is imported only when DATABASE_URL asks for it
+    from bot.agent.history_postgres import PostgresHistory  # noqa: PLC0415
+    from bot.storage.claims import PostgresUpdateClaims  # noqa: PLC0415
+    from bot.storage.postgres import PostgresDatabase  # noqa: PLC0415
+
     database = await PostgresDatabase.open(settings.database_url.get_secret_value())
     try:
         return await PostgresHistory.open(database), PostgresUpdateClaims(database), database
     except BaseException:
         await database.close()
         raise
+
+
+def _locks_across(database: PostgresDatabase) -> AdvisoryConversationLocks:
+    """Conversation locks shared by every worker, in the PostgreSQL database."""
+    from bot.storage.conversation_lock import AdvisoryConversationLocks  # noqa: PLC0415
+
+    return AdvisoryConversationLocks(database)
 
 
 async def close_services(services: Services) -> None:

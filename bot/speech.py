@@ -15,13 +15,16 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import openai
-from openai import AsyncOpenAI, DefaultAioHttpClient, omit
-
-from bot.agent import AgentError, ContextOverflow, ModelAuthError, ModelBadReply
+from bot.agent.client import LazyClient
 from bot.agent.model_errors import detail_of, translate
+from bot.agent.types import AgentError, ContextOverflow, ModelAuthError, ModelBadReply
 from bot.config import Settings
+
+if TYPE_CHECKING:
+    import openai
+    from openai import AsyncOpenAI
 
 log = logging.getLogger(__name__)
 
@@ -32,13 +35,20 @@ class Transcriber:
     """Turns recorded speech into text with TRANSCRIBE_MODEL.
 
     `owns_client`: the client was made for transcriptions alone, so `close` closes it; a
-    client shared with the chat model is closed by its owner.
+    client shared with the chat model is closed by its owner. A `LazyClient` is built (and
+    the SDK imported) at the first transcription.
     """
 
-    def __init__(self, client: AsyncOpenAI, model: str, *, owns_client: bool = False) -> None:
-        self._client = client
+    def __init__(
+        self, client: AsyncOpenAI | LazyClient, model: str, *, owns_client: bool = False
+    ) -> None:
+        self._lazy = client if isinstance(client, LazyClient) else LazyClient.of(client)
         self._model = model
         self._owns_client = owns_client
+
+    @property
+    def _client(self) -> AsyncOpenAI:
+        return self._lazy.get()
 
     @property
     def model(self) -> str:
@@ -61,11 +71,13 @@ class Transcriber:
         Raises:
             AgentError: one of the model's error families; the text is for the log.
         """
+        import openai  # noqa: PLC0415 - loaded with the client, at the first call
+
         try:
             raw = await self._client.audio.transcriptions.with_raw_response.create(
                 model=self._model,
                 file=(filename, data, mime),
-                language=language_hint or omit,
+                language=language_hint or openai.omit,
                 response_format="json",
             )
         except openai.OpenAIError as exc:
@@ -75,9 +87,11 @@ class Transcriber:
     async def close(self) -> None:
         """Close the client if it was made for transcriptions alone."""
         if self._owns_client:
-            await self._client.close()
+            await self._lazy.close()
 
     def _translate(self, exc: openai.OpenAIError) -> AgentError:
+        import openai  # noqa: PLC0415 - here only after a call, so already loaded
+
         if isinstance(exc, openai.APIStatusError) and exc.status_code in (404, 413):
             detail = self._scrub(detail_of(exc))
             if exc.status_code == 413:  # the family the front door tells as "too big"
@@ -120,7 +134,9 @@ def _transcript(content: bytes, scrub: Callable[[str], str]) -> str:
     raise ModelBadReply(msg)
 
 
-def build_transcriber(settings: Settings, chat_client: AsyncOpenAI) -> Transcriber | None:
+def build_transcriber(
+    settings: Settings, chat_client: AsyncOpenAI | LazyClient
+) -> Transcriber | None:
     """The transcriber the settings ask for; None when TRANSCRIBE_MODEL is empty.
 
     The chat model's client is reused when the transcription server and key are its own;
@@ -135,15 +151,24 @@ def build_transcriber(settings: Settings, chat_client: AsyncOpenAI) -> Transcrib
     log.info(
         "voice questions: %s at %s", settings.transcribe_model, settings.transcribe_url or "OpenAI"
     )
+    return Transcriber(
+        LazyClient(lambda: _speech_client(settings)), settings.transcribe_model, owns_client=True
+    )
+
+
+def _speech_client(settings: Settings) -> AsyncOpenAI:
+    """A client of its own for a separate transcription server, with the chat model's timeout
+    and retries."""
+    from openai import AsyncOpenAI, DefaultAioHttpClient  # noqa: PLC0415 - at the first call
+
     key = settings.transcribe_key
-    client = AsyncOpenAI(
+    return AsyncOpenAI(
         api_key=key.get_secret_value() if key else "not-set",
         base_url=settings.transcribe_url,
         timeout=settings.request_timeout,
         max_retries=settings.model_max_retries,
         http_client=DefaultAioHttpClient(timeout=settings.request_timeout),
     )
-    return Transcriber(client, settings.transcribe_model, owns_client=True)
 
 
 def _separate_server(settings: Settings) -> bool:

@@ -12,8 +12,6 @@ import codecs
 import math
 import re
 
-from charset_normalizer import from_bytes
-
 from tools.errors import ContentError
 
 _BOMS = (
@@ -148,6 +146,8 @@ def detect_encoding(data: bytes) -> str:
     page, score = _best_cyrillic(data)
     if score > -5.0:
         return page
+    from charset_normalizer import from_bytes  # noqa: PLC0415 - the rare last resort
+
     guess = from_bytes(data[:_SAMPLE_BYTES]).best()
     if guess is not None and guess.encoding:
         return str(guess.encoding)

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from rapidfuzz import fuzz, process
-
 from tools.terms import Stemmer, fold
 
 
@@ -27,6 +25,8 @@ def suggest_paths(
     wanted = set(stemmer.name_terms(stem_base))
     if not base or not candidates:
         return []
+    from rapidfuzz import fuzz, process  # noqa: PLC0415 - loaded at the first miss, not at start
+
     names = [fold(c.rsplit("/", 1)[-1]) for c in candidates]
     fuzzy = process.extract(base, names, scorer=fuzz.WRatio, limit=50, score_cutoff=50)
     scores: dict[int, float] = {i: score for _, score, i in fuzzy}

@@ -17,9 +17,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from rapidfuzz import process
-from rapidfuzz.distance import OSA
-
 from tools.errors import ToolError
 from tools.globs import FoldedNames, glob_match
 from tools.index import is_damaged, load_text
@@ -241,6 +238,9 @@ class Searcher:
 
         Swapped neighbours count as one edit ("отупск" for "отпуск").
         """
+        from rapidfuzz import process  # noqa: PLC0415 - loaded at the first typo, not at start
+        from rapidfuzz.distance import OSA  # noqa: PLC0415
+
         self._vocabulary(conn)
         max_edits = 1 if len(stem) < 8 else 2
         close = process.extract(

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tools import INDEX_FILE
 from tools.cache import DocumentCache
 from tools.config import ToolSettings
 from tools.cutting import cut_entries, cut_page, cut_results
@@ -43,7 +44,6 @@ from tools.watch import WatchMode
 from tools.writer_lock import WriterLock
 
 log = logging.getLogger(__name__)
-INDEX_FILE = "search-index.sqlite3"
 INDEX_LOCK = "search-index.lock"
 _DB_SUFFIXES = ("", "-wal", "-shm", "-journal", ".in-use")
 

@@ -1,31 +1,72 @@
-"""The agent loop: history in, tool calls executed, an answer out. Knows nothing of Telegram."""
+"""The agent loop: history in, tool calls executed, an answer out. Knows nothing of Telegram.
 
-from bot.agent.config import AgentConfig
-from bot.agent.history import History, HistoryStore, HistoryUnavailable
-from bot.agent.llm import build_client
-from bot.agent.locks import KeyedLocks
-from bot.agent.loop import Agent
-from bot.agent.observer import Observer
-from bot.agent.prompts import DEFAULT_SYSTEM_PROMPT, PromptError
-from bot.agent.types import (
-    AgentError,
-    AgentEvent,
-    Answer,
-    AnswerDraft,
-    AnswerReady,
-    ContextOverflow,
-    ContextStatus,
-    EventHandler,
-    ModelAuthError,
-    ModelBadReply,
-    ModelRateLimited,
-    ModelStreamCut,
-    ModelUnavailable,
-    ToolFinished,
-    ToolRunner,
-    ToolStarted,
-    Usage,
-)
+Its names load their modules on first use (`__getattr__`), so taking one (`PromptError` for
+the entrance) does not import the model SDK, the toolbox and the rest of the loop.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bot.agent.config import AgentConfig
+    from bot.agent.history import History, HistoryStore, HistoryUnavailable
+    from bot.agent.llm import build_client
+    from bot.agent.locks import KeyedLocks
+    from bot.agent.loop import Agent
+    from bot.agent.observer import Observer
+    from bot.agent.prompts import DEFAULT_SYSTEM_PROMPT, PromptError
+    from bot.agent.types import (
+        AgentError,
+        AgentEvent,
+        Answer,
+        AnswerDraft,
+        AnswerReady,
+        ContextOverflow,
+        ContextStatus,
+        EventHandler,
+        ModelAuthError,
+        ModelBadReply,
+        ModelRateLimited,
+        ModelStreamCut,
+        ModelUnavailable,
+        ToolFinished,
+        ToolRunner,
+        ToolStarted,
+        Usage,
+    )
+
+_HOMES = {
+    "AgentConfig": "bot.agent.config",
+    "History": "bot.agent.history",
+    "HistoryStore": "bot.agent.history",
+    "HistoryUnavailable": "bot.agent.history",
+    "build_client": "bot.agent.llm",
+    "KeyedLocks": "bot.agent.locks",
+    "Agent": "bot.agent.loop",
+    "Observer": "bot.agent.observer",
+    "DEFAULT_SYSTEM_PROMPT": "bot.agent.prompts",
+    "PromptError": "bot.agent.prompts",
+    "AgentError": "bot.agent.types",
+    "AgentEvent": "bot.agent.types",
+    "Answer": "bot.agent.types",
+    "AnswerDraft": "bot.agent.types",
+    "AnswerReady": "bot.agent.types",
+    "ContextOverflow": "bot.agent.types",
+    "ContextStatus": "bot.agent.types",
+    "EventHandler": "bot.agent.types",
+    "ModelAuthError": "bot.agent.types",
+    "ModelBadReply": "bot.agent.types",
+    "ModelRateLimited": "bot.agent.types",
+    "ModelStreamCut": "bot.agent.types",
+    "ModelUnavailable": "bot.agent.types",
+    "ToolFinished": "bot.agent.types",
+    "ToolRunner": "bot.agent.types",
+    "ToolStarted": "bot.agent.types",
+    "Usage": "bot.agent.types",
+}
+"""Each public name and the module it lives in."""
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
@@ -56,3 +97,14 @@ __all__ = [
     "Usage",
     "build_client",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name's module when the name is first used."""
+    home = _HOMES.get(name)
+    if home is None:
+        msg = f"module {__name__!r} has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

@@ -15,16 +15,14 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-from openai import AsyncOpenAI
+from typing import TYPE_CHECKING, Any
 
 from bot.agent.calls import RepeatGuard, run_calls
+from bot.agent.client import LazyClient
 from bot.agent.config import AgentConfig
 from bot.agent.context import Fitted, fit, repair
 from bot.agent.events import emit
 from bot.agent.history import History
-from bot.agent.llm import ModelClient, TextListener
 from bot.agent.locks import KeyedLocks
 from bot.agent.observer import NoObserver, Observer
 from bot.agent.prompts import EMPTY_REPLY_NOTE, ROUND_LIMIT_NOTE, no_answer_text
@@ -45,6 +43,11 @@ from bot.agent.types import (
 from bot.logs.context import question_context
 from tools.results import ToolResult
 from tools.scope import Scope
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+    from bot.agent.llm import ModelClient, TextListener
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +103,7 @@ class Agent:
     def __init__(
         self,
         config: AgentConfig,
-        client: AsyncOpenAI,
+        client: AsyncOpenAI | LazyClient,
         tools: ToolRunner,
         history: History,
         *,
@@ -109,14 +112,25 @@ class Agent:
     ) -> None:
         self._config = config
         self._observer: Observer = observer if observer is not None else NoObserver()
-        self._model = ModelClient(
-            client, config.model, config.max_output_tokens, stream=config.stream
-        )
+        self._client = client if isinstance(client, LazyClient) else LazyClient.of(client)
+        self._model_client: ModelClient | None = None
         self._tools = tools
         self._history = history
         self._counter = TokenCounter.for_model(config.model)
         self._locks = locks if locks is not None else KeyedLocks()
         self._ceiling: int | None = None
+
+    @property
+    def _model(self) -> ModelClient:
+        """The model client, made at the first call: it imports the SDK (`bot.agent.client`)."""
+        if self._model_client is None:
+            from bot.agent.llm import ModelClient  # noqa: PLC0415 - imports the SDK
+
+            config = self._config
+            self._model_client = ModelClient(
+                self._client.get(), config.model, config.max_output_tokens, stream=config.stream
+            )
+        return self._model_client
 
     @property
     def counter(self) -> TokenCounter:

@@ -10,9 +10,7 @@ from __future__ import annotations
 import re
 import socket
 from collections.abc import Callable
-from typing import Any
-
-import openai
+from typing import TYPE_CHECKING, Any
 
 from bot.agent.types import (
     AgentError,
@@ -22,6 +20,9 @@ from bot.agent.types import (
     ModelRateLimited,
     ModelUnavailable,
 )
+
+if TYPE_CHECKING:
+    import openai
 
 _MAX_CAUSES = 8
 _CONTEXT_TOO_LONG = re.compile(
@@ -46,6 +47,8 @@ def translate(
     timeout_text: str,
 ) -> AgentError:
     """The `AgentError` for an SDK failure; `scrub` removes the key from texts."""
+    import openai  # noqa: PLC0415 - loaded already: the SDK raised `exc`
+
     detail = scrub(detail_of(exc))
     if isinstance(exc, openai.APIConnectionError):
         # Checked before the timeout: a transport may report a refused connection or an
@@ -114,6 +117,8 @@ def error_in_body(error: object, scrub: Any) -> AgentError:
 
 
 def detail_of(exc: openai.OpenAIError) -> str:
+    import openai  # noqa: PLC0415 - loaded already (it raised `exc`)
+
     if isinstance(exc, openai.APIStatusError):
         body = exc.body
         if isinstance(body, dict):

@@ -13,7 +13,7 @@ import asyncpg
 from bot.check.outcome import Outcome, failed, passed, skipped
 from bot.config import Settings
 from bot.storage import SCHEMA_VERSION, redact_url
-from bot.storage.errors import LOST
+from bot.storage.lost import LOST
 
 SUBJECT = "database"
 CONNECT_TIMEOUT_S = 10.0

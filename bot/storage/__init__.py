@@ -25,21 +25,47 @@ example):
    wing's) by `services.database`: None means SQLite.
 5. Run its tests against both: the `backend` fixture in tests/storage/conftest.py gives
    "sqlite" or "postgres", and `postgres_database` a fresh, migrated database per test.
+
+The names below load their module on first use (`__getattr__`): the PostgreSQL driver is
+imported only by a process that opens a database, so start-up without DATABASE_URL, `--help`
+and the terminal chat never pay for it.
 """
 
-from bot.storage.claims import PostgresUpdateClaims, SqliteUpdateClaims, UpdateClaims
-from bot.storage.conversation_lock import AdvisoryConversationLocks
-from bot.storage.errors import SchemaVersionError, StorageError
-from bot.storage.keys import advisory_key
-from bot.storage.migrations import MIGRATIONS, SCHEMA_VERSION, Migration, migrate
-from bot.storage.postgres import (
-    POOL_SIZE,
-    PostgresDatabase,
-    database_secrets,
-    new_owner,
-    redact_url,
-)
-from bot.storage.session import LockSession
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bot.storage.claims import PostgresUpdateClaims, SqliteUpdateClaims, UpdateClaims
+    from bot.storage.conversation_lock import AdvisoryConversationLocks
+    from bot.storage.errors import SchemaVersionError, StorageError
+    from bot.storage.keys import advisory_key
+    from bot.storage.migrations import MIGRATIONS, SCHEMA_VERSION, Migration, migrate
+    from bot.storage.postgres import POOL_SIZE, PostgresDatabase, new_owner
+    from bot.storage.session import LockSession
+    from bot.storage.urls import database_secrets, redact_url
+
+_HOMES = {
+    "MIGRATIONS": "migrations",
+    "POOL_SIZE": "postgres",
+    "SCHEMA_VERSION": "migrations",
+    "AdvisoryConversationLocks": "conversation_lock",
+    "LockSession": "session",
+    "Migration": "migrations",
+    "PostgresDatabase": "postgres",
+    "PostgresUpdateClaims": "claims",
+    "SchemaVersionError": "errors",
+    "SqliteUpdateClaims": "claims",
+    "StorageError": "errors",
+    "UpdateClaims": "claims",
+    "advisory_key": "keys",
+    "database_secrets": "urls",
+    "migrate": "migrations",
+    "new_owner": "postgres",
+    "redact_url": "urls",
+}
+"""Each public name and the module of this package it lives in."""
 
 __all__ = [
     "MIGRATIONS",
@@ -60,3 +86,14 @@ __all__ = [
     "new_owner",
     "redact_url",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name's module when the name is first used."""
+    home = _HOMES.get(name)
+    if home is None:
+        msg = f"module {__name__!r} has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

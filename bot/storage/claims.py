@@ -14,9 +14,10 @@ import asyncio
 import sqlite3
 import time
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from bot.storage.postgres import PostgresDatabase
+if TYPE_CHECKING:
+    from bot.storage.postgres import PostgresDatabase
 
 
 class UpdateClaims(Protocol):

@@ -18,8 +18,8 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 
-from bot.storage.errors import LOST
 from bot.storage.keys import advisory_key
+from bot.storage.lost import LOST
 from bot.storage.postgres import PostgresDatabase
 from bot.storage.session import LockSession
 

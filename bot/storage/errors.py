@@ -1,16 +1,10 @@
-"""What goes wrong with the shared database, as messages a person can act on."""
+"""What goes wrong with the shared database, as messages a person can act on.
+
+Free of the PostgreSQL driver, so the entrance can catch these without importing it; what a
+lost connection raises is `bot.storage.lost.LOST`.
+"""
 
 from __future__ import annotations
-
-import asyncpg
-
-LOST: tuple[type[Exception], ...] = (
-    OSError,
-    asyncpg.PostgresError,
-    asyncpg.InterfaceError,
-    asyncpg.InternalClientError,
-)
-"""What a query raises when its connection or server is gone (or the server refused it)."""
 
 
 class StorageError(Exception):

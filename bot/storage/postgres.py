@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import secrets
 import socket
 from collections.abc import Sequence
-from urllib.parse import unquote, urlsplit
 
 import asyncpg
 
@@ -23,6 +21,7 @@ from bot.storage.errors import StorageError
 from bot.storage.keys import advisory_key
 from bot.storage.migrations import MIGRATIONS, Migration, migrate
 from bot.storage.session import LockSession
+from bot.storage.urls import redact_url
 
 log = logging.getLogger(__name__)
 
@@ -38,17 +37,6 @@ synchronous=NORMAL gives the history in DATA_DIR. A crash of the worker loses no
 of the database server may lose the last fraction of a second of commits, never consistency.
 Each question commits several times, and waiting for a disk flush each time would cost more
 than the rest of its storage work together (bench/bench_storage.py measures it)."""
-
-
-def redact_url(url: str) -> str:
-    """The URL with its password replaced by `***`, fit for logs and messages."""
-    return re.sub(r"(://[^:/@\s]*:)[^@\s]*@", r"\1***@", url)
-
-
-def database_secrets(url: str) -> list[str]:
-    """What of `url` a log must never show: the URL itself and its password."""
-    password = urlsplit(url).password
-    return [url, *sorted({password, unquote(password)})] if password else [url]
 
 
 def new_owner() -> str:

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 
 import asyncpg
 
-from bot.storage.errors import LOST
+from bot.storage.lost import LOST
 
 log = logging.getLogger(__name__)
 

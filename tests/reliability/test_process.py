@@ -21,7 +21,7 @@ from tests.fakes.updates import Updates
 from tests.reliability.conftest import stored_turns
 from tests.reliability.flaky_bot_api import FlakyBotApi
 from tests.reliability.process import BotProcess, bot_env, integrity, wait_for_rows
-from tools.toolbox import INDEX_FILE
+from tools import INDEX_FILE
 
 API_KEY = "sk-e2e-secret-key-98765"
 SECRETS = (BOT_TOKEN, BOT_TOKEN.split(":", 1)[1], API_KEY)

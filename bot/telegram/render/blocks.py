@@ -1,7 +1,8 @@
 """Markdown to styled spans: parses with markdown-it and walks the block syntax tree.
 
 Raw HTML is parsed as text (the `html` option is off), so anything that looks like a tag in
-the model's answer reaches the user escaped, never as markup.
+the model's answer reaches the user escaped, never as markup. markdown-it is imported with the
+first answer rendered, not at start-up.
 """
 
 from __future__ import annotations
@@ -9,14 +10,16 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-
-from markdown_it import MarkdownIt
-from markdown_it.tree import SyntaxTreeNode
+from typing import TYPE_CHECKING
 
 from bot.telegram.render.emitter import Emitter
 from bot.telegram.render.inline import InlineRenderer
 from bot.telegram.render.markup import BOLD, PRE, QUOTE, Span, code_language_tag
 from bot.telegram.render.tables import render_table
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.tree import SyntaxTreeNode
 
 HORIZONTAL_RULE = "──────────"
 BULLETS = ("•", "◦", "▪")
@@ -29,6 +32,8 @@ _SAFE_LANGUAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#.-]{0,31}")
 def make_parser() -> MarkdownIt:
     """The parser, built once: building one costs more than parsing a typical answer, and
     parsing leaves the parser as it was."""
+    from markdown_it import MarkdownIt  # noqa: PLC0415 - loaded with the first answer
+
     return MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 
 
@@ -39,6 +44,8 @@ def markdown_to_spans(markdown: str, *, max_href: int, tail: Sequence[str] = ())
     body leaves open (a code fence, a list) ends where the body ends instead of taking in
     the tail.
     """
+    from markdown_it.tree import SyntaxTreeNode  # noqa: PLC0415 - loaded with the first answer
+
     parser = make_parser()
     renderer = _BlockRenderer(InlineRenderer(max_href=max_href))
     for text in (markdown, *tail):

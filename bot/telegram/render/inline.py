@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
-
-from markdown_it.common.normalize_url import normalizeLinkText
-from markdown_it.tree import SyntaxTreeNode
 
 from bot.telegram.render.markup import BOLD, CODE, ITALIC, STRIKE, Span, Tag, link_tag
 from bot.telegram.render.text import escape_attr
+
+if TYPE_CHECKING:
+    from markdown_it.tree import SyntaxTreeNode
 
 SAFE_SCHEMES = frozenset({"http", "https", "tg", "mailto"})
 _STYLE_BY_NODE = {"strong": BOLD, "em": ITALIC, "s": STRIKE}
@@ -85,6 +86,8 @@ class InlineRenderer:
         return is_safe_href(href) and len(escape_attr(href)) <= self._max_href
 
     def _link(self, href: str, inner: list[Span], tags: tuple[Tag, ...], out: list[Span]) -> None:
+        from markdown_it.common.normalize_url import normalizeLinkText  # noqa: PLC0415
+
         shown = normalizeLinkText(href)
         linked = self._linkable(href)
         text = "".join(span.text for span in inner)

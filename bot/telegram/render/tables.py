@@ -8,13 +8,15 @@ record of "header: value" lines instead, its first line in bold.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-
-from markdown_it.tree import SyntaxTreeNode
+from typing import TYPE_CHECKING
 
 from bot.telegram.render.emitter import Emitter
 from bot.telegram.render.inline import InlineRenderer
 from bot.telegram.render.markup import BOLD, PRE, Span
 from bot.telegram.render.text import display_width
+
+if TYPE_CHECKING:
+    from markdown_it.tree import SyntaxTreeNode
 
 
 @dataclass(frozen=True, slots=True)
