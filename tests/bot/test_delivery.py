@@ -191,15 +191,71 @@ class TestReuse:
 
 
 class TestNetworkRetries:
-    async def test_read_timeout_on_send_is_not_resent(
+    async def test_read_timeout_on_send_goes_into_a_placeholder_by_edit(
         self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
     ) -> None:
         bot_session.add_network_error("sendMessage", TimeoutError("read timed out"))
         result = await Delivery(bot, place, sleep=RecordedSleep()).send(
             [Chunk("a", "a"), Chunk("b", "b")]
         )
-        assert _texts(bot_session, "sendMessage") == ["a", "b"]
-        assert len(result.message_ids) == 1
+        assert _texts(bot_session, "sendMessage") == ["a", "▌", "b"], "never 'a' twice"
+        placeholder = bot_session.called("sendMessage")[1]
+        assert placeholder.disable_notification, "the placeholder makes no sound"
+        assert _texts(bot_session, "editMessageText") == ["a"]
+        assert result.complete
+        assert len(result.message_ids) == 2
+
+    async def test_a_placeholder_whose_send_is_unclear_is_made_again(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        bot_session.add_network_error("sendMessage", aiohttp.ServerDisconnectedError())
+        placeholders: list[int] = []
+
+        async def lose_the_first_placeholder(method: Any) -> None:
+            if method.text == "▌" and not placeholders:
+                placeholders.append(1)
+                bot_session.add_lost_reply("sendMessage", aiohttp.ServerDisconnectedError())
+
+        bot_session.hooks["sendMessage"] = lose_the_first_placeholder
+        result = await Delivery(bot, place, sleep=RecordedSleep()).send([Chunk("a", "a")])
+        assert _texts(bot_session, "sendMessage") == ["a", "▌", "▌"]
+        assert len(bot_session.lost_replies) == 1, "the first placeholder arrived unseen"
+        (edit,) = bot_session.called("editMessageText")
+        assert (edit.text, edit.message_id) == ("a", result.message_ids[0])
+        assert edit.message_id != bot_session.lost_replies[0][1].message_id
+
+    async def test_placeholders_that_never_send_clearly_end_in_a_logged_gap(
+        self,
+        bot: Bot,
+        bot_session: FakeTelegramSession,
+        place: ChatPlace,
+        caplog: pytest.LogCaptureFixture,
+    ) -> None:
+        for _ in range(4):  # the part, then each placeholder
+            bot_session.add_network_error("sendMessage", TimeoutError("read timed out"))
+        result = await Delivery(bot, place, sleep=RecordedSleep()).send(
+            [Chunk("a", "a"), Chunk("b", "b")]
+        )
+        assert _texts(bot_session, "sendMessage") == ["a", "▌", "▌", "▌", "b"]
+        assert len(result.message_ids) == 1, "the next part still goes"
+        assert any("may not have arrived" in r.getMessage() for r in caplog.records)
+
+    async def test_a_server_error_is_no_unclear_send(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        bot_session.add_error("sendMessage", 502, "Bad Gateway")
+        result = await Delivery(bot, place, sleep=RecordedSleep()).send([Chunk("a", "a")])
+        assert result.complete
+        assert _texts(bot_session, "sendMessage") == ["a", "a"], "sent again, no placeholder"
+
+    async def test_a_clear_refusal_is_no_unclear_send(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        bot_session.add_error("sendMessage", 400, "Bad Request: chat not found")
+        bot_session.add_error("sendMessage", 400, "Bad Request: chat not found")
+        result = await Delivery(bot, place, sleep=RecordedSleep()).send([Chunk("a", "a")])
+        assert not result.complete
+        assert "▌" not in _texts(bot_session, "sendMessage")
 
     async def test_refused_connection_is_retried(
         self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace

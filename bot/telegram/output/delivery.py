@@ -1,9 +1,10 @@
 """Sending an answer's parts to Telegram so that none is lost or doubled.
 
 The first part replaces the status message when there is one (or is sent), the rest follow in
-order (`part_sender` puts each one in, with its retries). A part Telegram refuses even as plain
-text is skipped, the rest still go, and one short notice says something is missing; a user who
-blocked the bot is logged and left alone.
+order (`part_sender` puts each one in, with its retries; a part whose send had an unclear result
+goes into a fresh message by an edit, so a dropped connection never loses it). A part Telegram
+refuses even as plain text is skipped, the rest still go, and one short notice says something
+is missing; a user who blocked the bot is logged and left alone.
 """
 
 from __future__ import annotations
@@ -104,10 +105,10 @@ class Delivery:
             except Blocked:
                 log.info("chat %d blocked the bot; answer dropped", self._place.chat_id)
                 return Delivered(tuple(ids), complete=False, blocked=True)
-            except Unclear as exc:
+            except Unclear as exc:  # sent, then sent again by edit, and never a clear answer
                 log.warning(
-                    "answer part %d/%d to chat %d may not have arrived (not resent, to avoid a "
-                    "duplicate): %s",
+                    "answer part %d/%d to chat %d may not have arrived (Telegram kept failing "
+                    "to answer): %s",
                     index + 1,
                     len(parts),
                     self._place.chat_id,

@@ -4,9 +4,21 @@ Flood control is waited out within a budget shared by the whole answer; a part T
 refuses as HTML is resent as plain text; an edit that cannot happen becomes a new message.
 Each outcome that the caller must handle differently is its own exception.
 
-Retries: edits are idempotent and retried on network errors and 5xx. A new message is resent
-only when the connection was never made; after a read timeout or a dropped connection it may
-already be in the chat, and a duplicate part is worse than a logged, possibly missing one.
+Retries: edits are idempotent and retried on network errors and 5xx; so is a new message whose
+connection was never made, or that Telegram answered with a 5xx (it did not take it). A clear
+refusal (400, 403) is the caller's: nothing arrived. What remains is the unclear send: a read
+timeout or a dropped connection after the request left. The message may be in the chat or not,
+and the Bot API can neither tell which nor list a chat's messages, so its id stays unknown.
+
+Such a part is not dropped (a dropped connection on a reused idle connection, the common case,
+often means Telegram never saw it) and not simply sent again (a second unclear send could
+leave it a third time). It goes into a new message that shows only the cursor (`PLACEHOLDER`,
+silent) and gets the text by an edit of its now known id: edits are safe to repeat, and a
+cursor whose own send is unclear is sent again, at worst leaving a stray cursor. So the part
+arrives, and the one copy it may show too many is the unclear send's own, right above it.
+Showing every part exactly once even then would take the cursor first for every new message:
+a second call per message, and a notification that shows the cursor instead of the answer;
+failures are rare enough that the common case keeps one call.
 """
 
 from __future__ import annotations
@@ -29,6 +41,7 @@ from aiogram.types import InlineKeyboardMarkup, LinkPreviewOptions
 
 from bot.telegram.output.pacing import ChatPlace, EditPacer
 from bot.telegram.output.parts import Renderable
+from bot.telegram.output.screen_calls import PLACEHOLDER
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +68,7 @@ class Skipped(Exception):
 
 
 class Unclear(Exception):
-    """The request may have reached Telegram (a read timeout): resending could duplicate it."""
+    """Even the cursor for an unclear send kept failing unclearly: the part may be missing."""
 
 
 def maybe_posted(exc: TelegramNetworkError | TelegramServerError, *, editing: bool) -> bool:
@@ -103,6 +116,7 @@ class PartSender:
         """
         as_html = True
         network_failures = 0
+        opened = 0
         while True:
             text, mode = (part.html, "HTML") if as_html else (part.plain, None)
             try:
@@ -127,11 +141,44 @@ class PartSender:
             except (TelegramNetworkError, TelegramServerError) as exc:
                 # An edit is safe to repeat; a new message only when it surely never left.
                 if maybe_posted(exc, editing=edit_id is not None):
-                    raise Unclear(str(exc)) from exc
+                    log.warning(
+                        "a part sent to chat %d may or may not have arrived (%s); it goes "
+                        "into a new message by an edit",
+                        self._place.chat_id,
+                        exc,
+                    )
+                    opened += 1
+                    if opened > _NETWORK_RETRIES:  # its placeholders keep vanishing
+                        raise Unclear(str(exc)) from exc
+                    edit_id = await self._open(reply=reply)
+                    continue
                 network_failures += 1
                 if network_failures > _NETWORK_RETRIES:
                     raise GaveUp(str(exc)) from exc
                 await self._wait_flood(float(network_failures))
+
+    async def _open(self, *, reply: bool) -> int:
+        """A new silent message showing only the placeholder, and its id; its own unclear
+        sends are repeated (each leaves at most a stray placeholder), within the retries."""
+        unclear = 0
+        failures = 0
+        while True:
+            try:
+                return await self._post(PLACEHOLDER, None, edit_id=None, reply=reply, notify=False)
+            except TelegramRetryAfter as exc:
+                await self._wait_flood(float(exc.retry_after))
+            except TelegramForbiddenError as exc:
+                raise Blocked from exc
+            except (TelegramNetworkError, TelegramServerError) as exc:
+                if maybe_posted(exc, editing=False):
+                    unclear += 1
+                    if unclear > _NETWORK_RETRIES:
+                        raise Unclear(str(exc)) from exc
+                    continue
+                failures += 1
+                if failures > _NETWORK_RETRIES:
+                    raise GaveUp(str(exc)) from exc
+                await self._wait_flood(float(failures))
 
     async def forget(self, message_id: int) -> None:
         """Remove a message that is not (or no longer) part of the answer; harmless if gone."""
@@ -148,6 +195,7 @@ class PartSender:
         edit_id: int | None,
         reply: bool,
         markup: InlineKeyboardMarkup | None = None,
+        notify: bool = True,
     ) -> int:
         """Edit `edit_id` into `text`, or send `text` as a new message."""
         if edit_id is not None:
@@ -169,6 +217,7 @@ class PartSender:
             reply_parameters=self._place.reply_parameters() if reply else None,
             link_preview_options=_NO_PREVIEW,
             reply_markup=markup,
+            disable_notification=None if notify else True,
         )
         return message.message_id
 
