@@ -79,3 +79,14 @@ class TestMarkup:
         await Delivery(bot, place).send(PARTS[:1], status_message_id=55, reply_markup=BUTTONS)
         (sent,) = bot_session.called("sendMessage")
         assert sent.reply_markup == BUTTONS
+
+    async def test_a_part_whose_send_was_unclear_gets_them_with_its_text(
+        self, bot: Bot, bot_session: FakeTelegramSession, place: ChatPlace
+    ) -> None:
+        bot_session.add_network_error("sendMessage", aiohttp.ServerDisconnectedError())
+        await Delivery(bot, place, sleep=RecordedSleep()).send(PARTS[1:], reply_markup=BUTTONS)
+        assert _markups(bot_session) == [
+            ("<i>два</i>", BUTTONS),
+            ("▌", None),  # the placeholder: no buttons until the text is there
+            ("<i>два</i>", BUTTONS),
+        ]
