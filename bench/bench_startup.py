@@ -3,7 +3,8 @@
 The bot runs as a real process against a fake Bot API on 127.0.0.1 (TELEGRAM_API_BASE). The
 reference is the smallest aiogram polling bot against the same server: what any aiogram bot
 pays to start. Import time is measured the same way for
-`bot.services` (what the terminal chat needs) and for aiogram + openai.
+`bot.services` (what the terminal chat needs) and for aiogram + openai, and `python -m bot
+--help` (which should need neither) is timed whole.
 """
 
 from __future__ import annotations
@@ -86,6 +87,18 @@ def _import_seconds(ctx: Context, statement: str) -> float:
     """Wall time of a fresh interpreter running `statement`."""
     started = time.perf_counter()
     subprocess.run([ctx.python, "-c", statement], env=ctx.child_env(), check=True)
+    return time.perf_counter() - started
+
+
+def _help_seconds(ctx: Context) -> float:
+    """Wall time of `python -m bot --help` in a fresh interpreter."""
+    started = time.perf_counter()
+    subprocess.run(
+        [ctx.python, "-m", "bot", "--help"],
+        env=ctx.child_env(),
+        stdout=subprocess.DEVNULL,
+        check=True,
+    )
     return time.perf_counter() - started
 
 
@@ -180,6 +193,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
         ours_import.append(_import_seconds(ctx, POLLING_IMPORTS))
         ref_import.append(_import_seconds(ctx, "import aiogram, openai"))
     bare = [_import_seconds(ctx, "pass") for _ in range(runs)]
+    helps = [_help_seconds(ctx) for _ in range(runs)]
     heaviest = _heaviest_imports(ctx, POLLING_IMPORTS)
     result.metrics.append(
         Metric(
@@ -201,6 +215,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
             ratio_ours_over_ref=True,
         )
     )
+    result.metrics.append(Metric("python -m bot --help (the settings listed)", "s", helps))
     result.metrics.append(Metric("python -c pass (the interpreter alone)", "s", bare))
     worst = max(cold)
     result.aims.append(

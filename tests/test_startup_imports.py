@@ -51,7 +51,14 @@ encoding guesser: each loads when first needed, not on the way to the first getU
 POSTGRES = ("asyncpg",)
 """The PostgreSQL driver: only a process with DATABASE_URL needs it."""
 
-NOT_FOR_HELP = (*NOT_AT_STARTUP, *AT_FIRST_USE, *POSTGRES, "aiogram", "prometheus_client")
+NOT_FOR_HELP = (
+    *NOT_AT_STARTUP,
+    *AT_FIRST_USE,
+    *POSTGRES,
+    "aiogram",
+    "aiohttp",
+    "prometheus_client",
+)
 """`python -m bot --help` prints the settings; it needs none of the running bot."""
 
 
