@@ -12,16 +12,14 @@ the disk. No aiogram here: the Telegram wing and the access policy both record t
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol, TypeVar
+from typing import Literal, Protocol
 
-_T = TypeVar("_T")
+from bot.storage.sqlite_thread import SqliteThread
 
 Action = Literal["upload", "move", "delete", "restore", "scope", "grant", "revoke"]
 """What an admin did: the first four to documents, `scope` to a chat's folders, the last two to
@@ -89,16 +87,13 @@ class SqliteAuditLog:
     """The audit log in one SQLite file; it opens on first use. `clock` gives Unix time."""
 
     def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
-        self._path = path
         self._clock = clock
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="audit")
-        self._connection: sqlite3.Connection | None = None
-        self._closed = False
+        self._db = SqliteThread(path, _connect, name="audit log")
 
     @property
     def path(self) -> Path:
         """Where the database lives."""
-        return self._path
+        return self._db.path
 
     async def record(
         self,
@@ -111,7 +106,7 @@ class SqliteAuditLog:
     ) -> None:
         """Add one entry, stamped now, committed before this returns."""
         row = (self._clock(), actor_id, actor_name, action, subject, detail)
-        await self._run(lambda db: _insert(db, row))
+        await self._db.run(lambda db: _insert(db, row))
 
     async def record_scope_change(
         self, chat_id: int, folders: Sequence[str], *, actor_id: int, actor_name: str = ""
@@ -127,7 +122,7 @@ class SqliteAuditLog:
 
     async def recent(self, limit: int = SHOWN) -> list[AuditEntry]:
         """The last `limit` entries, oldest first."""
-        rows = await self._run(
+        rows = await self._db.run(
             lambda db: db.execute(
                 "SELECT at, actor_id, actor_name, action, subject, detail FROM audit "
                 "ORDER BY id DESC LIMIT ?",
@@ -141,29 +136,7 @@ class SqliteAuditLog:
 
     async def close(self) -> None:
         """Close the database; work already asked for finishes first."""
-        if self._closed:
-            return
-        self._closed = True
-        await asyncio.get_running_loop().run_in_executor(self._executor, self._close)
-        await asyncio.to_thread(self._executor.shutdown, wait=True)
-
-    # --- on the worker thread ------------------------------------------------------------
-    async def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        if self._closed:
-            msg = "the audit log is closed"
-            raise sqlite3.ProgrammingError(msg)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._call, work)
-
-    def _call(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        if self._connection is None:
-            self._connection = _connect(self._path)
-        return work(self._connection)
-
-    def _close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        await self._db.close()
 
 
 def _connect(path: Path) -> sqlite3.Connection:

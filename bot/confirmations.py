@@ -13,20 +13,17 @@ All database work runs on one worker thread, so the event loop never waits for t
 
 from __future__ import annotations
 
-import asyncio
 import json
 import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 from bot.source_links import ID_BYTES, is_link_id
-
-_T = TypeVar("_T")
+from bot.storage.sqlite_thread import SqliteThread
 
 LIFETIME_S = 15 * 60.0
 
@@ -82,17 +79,14 @@ class SqliteConfirmations:
         lifetime_s: float = LIFETIME_S,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._path = path
         self._lifetime = lifetime_s
         self._clock = clock
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="confirmations")
-        self._connection: sqlite3.Connection | None = None
-        self._closed = False
+        self._db = SqliteThread(path, _connect, name="confirmations database")
 
     async def ask(self, pending: Pending) -> str:
         """Keep `pending` and return the id its button carries; expired ones are dropped."""
         now = self._clock()
-        return await self._run(lambda db: self._ask(db, pending, now))
+        return await self._db.run(lambda db: self._ask(db, pending, now))
 
     async def take(self, confirm_id: str, *, user_id: int, chat_id: int) -> Pending | None:
         """The action behind `confirm_id`, when `user_id` asked for it in `chat_id`; it is
@@ -101,11 +95,11 @@ class SqliteConfirmations:
         if not is_link_id(confirm_id):
             return None
         cutoff = self._clock() - self._lifetime
-        return await self._run(lambda db: _take(db, confirm_id, user_id, chat_id, cutoff))
+        return await self._db.run(lambda db: _take(db, confirm_id, user_id, chat_id, cutoff))
 
     async def forget_user(self, user_id: int) -> int:
         """Drop everything `user_id` asked for; how many were dropped."""
-        return await self._run(
+        return await self._db.run(
             lambda db: (
                 db.execute("DELETE FROM confirmations WHERE user_id = ?", (user_id,)).rowcount
             )
@@ -113,25 +107,9 @@ class SqliteConfirmations:
 
     async def close(self) -> None:
         """Close the database; work already asked for finishes first."""
-        if self._closed:
-            return
-        self._closed = True
-        await asyncio.get_running_loop().run_in_executor(self._executor, self._close)
-        await asyncio.to_thread(self._executor.shutdown, wait=True)
+        await self._db.close()
 
     # --- on the worker thread ------------------------------------------------------------
-    async def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        if self._closed:
-            msg = "the confirmations database is closed"
-            raise sqlite3.ProgrammingError(msg)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._call, work)
-
-    def _call(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        if self._connection is None:
-            self._connection = _connect(self._path)
-        return work(self._connection)
-
     def _ask(self, db: sqlite3.Connection, pending: Pending, now: float) -> str:
         db.execute("DELETE FROM confirmations WHERE created_at < ?", (now - self._lifetime,))
         args = json.dumps(list(pending.args), ensure_ascii=False)
@@ -143,11 +121,6 @@ class SqliteConfirmations:
             )
             if cursor.rowcount == 1:
                 return confirm_id
-
-    def _close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -14,18 +14,16 @@ never waits for the disk. No aiogram here: the Telegram wing builds the buttons.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Protocol
 
-_T = TypeVar("_T")
+from bot.storage.sqlite_thread import SqliteThread
 
 LIFETIME_S = 30 * 24 * 3600.0
 ID_BYTES = 9
@@ -93,28 +91,25 @@ class SqliteSourceLinks:
         lifetime_s: float = LIFETIME_S,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._path = path
         self._lifetime = lifetime_s
         self._clock = clock
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="source-links")
-        self._connection: sqlite3.Connection | None = None
-        self._closed = False
+        self._db = SqliteThread(path, _connect, name="source links database")
 
     @property
     def path(self) -> Path:
         """Where the database lives."""
-        return self._path
+        return self._db.path
 
     async def issue(self, chat_id: int, paths: Sequence[str]) -> list[str]:
         """A new id for each path, in order, pressable in `chat_id`; expired ids are dropped."""
         now = self._clock()
-        return await self._run(lambda db: self._issue(db, chat_id, paths, now))
+        return await self._db.run(lambda db: self._issue(db, chat_id, paths, now))
 
     async def find(self, link_id: str) -> SourceLink | None:
         """What `link_id` stands for; None when it is unknown, malformed or expired."""
         if not is_link_id(link_id):
             return None
-        row = await self._run(
+        row = await self._db.run(
             lambda db: db.execute(
                 "SELECT path, chat_id, created_at FROM source_links WHERE id = ?", (link_id,)
             ).fetchone()
@@ -128,7 +123,7 @@ class SqliteSourceLinks:
 
     async def forget_chat(self, chat_id: int) -> int:
         """Drop every id issued to `chat_id` (a private chat is its user's own); how many."""
-        return await self._run(
+        return await self._db.run(
             lambda db: (
                 db.execute("DELETE FROM source_links WHERE chat_id = ?", (chat_id,)).rowcount
             )
@@ -136,25 +131,9 @@ class SqliteSourceLinks:
 
     async def close(self) -> None:
         """Close the database; work already asked for finishes first."""
-        if self._closed:
-            return
-        self._closed = True
-        await asyncio.get_running_loop().run_in_executor(self._executor, self._close)
-        await asyncio.to_thread(self._executor.shutdown, wait=True)
+        await self._db.close()
 
     # --- on the worker thread ------------------------------------------------------------
-    async def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        if self._closed:
-            msg = "the source links database is closed"
-            raise sqlite3.ProgrammingError(msg)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._call, work)
-
-    def _call(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        if self._connection is None:
-            self._connection = _connect(self._path)
-        return work(self._connection)
-
     def _issue(
         self, db: sqlite3.Connection, chat_id: int, paths: Sequence[str], now: float
     ) -> list[str]:
@@ -169,11 +148,6 @@ class SqliteSourceLinks:
             raise
         db.execute("COMMIT")
         return ids
-
-    def _close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -11,13 +11,13 @@ the event loop never waits for the disk and writes never overtake each other.
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
+
+from bot.storage.sqlite_thread import SqliteThread
 
 _T = TypeVar("_T")
 
@@ -99,46 +99,9 @@ def atomic(work: Callable[[sqlite3.Connection], _T]) -> Callable[[sqlite3.Connec
     return in_transaction
 
 
-class AccessDatabase:
-    """The database behind one worker thread; it opens on first use and touches no disk before.
-
-    `run(work)` calls `work(connection)` on the worker thread and returns its result.
-    """
+class AccessDatabase(SqliteThread):
+    """The access database behind one worker thread; it opens on first use and touches no
+    disk before. `run(work)` calls `work(connection)` on the worker thread."""
 
     def __init__(self, path: Path) -> None:
-        self._path = path
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="access")
-        self._connection: sqlite3.Connection | None = None
-        self._closed = False
-
-    @property
-    def path(self) -> Path:
-        """Where the database lives."""
-        return self._path
-
-    async def run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        """Run `work` with the connection on the worker thread."""
-        if self._closed:
-            msg = "the access database is closed"
-            raise sqlite3.ProgrammingError(msg)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._call, work)
-
-    async def close(self) -> None:
-        """Close the database; work already asked for finishes first."""
-        if self._closed:
-            return
-        self._closed = True
-        await asyncio.get_running_loop().run_in_executor(self._executor, self._close)
-        await asyncio.to_thread(self._executor.shutdown, wait=True)
-
-    # --- on the worker thread ------------------------------------------------------------
-    def _call(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        if self._connection is None:
-            self._connection = connect(self._path)
-        return work(self._connection)
-
-    def _close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        super().__init__(path, connect, name="access database")

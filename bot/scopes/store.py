@@ -12,18 +12,14 @@ never waits for the disk.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Protocol
 
+from bot.storage.sqlite_thread import SqliteThread
 from tools.scope import EVERYTHING, Scope
-
-_T = TypeVar("_T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_scopes (
@@ -99,13 +95,10 @@ class SqliteScopeStore:
     """`ScopeStore` in one SQLite file; it opens on first use."""
 
     def __init__(self, path: Path) -> None:
-        self._path = path
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scopes")
-        self._connection: sqlite3.Connection | None = None
-        self._closed = False
+        self._db = SqliteThread(path, _connect, name="scopes database")
 
     async def chat_override(self, chat_id: int) -> ChatOverride | None:
-        rows = await self._run(
+        rows = await self._db.run(
             lambda db: db.execute(
                 "SELECT chat_id, folders, set_by, set_by_name, set_at FROM chat_scopes "
                 "WHERE chat_id = ?",
@@ -115,7 +108,7 @@ class SqliteScopeStore:
         return _override(rows[0]) if rows else None
 
     async def chat_overrides(self) -> list[ChatOverride]:
-        rows = await self._run(
+        rows = await self._db.run(
             lambda db: db.execute(
                 "SELECT chat_id, folders, set_by, set_by_name, set_at FROM chat_scopes "
                 "ORDER BY set_at DESC"
@@ -124,7 +117,7 @@ class SqliteScopeStore:
         return [_override(row) for row in rows]
 
     async def set_chat(self, override: ChatOverride) -> None:
-        await self._run(
+        await self._db.run(
             lambda db: db.execute(
                 "INSERT OR REPLACE INTO chat_scopes (chat_id, folders, set_by, set_by_name, "
                 "set_at) VALUES (?, ?, ?, ?, ?)",
@@ -139,7 +132,7 @@ class SqliteScopeStore:
         )
 
     async def clear_chat(self, chat_id: int) -> bool:
-        cursor = await self._run(
+        cursor = await self._db.run(
             lambda db: db.execute("DELETE FROM chat_scopes WHERE chat_id = ?", (chat_id,))
         )
         return cursor.rowcount > 0
@@ -164,32 +157,10 @@ class SqliteScopeStore:
                 )
             return before
 
-        return await self._run(swap)
+        return await self._db.run(swap)
 
     async def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        await asyncio.get_running_loop().run_in_executor(self._executor, self._close)
-        await asyncio.to_thread(self._executor.shutdown, wait=True)
-
-    # --- on the worker thread ------------------------------------------------------------
-    async def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        if self._closed:
-            msg = "the scopes database is closed"
-            raise sqlite3.ProgrammingError(msg)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._call, work)
-
-    def _call(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        if self._connection is None:
-            self._connection = _connect(self._path)
-        return work(self._connection)
-
-    def _close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        await self._db.close()
 
 
 def _override(row: tuple[object, ...]) -> ChatOverride:
