@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from bot.audit import SHOWN, Action, AuditEntry
-from bot.storage import PostgresDatabase
+
+if TYPE_CHECKING:
+    from bot.storage.postgres import PostgresDatabase
 
 
 class PostgresAuditLog:

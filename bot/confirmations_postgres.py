@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from bot.confirmations import LIFETIME_S, Pending
 from bot.source_links import ID_BYTES, is_link_id
-from bot.storage import PostgresDatabase
+
+if TYPE_CHECKING:
+    from bot.storage.postgres import PostgresDatabase
 
 _NOW = "coalesce($1::float8, extract(epoch FROM clock_timestamp()))"
 

@@ -11,9 +11,10 @@ database's clock, the one clock all machines share.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from bot.storage import PostgresDatabase
+if TYPE_CHECKING:
+    from bot.storage.postgres import PostgresDatabase
 
 
 class RateWindow(Protocol):

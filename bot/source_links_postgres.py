@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from bot.source_links import ID_BYTES, LIFETIME_S, SourceLink, is_link_id
-from bot.storage import PostgresDatabase, StorageError
+from bot.storage.errors import StorageError
+
+if TYPE_CHECKING:
+    from bot.storage.postgres import PostgresDatabase
 
 _NOW = "coalesce($1::float8, extract(epoch FROM clock_timestamp()))"
 _NEW_ID_ATTEMPTS = 5

@@ -3,15 +3,23 @@ read (in the extraction worker), the model SDK with the first model call, the Ma
 with the first answer, the PostgreSQL driver only with DATABASE_URL; `--help` loads none of
 them, nor the toolbox.
 
-Checked in a fresh interpreter, so nothing an earlier test imported can hide an import.
+Checked in a fresh interpreter, so nothing an earlier test imported can hide an import; the
+last check runs `python -m bot` itself from start to SIGTERM, so what the services and the
+Dispatcher import while they are built counts too.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
+from pathlib import Path
+
+from tests.fakes.accounts import BOT_TOKEN
+from tests.fakes.bot_api_http import FakeBotApi
 
 STARTUP_MODULES = (
     "bot.__main__",
@@ -50,6 +58,18 @@ encoding guesser: each loads when first needed, not on the way to the first getU
 
 POSTGRES = ("asyncpg",)
 """The PostgreSQL driver: only a process with DATABASE_URL needs it."""
+
+POSTGRES_STORES = (
+    "bot.storage.postgres",
+    "bot.agent.history_postgres",
+    "bot.access.store_postgres",
+    "bot.audit_postgres",
+    "bot.confirmations_postgres",
+    "bot.scopes.store_postgres",
+    "bot.source_links_postgres",
+    "bot.telegram.output.pending_status_postgres",
+)
+"""Our stores on PostgreSQL, which the composition root imports only with DATABASE_URL."""
 
 NOT_FOR_HELP = (
     *NOT_AT_STARTUP,
@@ -99,6 +119,13 @@ def test_the_start_up_path_leaves_the_model_sdk_and_parsers_for_first_use() -> N
     assert _heavy(loaded, AT_FIRST_USE) == []
 
 
+def test_the_start_up_path_loads_no_postgres_driver_without_a_database() -> None:
+    loaded = _loaded_after(STARTUP_MODULES)
+    assert "bot.telegram.shared_stores" in loaded
+    assert _heavy(loaded, POSTGRES) == []
+    assert sorted(loaded.intersection(POSTGRES_STORES)) == []
+
+
 def test_the_services_and_the_terminal_chat_load_no_postgres_driver_without_a_database() -> None:
     loaded = _loaded_after(SHARED_MODULES)
     assert "bot.services" in loaded
@@ -118,3 +145,57 @@ def test_help_loads_neither_the_toolbox_nor_the_model_sdk() -> None:
     assert _heavy(loaded, NOT_FOR_HELP) == []
     assert "tools.toolbox" not in loaded
     assert "bot.agent.loop" not in loaded
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+_REPORT_AT_EXIT = """
+import atexit, json, runpy, sys
+atexit.register(lambda: print("MODULES " + json.dumps(sorted(sys.modules)), flush=True))
+sys.argv = ["bot"]
+runpy.run_module("bot", run_name="__main__", alter_sys=True)
+"""
+"""`python -m bot`, printing the modules it holds as it exits."""
+
+
+async def test_a_running_bot_on_sqlite_loads_neither_the_driver_nor_the_model_sdk(
+    tmp_path: Path, sandbox_dir: Path
+) -> None:
+    api = FakeBotApi(token=BOT_TOKEN)
+    await api.start()
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.update(
+        PYTHONPATH=str(REPO),
+        BOT_TOKEN=BOT_TOKEN,
+        TELEGRAM_API_BASE=api.base_url,
+        OPENAI_API_KEY="sk-test",
+        OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+        SANDBOX_DIR=str(sandbox_dir),
+        DATA_DIR=str(tmp_path / "data"),
+        ALLOW_ALL="true",
+        LOG_LEVEL="WARNING",
+    )
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        _REPORT_AT_EXIT,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        await api.wait_for(lambda calls: any(c.method == "getUpdates" for c in calls), 60)
+        process.send_signal(signal.SIGTERM)
+        output, _ = await asyncio.wait_for(process.communicate(), 60)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        await api.close()
+    text = output.decode("utf-8", "replace")
+    (report,) = [line for line in text.splitlines() if line.startswith("MODULES ")]
+    loaded = set(json.loads(report.removeprefix("MODULES ")))
+    assert "bot.telegram.shared_stores" in loaded, text  # the Dispatcher was built
+    assert _heavy(loaded, (*POSTGRES, *AT_FIRST_USE)) == []
+    assert sorted(loaded.intersection(POSTGRES_STORES)) == []

@@ -7,9 +7,13 @@ transaction where it reads before it writes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bot.scopes.store import ChatOverride, dump_scope, load_scope
-from bot.storage import PostgresDatabase
 from tools.scope import Scope
+
+if TYPE_CHECKING:
+    from bot.storage.postgres import PostgresDatabase
 
 _COLUMNS = "chat_id, folders, set_by, set_by_name, set_at"
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from bot.storage import PostgresDatabase
+if TYPE_CHECKING:
+    from bot.storage.postgres import PostgresDatabase
+
 
 _SWEEP_AT = 1_000
 

@@ -17,15 +17,13 @@ from aiogram.client.telegram import TelegramAPIServer
 
 from bot.access import AccessPolicy
 from bot.access.codes import LIFETIME_S
-from bot.audit import AuditLog, SqliteAuditLog
-from bot.audit_postgres import PostgresAuditLog
+from bot.audit import AuditLog
 from bot.config import Settings
 from bot.confirmations import Confirmations
 from bot.data_files import DataFiles
 from bot.documents import Documents
 from bot.retention import Retention
-from bot.scopes import Scopes, ScopeStore, SqliteScopeStore
-from bot.scopes.store_postgres import PostgresScopeStore
+from bot.scopes import Scopes
 from bot.services import Services
 from bot.source_links import SourceLinks
 from bot.telegram.access_requests import AccessRequests
@@ -99,21 +97,12 @@ def build_dispatcher(
     pacer = EditPacer(tuning.edit_interval_s, burst=EDIT_BURST)
     stores = shared_stores(settings, services, tuning)
     pending_status = stores.pending_status
-    audit: AuditLog = (
-        PostgresAuditLog(services.database, clock=tuning.wall_clock)
-        if services.database is not None
-        else SqliteAuditLog(services.files.audit, clock=tuning.wall_clock)
-    )
+    audit = stores.audit
     access = AccessPolicy(settings, stores.access, clock=tuning.wall_clock, audit=audit)
     documents = Documents(services.toolbox, clock=tuning.wall_clock)
     access_requests = AccessRequests(access)
     source_links = stores.source_links
-    scope_store: ScopeStore = (
-        PostgresScopeStore(services.database)
-        if services.database is not None
-        else SqliteScopeStore(services.files.scopes)
-    )
-    scopes = Scopes(settings.scope_rules, scope_store, clock=tuning.wall_clock)
+    scopes = Scopes(settings.scope_rules, stores.scopes, clock=tuning.wall_clock)
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,

@@ -1,33 +1,36 @@
 """The Telegram wing's stores that several workers must share, on the backend the services
-chose: PostgreSQL when `services.database` is set, else the SQLite files in DATA_DIR."""
+chose: PostgreSQL when `services.database` is set, else the SQLite files in DATA_DIR.
+
+The PostgreSQL classes (and their driver) are imported only when a database is open, so a bot
+on SQLite starts without them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot.access import AccessDatabase, AccessStore, SqliteAccessStore
-from bot.access.store_postgres import PostgresAccessStore
+from bot.audit import AuditLog, SqliteAuditLog
 from bot.config import Settings
 from bot.confirmations import Confirmations, SqliteConfirmations
-from bot.confirmations_postgres import PostgresConfirmations
-from bot.rate_limits import PostgresRateWindow, RateWindow
+from bot.rate_limits import RateWindow
+from bot.scopes import ScopeStore, SqliteScopeStore
 from bot.services import Services
 from bot.source_links import SourceLinks, SqliteSourceLinks
-from bot.source_links_postgres import PostgresSourceLinks
-from bot.telegram.albums import AlbumMemory, Albums, PostgresAlbums
-from bot.telegram.output.pending_status import (
-    PendingStatusStore,
-    PostgresPendingStatusStore,
-    SqlitePendingStatusStore,
-)
+from bot.telegram.albums import AlbumMemory, Albums
+from bot.telegram.output.pending_status import PendingStatusStore, SqlitePendingStatusStore
 from bot.telegram.tuning import Tuning
+
+if TYPE_CHECKING:
+    from bot.storage.postgres import PostgresDatabase
 
 
 @dataclass(frozen=True, slots=True)
 class SharedStores:
     """Status messages in flight, access, source button ids, the album memory, actions
-    waiting for their confirm button and (shared only) the rate window; None there means each
-    process counts in its own memory."""
+    waiting for their confirm button, the audit log, the chats' scopes and (shared only) the
+    rate window; None there means each process counts in its own memory."""
 
     pending_status: PendingStatusStore
     access: AccessStore
@@ -35,21 +38,43 @@ class SharedStores:
     rate_window: RateWindow | None
     albums: AlbumMemory
     confirmations: Confirmations
+    audit: AuditLog
+    scopes: ScopeStore
 
 
 def shared_stores(settings: Settings, services: Services, tuning: Tuning) -> SharedStores:
     """The stores on the services' backend; none of them touches a disk before first use."""
-    database = services.database
-    if database is None:
-        files = services.files
-        return SharedStores(
-            SqlitePendingStatusStore(files.pending_status),
-            SqliteAccessStore(AccessDatabase(files.access)),
-            SqliteSourceLinks(files.source_links, clock=tuning.wall_clock),
-            None,
-            Albums(),
-            SqliteConfirmations(files.confirmations, clock=tuning.wall_clock),
-        )
+    if services.database is not None:
+        return _postgres_stores(settings, services.database, tuning)
+    files = services.files
+    return SharedStores(
+        SqlitePendingStatusStore(files.pending_status),
+        SqliteAccessStore(AccessDatabase(files.access)),
+        SqliteSourceLinks(files.source_links, clock=tuning.wall_clock),
+        None,
+        Albums(),
+        SqliteConfirmations(files.confirmations, clock=tuning.wall_clock),
+        SqliteAuditLog(files.audit, clock=tuning.wall_clock),
+        SqliteScopeStore(files.scopes),
+    )
+
+
+def _postgres_stores(
+    settings: Settings, database: PostgresDatabase, tuning: Tuning
+) -> SharedStores:
+    """The same stores in the shared database."""
+    # the PostgreSQL stores import its driver: only a process with DATABASE_URL loads them
+    from bot.access.store_postgres import PostgresAccessStore  # noqa: PLC0415
+    from bot.audit_postgres import PostgresAuditLog  # noqa: PLC0415
+    from bot.confirmations_postgres import PostgresConfirmations  # noqa: PLC0415
+    from bot.rate_limits import PostgresRateWindow  # noqa: PLC0415
+    from bot.scopes.store_postgres import PostgresScopeStore  # noqa: PLC0415
+    from bot.source_links_postgres import PostgresSourceLinks  # noqa: PLC0415
+    from bot.telegram.albums import PostgresAlbums  # noqa: PLC0415
+    from bot.telegram.output.pending_status_postgres import (  # noqa: PLC0415
+        PostgresPendingStatusStore,
+    )
+
     per_hour = settings.rate_limit_per_hour
     return SharedStores(
         PostgresPendingStatusStore(database),
@@ -58,4 +83,6 @@ def shared_stores(settings: Settings, services: Services, tuning: Tuning) -> Sha
         PostgresRateWindow(database, per_hour) if per_hour > 0 else None,
         PostgresAlbums(database),
         PostgresConfirmations(database),
+        PostgresAuditLog(database, clock=tuning.wall_clock),
+        PostgresScopeStore(database),
     )

@@ -8,14 +8,17 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from aiogram import Bot
 
-from bot.storage import PostgresDatabase
+from bot.storage import PostgresDatabase, StorageError
 from bot.telegram.output.pending_status import (
     PendingStatus,
     PendingStatusStore,
-    PostgresPendingStatusStore,
     SqlitePendingStatusStore,
+    tidy_leftovers,
 )
+from bot.telegram.output.pending_status_postgres import PostgresPendingStatusStore
+from tests.fakes.fake_telegram import FakeTelegramSession
 
 
 @pytest.fixture
@@ -116,3 +119,20 @@ async def test_only_the_records_of_gone_workers_are_leftovers(postgres_url: str)
     finally:
         await running.close()
         await starting.close()
+
+
+async def test_a_failing_database_is_a_storage_error_and_start_up_goes_on(
+    postgres_database: PostgresDatabase, bot: Bot, bot_session: FakeTelegramSession
+) -> None:
+    store = PostgresPendingStatusStore(postgres_database)
+    await store.add(_status(1))
+    await postgres_database.pool.execute("DROP TABLE pending_status")
+    try:
+        with pytest.raises(StorageError, match="pending_status"):
+            await store.leftovers()
+        with pytest.raises(StorageError, match="pending_status"):
+            await store.drop([_status(1)])
+        assert await tidy_leftovers(bot, store) == 0
+        assert bot_session.called("editMessageText") == []
+    finally:
+        await store.close()

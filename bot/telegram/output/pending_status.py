@@ -9,9 +9,10 @@ One small SQLite table in DATA_DIR: every write is a committed transaction, so a
 most the write in progress. All database work runs on one worker thread, in the order it was
 asked for, so removing a record can never be overtaken by the write that added it.
 
-With DATABASE_URL the records live in PostgreSQL (`PostgresPendingStatusStore`), each naming
+With DATABASE_URL the records live in PostgreSQL (`pending_status_postgres`), each naming
 the worker that sent its message: a worker starting while others run tidies only the records
-of workers that are gone, never a message another worker is still answering in.
+of workers that are gone, never a message another worker is still answering in. That store
+reports a failing database as `StorageError`, so nothing here imports the PostgreSQL driver.
 """
 
 from __future__ import annotations
@@ -20,17 +21,16 @@ import asyncio
 import logging
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-import asyncpg
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 
-from bot.storage import PostgresDatabase
+from bot.storage.errors import StorageError
 from bot.telegram.texts import texts_for
 
 log = logging.getLogger(__name__)
@@ -207,7 +207,7 @@ async def tidy_leftovers(
     """
     try:
         leftovers = await store.leftovers()
-    except (sqlite3.Error, OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+    except (sqlite3.Error, OSError, StorageError) as exc:
         log.warning("cannot read the status messages left by the previous run: %s", exc)
         return 0
     if not leftovers:
@@ -228,98 +228,10 @@ async def tidy_leftovers(
             edited += 1
     try:
         await store.drop(leftovers)
-    except (sqlite3.Error, OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+    except (sqlite3.Error, OSError, StorageError) as exc:
         log.warning("cannot forget the status messages left by the previous run: %s", exc)
     log.info("edited %d of %d status message(s) left by the previous run", edited, len(leftovers))
     return edited
-
-
-class PostgresPendingStatusStore:
-    """The status messages in flight of every worker, in the shared database.
-
-    Each record names this worker (`PostgresDatabase.owner`). Writes run one after another in
-    the order they were asked for, so a `remove` never overtakes its `add`.
-    """
-
-    def __init__(self, database: PostgresDatabase) -> None:
-        self._database = database
-        self._pool = database.pool
-        self._order = asyncio.Lock()
-        self._closed = False
-
-    async def remove(self, chat_id: int, message_id: int) -> None:
-        await self._in_order(
-            lambda: self._pool.execute(
-                "DELETE FROM pending_status WHERE chat_id = $1 AND message_id = $2",
-                chat_id,
-                message_id,
-            )
-        )
-
-    async def leftovers(self) -> list[PendingStatus]:
-        """The records of workers that are gone, newest first; live workers' stay theirs."""
-        return await self._in_order(self._leftovers)
-
-    async def _leftovers(self) -> list[PendingStatus]:
-        owners = await self._pool.fetch("SELECT DISTINCT owner FROM pending_status")
-        gone = [
-            row["owner"]
-            for row in owners
-            if row["owner"] != self._database.owner
-            and not await self._database.alive(row["owner"])
-        ]
-        rows = await self._pool.fetch(
-            "SELECT chat_id, message_id, lang, thread_id FROM pending_status "
-            "WHERE owner = ANY($1::text[]) ORDER BY added DESC",
-            gone,
-        )
-        return [PendingStatus(*row) for row in rows]
-
-    async def drop(self, statuses: Sequence[PendingStatus]) -> None:
-        await self._in_order(
-            lambda: self._pool.execute(
-                "DELETE FROM pending_status AS p USING unnest($1::bigint[], $2::bigint[]) "
-                "AS gone (chat_id, message_id) "
-                "WHERE p.chat_id = gone.chat_id AND p.message_id = gone.message_id",
-                [s.chat_id for s in statuses],
-                [s.message_id for s in statuses],
-            )
-        )
-
-    async def close(self) -> None:
-        """Wait for the writes asked for; the database is closed by whoever opened it."""
-        self._closed = True
-        async with self._order:
-            pass
-
-    def add(self, status: PendingStatus) -> asyncio.Future[None]:
-        return self._in_order(lambda: self._insert(status))
-
-    async def _insert(self, status: PendingStatus) -> None:
-        await self._pool.execute(
-            "INSERT INTO pending_status (chat_id, message_id, lang, thread_id, owner) "
-            "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (chat_id, message_id) DO UPDATE SET "
-            "lang = excluded.lang, thread_id = excluded.thread_id, owner = excluded.owner",
-            status.chat_id,
-            status.message_id,
-            status.lang,
-            status.thread_id,
-            self._database.owner,
-        )
-
-    def _in_order(self, work: Callable[[], Awaitable[_T]]) -> asyncio.Future[_T]:
-        """Start `work` now, behind everything asked for before it."""
-        loop = asyncio.get_running_loop()
-        if self._closed:
-            failed: asyncio.Future[_T] = loop.create_future()
-            failed.set_exception(RuntimeError("the store of pending status messages is closed"))
-            return failed
-
-        async def run() -> _T:
-            async with self._order:
-                return await work()
-
-        return loop.create_task(run())
 
 
 async def _tell_restarted(bot: Bot, status: PendingStatus, timeout_s: float) -> bool:
