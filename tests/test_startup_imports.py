@@ -71,6 +71,14 @@ POSTGRES_STORES = (
 )
 """Our stores on PostgreSQL, which the composition root imports only with DATABASE_URL."""
 
+SERVERS = (
+    "aiohttp.web",
+    "bot.monitoring.web",
+    "bot.telegram.webhook",
+    "bot.telegram.exactly_once",
+)
+"""aiohttp's server and what runs on it: webhook mode and METRICS_LISTEN only."""
+
 NOT_FOR_HELP = (
     *NOT_AT_STARTUP,
     *AT_FIRST_USE,
@@ -124,6 +132,7 @@ def test_the_start_up_path_loads_no_postgres_driver_without_a_database() -> None
     assert "bot.telegram.shared_stores" in loaded
     assert _heavy(loaded, POSTGRES) == []
     assert sorted(loaded.intersection(POSTGRES_STORES)) == []
+    assert sorted(loaded.intersection(SERVERS)) == []
 
 
 def test_the_services_and_the_terminal_chat_load_no_postgres_driver_without_a_database() -> None:
@@ -158,7 +167,7 @@ runpy.run_module("bot", run_name="__main__", alter_sys=True)
 """`python -m bot`, printing the modules it holds as it exits."""
 
 
-async def test_a_running_bot_on_sqlite_loads_neither_the_driver_nor_the_model_sdk(
+async def test_a_polling_bot_on_sqlite_loads_no_driver_no_model_sdk_and_no_server(
     tmp_path: Path, sandbox_dir: Path
 ) -> None:
     api = FakeBotApi(token=BOT_TOKEN)
@@ -199,3 +208,4 @@ async def test_a_running_bot_on_sqlite_loads_neither_the_driver_nor_the_model_sd
     assert "bot.telegram.shared_stores" in loaded, text  # the Dispatcher was built
     assert _heavy(loaded, (*POSTGRES, *AT_FIRST_USE)) == []
     assert sorted(loaded.intersection(POSTGRES_STORES)) == []
+    assert sorted(loaded.intersection(SERVERS)) == [], "polling without METRICS_LISTEN serves none"

@@ -4,7 +4,8 @@ Every path out closes what was opened: the Bot session and the services, each ev
 other fails, so a failing session close never leaves the stores open. While updates are taken,
 a heartbeat file in DATA_DIR is kept fresh for `python -m bot.healthcheck`. `GET /healthz` and
 `GET /metrics` are served on the webhook's server, or in polling mode on METRICS_LISTEN when it
-is set. With WORKERS > 1 in webhook mode this process becomes the parent of that many workers
+is set; aiohttp's server is imported only then, so a plain polling bot starts without it. With
+WORKERS > 1 in webhook mode this process becomes the parent of that many workers
 (`bot.telegram.workers`), each of which comes back here as a worker.
 """
 
@@ -15,6 +16,7 @@ import logging
 import os
 import socket
 from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING
 
 from aiogram import Bot, Dispatcher
 from aiogram.exceptions import (
@@ -23,17 +25,17 @@ from aiogram.exceptions import (
     TelegramNetworkError,
     TelegramUnauthorizedError,
 )
-from aiohttp import web
 
 from bot.config import Settings
 from bot.heartbeat import Heartbeat
-from bot.monitoring import Health, monitoring_routes, monitoring_server
+from bot.monitoring import Health
 from bot.services import Services, close_services, open_services
 from bot.telegram.app import build_bot, build_dispatcher
-from bot.telegram.exactly_once import MemoryClaims, forget_old_claims
 from bot.telegram.upload_parts import remove_abandoned
-from bot.telegram.webhook import run_webhook
 from bot.telegram.workers import WorkerSeat, supervise, worker_seat
+
+if TYPE_CHECKING:
+    from aiohttp import web
 
 log = logging.getLogger(__name__)
 
@@ -70,12 +72,11 @@ async def _serve_bot(settings: Settings, seat: WorkerSeat | None) -> int:
         raise
     try:
         dp = build_dispatcher(settings, services)
-        routes = health_and_metrics(services)
         async with Heartbeat(services.files.heartbeat):
             if settings.webhook_url:
-                await _serve_webhook(dp, bot, settings, services, routes=routes, seat=seat)
+                await _serve_webhook(dp, bot, settings, services, seat=seat)
             else:
-                await _poll(dp, bot, settings, routes)
+                await _poll(dp, bot, settings, services)
     except OSError as exc:  # a listening address that is taken or not this machine's
         log.error("%s", exc.strerror or exc)
         return 1
@@ -109,6 +110,8 @@ async def _serve_bot(settings: Settings, seat: WorkerSeat | None) -> int:
 
 def health_and_metrics(services: Services) -> list[web.RouteDef]:
     """`GET /healthz` (the history store and the search index) and `GET /metrics`."""
+    from bot.monitoring.web import monitoring_routes  # noqa: PLC0415  (aiohttp's server)
+
     health = Health(services.history.ping, services.toolbox.status)
     return monitoring_routes(health, services.metrics)
 
@@ -119,11 +122,14 @@ async def _serve_webhook(
     settings: Settings,
     services: Services,
     *,
-    routes: list[web.RouteDef],
     seat: WorkerSeat | None,
 ) -> None:
     """The webhook server, alone or as one of several workers (`seat`), and the pruning of old
     update claims beside it (by one process: the single one, or worker 0)."""
+    # the webhook's server and its exactly-once handling are aiohttp's server: webhook mode only
+    from bot.telegram.exactly_once import MemoryClaims, forget_old_claims  # noqa: PLC0415
+    from bot.telegram.webhook import run_webhook  # noqa: PLC0415
+
     claims = services.claims if services.claims is not None else MemoryClaims()
     if services.database is not None:
         owner = services.database.owner
@@ -138,7 +144,7 @@ async def _serve_webhook(
             dp,
             bot,
             settings,
-            extra_routes=routes,
+            extra_routes=health_and_metrics(services),
             claims=claims,
             owner=owner,
             listening=seat.socket() if seat is not None else None,
@@ -146,11 +152,14 @@ async def _serve_webhook(
         )
 
 
-async def _poll(dp: Dispatcher, bot: Bot, settings: Settings, routes: list[web.RouteDef]) -> None:
+async def _poll(dp: Dispatcher, bot: Bot, settings: Settings, services: Services) -> None:
     """Long polling, with health and metrics on METRICS_LISTEN while it runs (when set)."""
     async with AsyncExitStack() as stack:
         address = settings.metrics_address
         if address is not None:
+            from bot.monitoring.web import monitoring_server  # noqa: PLC0415  (aiohttp's server)
+
+            routes = health_and_metrics(services)
             await stack.enter_async_context(monitoring_server(*address, routes))
         await bot.delete_webhook(drop_pending_updates=False)
         await dp.start_polling(
