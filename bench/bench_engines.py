@@ -9,14 +9,21 @@ Only the engines' own work is timed: inserting, committing, querying.
 
 from __future__ import annotations
 
+import heapq
 import shutil
 import time
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tantivy
+
+if TYPE_CHECKING:
+    import sqlite3 as sqlite
+else:  # a current SQLite: FTS5 that deletes from a contentless table
+    import sqlean as sqlite
 
 from bench import corpus
 from bench.context import Context
@@ -25,10 +32,12 @@ from bench.results import BenchResult, Metric
 from bench.stats import median, p95
 from bench.toolbox import folder_mb
 from tools.extract import Extractor, Limits
-from tools.search import NAME_WEIGHT, IndexQuery, split_query
-from tools.sqlite import sqlite
-from tools.terms import STOP_WORDS, TOP_MARK, Stemmer
+from tools.search import NAME_WEIGHT, split_query
+from tools.terms import STOP_WORDS, Stemmer
 
+TOP_MARK = "_"
+"""Marks a document's top terms in the FTS5 table (no word holds it), as the index did there."""
+RANK_ALL = 8_000
 TITLE = "engines: SQLite FTS5 (contentless) vs Tantivy on the same terms and queries"
 LIMIT = 10
 COMMIT_DOCS = 5_000
@@ -43,6 +52,8 @@ def variants(quick: bool) -> list[str]:
 
 _EXTRACTOR: Extractor | None = None
 _STEMMER = Stemmer()
+_STOP_STEMS = frozenset(_STEMMER.stem(w) for w in STOP_WORDS)
+TOP_TERMS = 16
 
 
 def _prepare(root: Path, rels: list[str]) -> list[Doc]:
@@ -57,10 +68,19 @@ def _prepare(root: Path, rels: list[str]) -> list[Doc]:
         except Exception:  # an unreadable file is indexed by name only
             text = ""
         names = " ".join(_STEMMER.name_terms(rel))
-        body, top = _STEMMER.bag(text) if text else ("", "")
+        body = _STEMMER.bag(text) if text else ""
+        top = _top_terms(body)
         marked = " ".join(TOP_MARK + t for t in f"{names} {top}".split())
         out.append((rel, names, body, marked))
     return out
+
+
+def _top_terms(body: str) -> str:
+    """A document's `TOP_TERMS` most frequent content stems (stop words and numbers left
+    out): what the FTS5 index's bounded ranking looked among."""
+    counts = Counter(body.split())
+    content = [t for t in counts if t not in _STOP_STEMS and not t.isdigit()]
+    return " ".join(heapq.nlargest(TOP_TERMS, content, key=counts.__getitem__))
 
 
 def _documents(root: Path) -> Iterator[Doc]:
@@ -105,7 +125,7 @@ class Fts5:
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def search(self, groups: list[list[str]], *, bounded: bool) -> tuple[list[str], int]:
-        query = IndexQuery(self.conn, scoped=False)
+        query = IndexQuery(self.conn)
         fts = ["(" + " OR ".join(f'"{t}"' for t in g) + ")" for g in groups]
         top = ["(" + " OR ".join(f'"{TOP_MARK}{t}"' for t in g) + ")" for g in groups]
         tiers = [" AND ", " OR "][: 1 + (len(fts) > 1)]
@@ -122,6 +142,35 @@ class Fts5:
             if len(found) >= LIMIT:
                 break
         return found[:LIMIT], query.count(" OR ".join(fts))
+
+
+class IndexQuery:
+    """FTS5's bounded ranking, as the index ranked before it moved to Tantivy: a query with
+    more than `RANK_ALL` matches is scored over the newest documents that have its words in
+    their name or top terms, then over the newest matches."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def floor(self, match: str) -> int | None:
+        row = self.conn.execute(
+            "SELECT rowid FROM terms WHERE terms MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (match, RANK_ALL),
+        ).fetchone()
+        return None if row is None else int(row[0]) + 1
+
+    def ranked(self, match: str, fetch: int, *, floor: int | None = None) -> list[tuple[str, int]]:
+        scored = (
+            f"SELECT terms.rowid AS id, bm25(terms, {NAME_WEIGHT}, 1.0, 0.0) AS score "
+            "FROM terms WHERE terms MATCH ? AND terms.rowid >= ? ORDER BY score LIMIT ?"
+        )
+        sql = f"SELECT f.path, f.id FROM ({scored}) s JOIN files f ON f.id = s.id ORDER BY s.score"
+        rows = self.conn.execute(sql, (match, floor or 0, fetch))
+        return [(str(path), int(rowid)) for path, rowid in rows]
+
+    def count(self, match: str) -> int:
+        sql = "SELECT count(*) FROM terms WHERE terms MATCH ?"
+        return int(self.conn.execute(sql, (match,)).fetchone()[0])
 
 
 class Tantivy:

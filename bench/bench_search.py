@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import resource
+import sqlite3
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -25,7 +26,6 @@ from bench.stats import median, p95, peak_rss_mb
 from bench.toolbox import folder_mb, search_paths, settings_for, started_toolbox, wait_ready
 from tests.tools.search_corpus import DOCUMENTS, ENCODINGS, PHRASED, QUERIES
 from tools import INDEX_FILE, Toolbox, build_toolbox
-from tools.sqlite import sqlite
 
 TITLE = "search: index build, query latency vs ripgrep, new file searchable, memory"
 _UNIQUE = ["зорбулянция", "квазифлекс", "мурбастика", "ворпелина", "трундокса", "скиврелла"]
@@ -56,7 +56,7 @@ async def _idle_cpu_percent(seconds: float) -> float:
 def _text_mb(data: Path) -> float:
     """The extracted text the index holds, in MB of UTF-8 (its stored texts inflated)."""
     total = 0
-    with sqlite.connect(f"{(data / INDEX_FILE).as_uri()}?mode=ro", uri=True) as conn:
+    with sqlite3.connect(f"{(data / INDEX_FILE).as_uri()}?mode=ro", uri=True) as conn:
         for (blob,) in conn.execute("SELECT body FROM texts"):
             total += len(zlib.decompress(blob))
     return total / 1e6

@@ -138,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             commands[name] = _command_for(name, args.quick, args.docs)
             if args.docs is not None and name in SIZED:
                 result.name = f"{name} at {args.docs:,} docs"
+                commands[result.name] = commands[name]
             results.append(result)
             table = render_table(result, commands[name], desc, date)
             print(table, flush=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools import INDEX_FILE
+from tools import INDEX_FILE, INDEX_TERMS
 
 HISTORY_FILE = "history.sqlite3"
 PENDING_STATUS_FILE = "pending_status.sqlite3"
@@ -81,6 +81,11 @@ class DataFiles:
     def index(self) -> Path:
         """The search index (SQLite), rebuilt from the documents when missing."""
         return self.root / INDEX_FILE
+
+    @property
+    def index_terms(self) -> Path:
+        """The folder of the search index's terms, rebuilt with it."""
+        return self.root / INDEX_TERMS
 
     @property
     def admin_menus(self) -> Path:

@@ -26,9 +26,12 @@ _HOMES = {
 
 INDEX_FILE = "search-index.sqlite3"
 """The search index's file name in DATA_DIR (DATA_DIR's own layout names it from here)."""
+INDEX_TERMS = "search-index.terms"
+"""The folder beside it that holds the index's terms."""
 
 __all__ = [
     "INDEX_FILE",
+    "INDEX_TERMS",
     "FileReport",
     "IndexStatus",
     "ReindexReport",

@@ -22,7 +22,7 @@ def glob_match(path: str, globs: list[str]) -> bool:
     )
 
 
-def _glob_regex(glob: str, *, within_name: bool) -> str:
+def glob_regex(glob: str, *, within_name: bool) -> str:
     """A folded glob as a regex over one line; `within_name` keeps wildcards off `/`."""
     star, one = ("[^/\n]*", "[^/\n]") if within_name else ("[^\n]*", "[^\n]")
     out, i = [], 0
@@ -66,11 +66,11 @@ class FoldedNames:
     def matching(self, globs: list[str]) -> list[str]:
         found: set[str] | None = None
         for glob in globs:
-            whole = _glob_regex(glob, within_name=False)
+            whole = glob_regex(glob, within_name=False)
             if "/" in glob:
                 rx = f"^{whole}$"
             else:
-                rx = f"^(?:(?:[^\n]*/)?{_glob_regex(glob, within_name=True)}|{whole})$"
+                rx = f"^(?:(?:[^\n]*/)?{glob_regex(glob, within_name=True)}|{whole})$"
             lines = set(re.findall(rx, self._text, re.MULTILINE))
             found = lines if found is None else found & lines
         odd = [p for p in self._odd if glob_match(p, globs)]

@@ -1,42 +1,46 @@
-"""The search index on disk: SQLite FTS5 over stemmed terms of names and contents.
+"""The search index on disk: an SQLite file of documents beside a Tantivy index of their terms.
 
-One writer connection lives on the indexer's single thread; searches borrow reader connections
-from a small pool (WAL mode lets them read while the writer writes). Texts are stored
-compressed so snippets can be cut without parsing a document again.
+SQLite (`search-index.sqlite3`) records each indexed file's size, mtime and error, and its
+text compressed, so snippets are cut without parsing a document again. The terms live in
+`search-index.terms/` (`tools.term_index`). One writer lives on the indexer's single thread;
+searches borrow reader connections from a small pool (WAL mode lets them read while the writer
+writes) and a searcher of the terms.
 
-The FTS5 table is contentless (`content=''`, `contentless_delete=1`): it keeps the inverted
-index only, not a second copy of each document's terms, which the texts make redundant.
+The terms commit first, then SQLite: what SQLite records as indexed never runs ahead of the
+terms, so after a crash between the two commits a file is indexed again, never left unfindable.
+When the two disagree on how many documents they hold, the index is rebuilt.
 """
 
 from __future__ import annotations
 
 import contextlib
+import shutil
+import sqlite3
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tools.sqlite import sqlite as sqlite3
+if TYPE_CHECKING:  # the engine loads with the first index opened, not at start
+    from tools.term_index import TermDoc, TermIndex, TermWriter
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 WAL_LIMIT = 16 * 1024 * 1024
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
-    "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, chars INTEGER NOT NULL, error TEXT)",
+    "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, chars INTEGER NOT NULL, error TEXT, "
+    "language TEXT)",
     "CREATE TABLE IF NOT EXISTS texts(id INTEGER PRIMARY KEY, body BLOB NOT NULL)",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(name, body, top, content='', "
-    "contentless_delete=1, tokenize=\"unicode61 remove_diacritics 0 tokenchars '_'\")",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(terms, 'row')",
 )
 
 
 @dataclass(frozen=True)
 class Prepared:
-    """One document ready to store: its terms joined by spaces (see `Stemmer.bag`; `top_terms`
-    are its name's and its most frequent ones, each marked with `TOP_MARK`), its text
-    compressed."""
+    """One document ready to store: its name's and its contents' terms joined by spaces (see
+    `Stemmer.bag`), its text compressed, and the language most of it is written in."""
 
     path: str
     size: int
@@ -45,8 +49,18 @@ class Prepared:
     error: str | None
     name_terms: str
     body_terms: str
-    top_terms: str
+    language: str | None
     blob: bytes | None
+
+    def terms(self) -> TermDoc:
+        from tools.term_index import TermDoc  # noqa: PLC0415 - see the imports
+
+        return TermDoc(self.path, self.mtime_ns, self.name_terms, self.body_terms)
+
+
+def terms_folder(path: Path) -> Path:
+    """Where the terms of the index at `path` live (`INDEX_TERMS` beside `INDEX_FILE`)."""
+    return path.with_suffix(".terms")
 
 
 def compress(text: str) -> bytes | None:
@@ -78,17 +92,20 @@ def is_damaged(exc: sqlite3.Error) -> bool:
 
 
 def remove_files(path: Path) -> None:
-    """Delete the index and its WAL side files (to rebuild from nothing)."""
+    """Delete the index, its WAL side files and its terms (to rebuild from nothing)."""
     for suffix in ("", "-wal", "-shm", "-journal"):
         with contextlib.suppress(FileNotFoundError):
             Path(str(path) + suffix).unlink()
+    shutil.rmtree(terms_folder(path), ignore_errors=True)
 
 
 class IndexWriter:
-    """The only connection that writes; used from one thread only."""
+    """The only connection that writes; used from one thread only. `on_commit` runs after each
+    commit that changed the terms (so this process's searches see it at once)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, on_commit: Callable[[], None] | None = None) -> None:
         self.path = path
+        self._on_commit = on_commit
         path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = connect(path)
         self.conn.execute("PRAGMA journal_mode = WAL")
@@ -104,6 +121,20 @@ class IndexWriter:
             msg = f"index schema {row[0]} is not {SCHEMA_VERSION}"
             raise sqlite3.DatabaseError(msg)
         self._in_tx = False
+        self.terms: TermWriter | None = None
+        from tools.term_index import TermIndex  # noqa: PLC0415 - see the imports
+
+        try:
+            self.terms = TermIndex(terms_folder(path), create=True).writer()
+            held = self.terms.terms.searcher().num_docs
+        except ValueError as exc:  # Tantivy reports a damaged or locked folder so
+            self.close()
+            raise sqlite3.DatabaseError(f"the index's terms are unreadable: {exc}") from exc
+        files = self.conn.execute("SELECT count(*) FROM files").fetchone()[0]
+        if held != files:
+            self.close()
+            msg = f"the index holds terms of {held} documents and records {files}"
+            raise sqlite3.DatabaseError(msg)
 
     def known(self) -> dict[str, tuple[int, int]]:
         """Every indexed path with the size and mtime it was indexed at."""
@@ -116,23 +147,28 @@ class IndexWriter:
             self._in_tx = True
 
     def commit(self) -> None:
+        """Terms first, then the record of what they hold (see the module's docstring)."""
+        changed = self.terms is not None and self.terms.dirty
+        if self.terms is not None:
+            self.terms.commit()
         if self._in_tx:
             self.conn.execute("COMMIT")
             self._in_tx = False
+        if changed and self._on_commit is not None:
+            self._on_commit()
 
     def upsert(self, doc: Prepared) -> None:
         """Store one document (replacing what was stored for the same path)."""
         self.begin()
         self.delete(doc.path)
         cur = self.conn.execute(
-            "INSERT INTO files(path, size, mtime_ns, chars, error) VALUES (?, ?, ?, ?, ?)",
-            (doc.path, doc.size, doc.mtime_ns, doc.chars, doc.error),
+            "INSERT INTO files(path, size, mtime_ns, chars, error, language) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (doc.path, doc.size, doc.mtime_ns, doc.chars, doc.error, doc.language),
         )
         rowid = cur.lastrowid
-        self.conn.execute(
-            "INSERT INTO terms(rowid, name, body, top) VALUES (?, ?, ?, ?)",
-            (rowid, doc.name_terms, doc.body_terms, doc.top_terms),
-        )
+        assert self.terms is not None
+        self.terms.add(doc.terms())
         if doc.blob is not None:
             self.conn.execute("INSERT INTO texts(id, body) VALUES (?, ?)", (rowid, doc.blob))
 
@@ -142,13 +178,18 @@ class IndexWriter:
         row = self.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
         if row is None:
             return
-        self.conn.execute("DELETE FROM terms WHERE rowid = ?", row)
+        assert self.terms is not None
+        self.terms.delete(path)
         self.conn.execute("DELETE FROM texts WHERE id = ?", row)
         self.conn.execute("DELETE FROM files WHERE id = ?", row)
 
     def close(self) -> None:
-        with contextlib.suppress(sqlite3.Error):
+        with contextlib.suppress(sqlite3.Error, ValueError):
             self.commit()
+        terms, self.terms = self.terms, None
+        if terms is not None:
+            with contextlib.suppress(ValueError):
+                terms.close()
         self.conn.close()
 
 
@@ -162,8 +203,29 @@ class ReaderPool:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._free: list[sqlite3.Connection] = []
+        self._terms: TermIndex | None = None
         self._generation = 0
         self._lock = threading.Lock()
+
+    def terms(self) -> TermIndex:
+        """The terms, opened on first use and kept until `close()`.
+
+        Raises:
+            FileNotFoundError: no index has been written yet.
+        """
+        from tools.term_index import TermIndex  # noqa: PLC0415 - see the imports
+
+        with self._lock:
+            if self._terms is None:
+                self._terms = TermIndex(terms_folder(self.path), create=False)
+            return self._terms
+
+    def reload_terms(self) -> None:
+        """Let the next search see the last commit (after this process wrote one)."""
+        with self._lock:
+            terms = self._terms
+        if terms is not None:
+            terms.reload()
 
     @contextlib.contextmanager
     def connection(self) -> Iterator[sqlite3.Connection]:
@@ -185,6 +247,7 @@ class ReaderPool:
     def close(self) -> None:
         with self._lock:
             idle, self._free = self._free, []
+            self._terms = None
             self._generation += 1
         for conn in idle:
             with contextlib.suppress(sqlite3.Error):

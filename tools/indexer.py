@@ -4,10 +4,11 @@ After the first build only the paths the folder watcher reports are looked at ag
 folder costs nothing; a full rescan still runs now and then as a safety net (and on a timer, as
 before, where notifications are unavailable or `watch="rescan"` is asked for).
 
-All index writes run on one dedicated thread, so SQLite sees one writer and the event loop never
-waits. During a pass, a second thread reads, extracts and stems the next files while the writer
-stores the previous ones (SQLite and zlib let go of the interpreter lock, and costly formats are
-parsed in a worker process), so a build keeps both cores busy. A refresh asked for by an
+All index writes run on one dedicated thread, so the index sees one writer and the event loop
+never waits. During a pass, two more threads read, extract and stem the next files while the
+writer stores the previous ones (Tantivy, SQLite and zlib let go of the interpreter lock, and
+costly formats are parsed in a worker process, so one of them waits on it while the other
+stems), so a build keeps both cores busy. A refresh asked for by an
 upload jumps the queue of a running build. A deleted or corrupt index file is noticed and
 rebuilt from the documents.
 
@@ -25,6 +26,7 @@ import contextlib
 import logging
 import math
 import os
+import sqlite3
 import stat
 import threading
 import time
@@ -36,16 +38,25 @@ from tools.cache import DocumentCache, cached_extract
 from tools.errors import ContentError, ExtractionError, SandboxError
 from tools.extract import Extractor
 from tools.formats.kinds import in_worker, kind_of
-from tools.index import IndexWriter, Prepared, ReaderPool, compress, is_damaged, remove_files
+from tools.index import (
+    IndexWriter,
+    Prepared,
+    ReaderPool,
+    compress,
+    is_damaged,
+    remove_files,
+    terms_folder,
+)
+from tools.languages import text_language
 from tools.sandbox import Entry, Sandbox
-from tools.sqlite import sqlite as sqlite3
-from tools.terms import TOP_MARK, Stemmer
+from tools.terms import Stemmer
 from tools.watch import FolderWatcher, WatchMode
 from tools.writer_lock import WriterLock
 
 log = logging.getLogger(__name__)
 COMMIT_EVERY = 2.0
 AHEAD = 32  # files prepared ahead of the writer at most (bounds the memory they hold)
+PREPARERS = 2  # while one waits for the parser process, the other reads and stems
 RETRY_AFTER = 30.0
 FULL_RESCAN_EVERY = 600.0
 Signature = tuple[int, int]
@@ -137,7 +148,7 @@ class Indexer:
         self.ready = asyncio.Event()
         self.scanned = asyncio.Event()
         self._executor = concurrent.futures.ThreadPoolExecutor(1, "tools-index")
-        self._preparer = concurrent.futures.ThreadPoolExecutor(1, "tools-index-prepare")
+        self._preparer = concurrent.futures.ThreadPoolExecutor(PREPARERS, "tools-index-prepare")
         self._writer: IndexWriter | None = None
         self._lock = writer_lock
         self._next_poll = 0.0
@@ -345,25 +356,27 @@ class Indexer:
         except sqlite3.Error:
             return  # not made yet, or being rebuilt: the next look reads it
         self._seen_files = files
+        self.readers.reload_terms()
         self.state.known = {path: (size, mtime) for path, size, mtime in rows}
         self.state.ready = all(path in self.state.known for path in self.state.visible)
 
     def _file_signature(self) -> tuple[int, ...]:
-        """Changes whenever the writer commits: the index's and its log's size and time."""
+        """Changes whenever the writer commits: the index's and its log's size, time and inode
+        (a rebuilt index is a new file)."""
         found: list[int] = []
         for suffix in ("", "-wal"):
             try:
                 info = os.stat(f"{self.db_path}{suffix}")
             except OSError:
-                found += [-1, -1]
+                found += [-1, -1, -1]
             else:
-                found += [info.st_size, info.st_mtime_ns]
+                found += [info.st_size, info.st_mtime_ns, info.st_ino]
         return tuple(found)
 
     def _open_writer(self) -> None:
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._writer = IndexWriter(self.db_path)
+            self._writer = IndexWriter(self.db_path, on_commit=self.readers.reload_terms)
             self.state.known = self._writer.known()
         except sqlite3.DatabaseError as exc:
             log.warning("the search index is unreadable (%s); rebuilding it", exc)
@@ -380,11 +393,11 @@ class Indexer:
         """Start over with an empty index file."""
         if self._writer is not None:
             with contextlib.suppress(sqlite3.Error):
-                self._writer.conn.close()
+                self._writer.close()
             self._writer = None
         self.readers.close()
         remove_files(self.db_path)
-        self._writer = IndexWriter(self.db_path)
+        self._writer = IndexWriter(self.db_path, on_commit=self.readers.reload_terms)
         self.state.known = {}
         self.state.ready = False
         self.state.db_inode = self._inode()
@@ -395,7 +408,8 @@ class Indexer:
             self._writer = None
 
     def _writer_or_reset(self) -> IndexWriter:
-        if self._writer is None or self.broken or self._inode() != self.state.db_inode:
+        gone = not (terms_folder(self.db_path) / "meta.json").exists()
+        if self._writer is None or self.broken or gone or self._inode() != self.state.db_inode:
             log.warning("the search index file is missing or damaged; rebuilding it")
             self.broken = False
             self._reset()
@@ -548,17 +562,15 @@ class Indexer:
             error = exc.message
             sig = (-1, sig[1])
             retry = True
-        names = " ".join(self.stemmer.name_terms(rel))
-        body, top = self.stemmer.bag(text) if text else ("", "")
         prepared = Prepared(
             path=rel,
             size=sig[0],
             mtime_ns=sig[1],
             chars=len(text),
             error=error,
-            name_terms=names,
-            body_terms=body,
-            top_terms=" ".join(TOP_MARK + t for t in f"{names} {top}".split()),
+            name_terms=" ".join(self.stemmer.name_terms(rel)),
+            body_terms=self.stemmer.bag(text) if text else "",
+            language=text_language(text),
             blob=compress(text),
         )
         return prepared, retry

@@ -6,11 +6,15 @@ finds nothing, the model is told the documents' languages so it can ask again in
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 
 LANGUAGE_NAMES = {"ru": "Russian", "en": "English"}
 _SHARE = 0.1
 _SAMPLE = 200_000
+_TEXT_SAMPLE = 8192
+_NOT_CYRILLIC = re.compile(r"[^а-яёА-ЯЁ]+")
+_NOT_LATIN = re.compile(r"[^a-zA-Z]+")
 
 
 def _script(term: str) -> str | None:
@@ -23,8 +27,8 @@ def _script(term: str) -> str | None:
 
 
 def languages_of(terms: Iterable[str]) -> list[str]:
-    """The languages ("ru", "en") each holding at least a tenth of the index's words, most
-    common first; a sample of the vocabulary is enough to tell."""
+    """The languages ("ru", "en") each holding at least a tenth of these words, most common
+    first; a sample of them is enough to tell."""
     counts = {"ru": 0, "en": 0}
     for seen, term in enumerate(terms):
         if seen >= _SAMPLE:
@@ -32,8 +36,24 @@ def languages_of(terms: Iterable[str]) -> list[str]:
         script = _script(term)
         if script is not None:
             counts[script] += 1
+    return common_languages(counts)
+
+
+def common_languages(counts: Mapping[str, int]) -> list[str]:
+    """The languages holding at least a tenth of `counts` (words or documents), most common
+    first."""
     total = sum(counts.values())
     if not total:
         return []
     common = [code for code, n in counts.items() if n / total >= _SHARE]
     return sorted(common, key=lambda code: -counts[code])
+
+
+def text_language(text: str) -> str | None:
+    """The language most letters of a text's start are written in (None: neither)."""
+    sample = text[:_TEXT_SAMPLE]
+    russian = len(_NOT_CYRILLIC.sub("", sample))
+    english = len(_NOT_LATIN.sub("", sample))
+    if not russian and not english:
+        return None
+    return "ru" if russian >= english else "en"

@@ -2,42 +2,61 @@
 
 Ranking: documents holding every query word come first, then those holding some, each group by
 BM25 with names weighted above contents. A word the index has never seen is widened to close
-words from the index vocabulary (a typo) and to words it begins (a cut-off word).
+words of the index (a typo) and to words it begins (a cut-off word).
 
-A search within a scope names the documents it may see (`allowed`); the index query itself
-filters on them (`in_scope`), so ranking, limits and totals count the allowed documents only
-and nothing outside is ever ranked, counted or cut into a snippet.
+A search within a scope (`Within`) filters inside the index query by the scope's folders, so
+ranking, limits and totals count the allowed documents only and nothing outside is ever ranked,
+counted or cut into a snippet. Globs are part of the same query (over the folded path and
+name), so they cost the index a lookup, not a pass over every name.
+
+While the first build runs, files not yet indexed are still found by name.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
+import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import tantivy
+
 from tools.errors import ToolError
-from tools.globs import FoldedNames, glob_match
+from tools.globs import FoldedNames, glob_match, glob_regex
 from tools.index import is_damaged, load_text
 from tools.indexer import Indexer
-from tools.languages import LANGUAGE_NAMES, languages_of
+from tools.languages import LANGUAGE_NAMES, common_languages
 from tools.paths import modified_iso
 from tools.snippets import find_snippets, snippets_from_start
-from tools.sqlite import sqlite as sqlite3
-from tools.terms import STOP_WORDS, TOP_MARK, Stemmer, fold, words
+from tools.term_index import TermIndex, folders_of
+from tools.terms import STOP_WORDS, Stemmer, fold, words
 
 NAME_WEIGHT = 8.0
 SNIPPET_WINDOW = 32 * 1024  # bytes inflated first: the words are usually near the start
-VOCAB_TTL = 20.0
+LANGUAGES_TTL = 60.0
 MIN_ROOT = 5
 MAX_WORDS = 16
-RANK_ALL = 8_000
+TIE_LIMIT = 5_000
+"""Paths sharing the first characters a name-ordered listing sorts here, at most."""
+TYPO_POOL = 20_000
+"""Index terms sharing a misspelt word's first two letters that are compared with it, most
+frequent first."""
 _GLOB = re.compile(r"[*?\[]")
 _DOCUMENT_TYPES = "txt md markdown csv tsv json html htm xml pdf docx doc log yaml yml ini rst"
 _NAMED_FILE = re.compile(rf"^(.+)\.({_DOCUMENT_TYPES.replace(' ', '|')})$", re.IGNORECASE)
-_IN_SCOPE = "in_scope"
-"""The SQL function a scoped search registers on its connection: is this path allowed."""
+_MUST = tantivy.Occur.Must
+_SHOULD = tantivy.Occur.Should
+_MUST_NOT = tantivy.Occur.MustNot
+Q = tantivy.Query
+
+
+def name_order(path: str) -> tuple[str, str]:
+    """How name-ordered results sort: folded, then as written."""
+    return fold(path), path
 
 
 def split_query(query: str) -> tuple[list[str], list[str]]:
@@ -60,6 +79,15 @@ def split_query(query: str) -> tuple[list[str], list[str]]:
     return plain, globs + sorted(types) if len(types) == 1 else globs
 
 
+@dataclass(frozen=True)
+class Within:
+    """A search's scope: its folders (what the index filters by) and the visible files they
+    allow (what every path shown is checked against)."""
+
+    folders: tuple[str, ...]
+    allowed: frozenset[str]
+
+
 @dataclass
 class _Group:
     """One query word: its stem and the index terms accepted for it."""
@@ -69,34 +97,100 @@ class _Group:
     terms: list[str] = field(default_factory=list)
     prefix: bool = False
 
-    def fts(self, mark: str = "") -> str:
-        alts = [f'"{mark}{t}"' for t in self.terms]
-        if self.prefix:
-            alts.append(f'"{mark}{self.stem}"*')
-        return "(" + " OR ".join(alts) + ")" if len(alts) > 1 else alts[0]
-
-    def about(self) -> str:
-        """The word in a document's name or among its most frequent terms (the `top` column
-        holds both, marked). The plain match comes first and `top` weighs nothing, so such a
-        document scores exactly as it would among all matches."""
-        return f"({self.fts()} AND {self.fts(TOP_MARK)})"
-
     def pattern(self) -> str:
         forms = {self.word, self.stem, *self.terms}
         forms |= {f[:-1] for f in forms if len(f) > 4 and f.endswith("i")}
         return "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True) if f)
 
 
+class _Queries:
+    """Index queries of one search, each confined to its scope and globs (`only`)."""
+
+    def __init__(self, terms: TermIndex) -> None:
+        self.terms = terms
+        self.searcher = terms.searcher()
+        self.schema = terms.schema
+        self.only: list[tantivy.Query] = []
+        self.left_out: tantivy.Query | None = None
+
+    def word(self, group: _Group) -> tantivy.Query:
+        """Any accepted term of one word, in the name (weighted) or the contents."""
+        parts: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        for term in group.terms:
+            name = Q.term_query(self.schema, "name", term)
+            parts.append((_SHOULD, Q.boost_query(name, NAME_WEIGHT)))
+            parts.append((_SHOULD, Q.term_query(self.schema, "body", term)))
+        if group.prefix:
+            parts += self._prefix(group.stem)
+        return Q.boolean_query(parts)
+
+    def _prefix(self, stem: str) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        pattern = re.escape(stem) + ".*"
+        name = Q.regex_query(self.schema, "name", pattern)
+        return [
+            (_SHOULD, Q.boost_query(name, NAME_WEIGHT)),
+            (_SHOULD, Q.regex_query(self.schema, "body", pattern)),
+        ]
+
+    def prefix(self, stem: str) -> tantivy.Query:
+        return Q.boolean_query(self._prefix(stem))
+
+    def confine(self, query: tantivy.Query | None) -> tantivy.Query:
+        """`query` within the scope and globs (None: everything they let through)."""
+        parts = [] if query is None else [(_MUST, query)]
+        parts += [(_MUST, Q.const_score_query(q, 0.0)) for q in self.only]
+        if self.left_out is not None:
+            parts.append((_MUST_NOT, self.left_out))
+        if not parts:
+            return Q.all_query()
+        if len(parts) == 1 and query is not None:
+            return query
+        return Q.boolean_query(parts)
+
+    def exists(self, query: tantivy.Query) -> bool:
+        """Whether any allowed document matches (cheaper than counting them all)."""
+        return bool(self.searcher.search(self.confine(query), 1, count=False).hits)
+
+    def top(self, query: tantivy.Query, limit: int) -> Any:
+        return self.searcher.search(self.confine(query), limit, count=True)
+
+    def in_name_order(self, limit: int) -> tuple[list[str], int]:
+        """The first `limit` documents the scope and globs let through, by folded path, and
+        how many they let through. The index orders by a key of each path's first characters;
+        paths tied on it at the cut are all fetched and sorted here."""
+        found = self._by_order(None, max(2 * limit, 20), count=True)
+        hits: list[tuple[int, tantivy.DocAddress]] = [(int(k), a) for k, a in found.hits]
+        if len(hits) > limit and hits[limit - 1][0] == hits[-1][0]:
+            key = hits[limit - 1][0]
+            tie = Q.range_query(self.schema, "order", tantivy.FieldType.Unsigned, key, key)
+            more = self._by_order(tie, TIE_LIMIT, count=False)
+            hits = [h for h in hits if h[0] < key] + [(key, a) for _, a in more.hits]
+        paths = sorted((self.path(address) for _, address in hits), key=name_order)
+        return paths[:limit], int(found.count or 0)
+
+    def _by_order(self, query: tantivy.Query | None, limit: int, *, count: bool) -> Any:
+        return self.searcher.search(
+            self.confine(query),
+            limit,
+            count=count,
+            order_by_field="order",
+            order=tantivy.Order.Asc,
+        )
+
+    def path(self, address: tantivy.DocAddress) -> str:
+        return str(self.searcher.doc(address)["path"][0])
+
+
 class Searcher:
     """Runs queries against the index (blocking; call from a worker thread)."""
 
-    def __init__(self, indexer: Indexer, stemmer: Stemmer, *, rank_all: int = RANK_ALL) -> None:
+    def __init__(self, indexer: Indexer, stemmer: Stemmer) -> None:
         self.indexer = indexer
         self.stemmer = stemmer
-        self.rank_all = rank_all
-        self._vocab: list[str] = []
-        self._vocab_at = -VOCAB_TTL
+        self._languages: list[str] = []
+        self._languages_at = -LANGUAGES_TTL
         self._names = FoldedNames({})
+        self._denied: tuple[object, Within, frozenset[str]] | None = None
 
     def _names_for(self, visible: dict[str, tuple[int, int]]) -> FoldedNames:
         """Folded names of the visible files, rebuilt only when the folder changed."""
@@ -105,62 +199,77 @@ class Searcher:
             names = self._names = FoldedNames(visible)
         return names
 
-    def search(
-        self, query: str, limit: int, *, allowed: frozenset[str] | None = None
-    ) -> dict[str, Any]:
-        """The best `limit` documents for `query`; with `allowed`, among those paths only."""
+    def search(self, query: str, limit: int, *, within: Within | None = None) -> dict[str, Any]:
+        """The best `limit` documents for `query`; with `within`, among its files only."""
         plain, globs = split_query(query)
         meaningful = ([w for w in plain if w not in STOP_WORDS] or plain)[:MAX_WORDS]
         if not globs and not meaningful:
             raise ToolError("the query has no words to search for", "Use a few keywords.")
         try:
-            with self.indexer.readers.connection() as conn:
-                if allowed is not None:
-                    conn.create_function(_IN_SCOPE, 1, allowed.__contains__, deterministic=True)
-                found = self._run(conn, meaningful, globs, limit, allowed)
-        except sqlite3.Error as exc:
-            if is_damaged(exc):
+            with self._index() as (conn, queries):
+                return self._run(conn, queries, meaningful, globs, limit=limit, within=within)
+        except (sqlite3.Error, ValueError) as exc:  # ValueError: Tantivy's errors
+            if isinstance(exc, sqlite3.Error) and is_damaged(exc):
                 self.indexer.mark_broken()
-            found = self._run(None, meaningful, globs, limit, allowed)  # names still answer
-        return found
+            return self._run(None, None, meaningful, globs, limit=limit, within=within)
+
+    @contextlib.contextmanager
+    def _index(self) -> Iterator[tuple[sqlite3.Connection | None, _Queries | None]]:
+        """A reader connection and the terms' searcher (both None before the first build
+        wrote anything)."""
+        try:
+            terms = self.indexer.readers.terms()
+        except FileNotFoundError:
+            yield None, None
+            return
+        with self.indexer.readers.connection() as conn:
+            yield conn, _Queries(terms)
 
     def _run(
         self,
         conn: sqlite3.Connection | None,
+        queries: _Queries | None,
         plain: list[str],
         globs: list[str],
+        *,
         limit: int,
-        allowed: frozenset[str] | None,
+        within: Within | None,
     ) -> dict[str, Any]:
         state = self.indexer.state
         current = state.visible
-        scoped = allowed is not None
-        visible = dict(current) if allowed is None else {p: current[p] for p in allowed}
-        groups = [self._group(conn, w, scoped=scoped) for w in dict.fromkeys(plain)]
-        ranked: list[tuple[str, int | None]] = []
+        visible = dict(current) if within is None else {p: current[p] for p in within.allowed}
+        if queries is not None and within is not None:
+            queries.only.append(Q.term_set_query(queries.schema, "folder", list(within.folders)))
+            denied = self._denied_in(within, current)
+            if denied:
+                queries.left_out = Q.term_set_query(queries.schema, "path", sorted(denied))
+        groups = [self._group(queries, w) for w in dict.fromkeys(plain)]
+        ranked: list[str] = []
         total = 0
-        if groups and conn is not None:
-            ranked, total = self._ranked(conn, groups, globs, limit, scoped=scoped)
-        if globs and not groups:
+        warming = not state.ready or queries is None
+        if queries is not None and (groups or not warming):
+            if globs:
+                queries.only.append(self._glob_query(queries.schema, globs))
+            ranked, total = self._ranked(queries, groups, limit)
+        elif globs and not groups:
             names = self._names_for(current).matching(globs)
-            ranked = [(p, None) for p in names if p in visible]
+            ranked = sorted((p for p in names if p in visible), key=name_order)
             total = len(ranked)
-        warming = not state.ready or conn is None
         if warming and groups:
-            seen = {p for p, _ in ranked}
+            seen = set(ranked)
             wanted = [{*g.terms, g.stem} for g in groups]
             for path in sorted(visible):
-                if path in seen or (path in state.known and conn is not None):
+                if path in seen or (path in state.known and queries is not None):
                     continue
                 stems = set(self.stemmer.name_terms(path))
                 if any(w & stems for w in wanted) and glob_match(path, globs):
-                    ranked.append((path, None))
+                    ranked.append(path)
                     total += 1
         pattern = snippet_pattern(groups) if groups else None
-        shown = [(path, rowid) for path, rowid in ranked if path in visible][:limit]
+        shown = [path for path in ranked if path in visible][:limit]
         results = [
-            self._describe(conn, path, rowid, groups=groups, visible=visible, pattern=pattern)
-            for path, rowid in shown
+            self._describe(conn, path, groups=groups, visible=visible, pattern=pattern)
+            for path in shown
         ]
         out: dict[str, Any] = {
             "results": results,
@@ -177,9 +286,9 @@ class Searcher:
                 "Nothing matched. Try fewer or other words, another word form or a synonym, "
                 "a name pattern such as *.pdf, or list_files to browse."
             )
-            # The vocabulary is the whole index's: within a scope it would speak of documents
-            # outside it, so a scoped search leaves the languages out.
-            languages = languages_of(self._vocabulary(conn)) if conn and not scoped else []
+            # The languages are the whole index's: within a scope they would speak of
+            # documents outside it, so a scoped search leaves them out.
+            languages = self._languages_in(conn) if conn and within is None else []
             if languages:
                 out["document_languages"] = languages
                 out["hint"] += (
@@ -189,7 +298,34 @@ class Searcher:
                 )
         return out
 
-    def _group(self, conn: sqlite3.Connection | None, word: str, *, scoped: bool) -> _Group:
+    def _denied_in(self, within: Within, visible: dict[str, tuple[int, int]]) -> frozenset[str]:
+        """Files inside the scope's folders that it still does not allow (a link leading out
+        of it, say): left out of the index query by name. Kept until the folder changes."""
+        cached = self._denied
+        if cached is not None and cached[0] is visible and cached[1] == within:
+            return cached[2]
+        folders = set(within.folders)
+        denied = frozenset(
+            p for p in visible if p not in within.allowed and not folders.isdisjoint(folders_of(p))
+        )
+        self._denied = (visible, within, denied)
+        return denied
+
+    @staticmethod
+    def _glob_query(schema: tantivy.Schema, globs: list[str]) -> tantivy.Query:
+        """Every glob matches: one with `/` the whole folded path, one without the file name
+        or the whole path (so `docs*` finds files in a folder of that name too)."""
+        parts = []
+        for glob in globs:
+            whole = Q.regex_query(schema, "fpath", glob_regex(glob, within_name=False))
+            if "/" in glob:
+                parts.append((_MUST, whole))
+            else:
+                name = Q.regex_query(schema, "fname", glob_regex(glob, within_name=True))
+                parts.append((_MUST, Q.boolean_query([(_SHOULD, name), (_SHOULD, whole)])))
+        return Q.boolean_query(parts)
+
+    def _group(self, queries: _Queries | None, word: str) -> _Group:
         """The index terms accepted for one query word.
 
         A word the index lacks is widened step by step: close spellings (a typo), words it
@@ -198,94 +334,81 @@ class Searcher:
         """
         stem = self.stemmer.stem(word)
         group = _Group(word, stem, [stem])
-        if conn is None or self._matches(conn, f'"{stem}"', scoped=scoped):
+        if queries is None or queries.exists(queries.word(group)):
             return group
         if len(word) >= 5:
-            group.terms += self._close_terms(conn, stem)
+            group.terms += self._close_terms(queries.searcher, stem)
         group.prefix = len(stem) >= 3
-        if self._matches(conn, group.fts(), scoped=scoped):
+        if queries.exists(queries.word(group)):
             return group
         shortest = max(MIN_ROOT, math.ceil(len(word) * 0.6))
         for end in range(len(stem) - 1, shortest - 1, -1):
-            if self._matches(conn, f'"{stem[:end]}"*', scoped=scoped):
+            if queries.exists(queries.prefix(stem[:end])):
                 group.stem = stem[:end]
                 break
         return group
 
     @staticmethod
-    def _matches(conn: sqlite3.Connection, match: str, *, scoped: bool) -> bool:
-        """Whether any (allowed) document matches (cheaper than counting them all)."""
-        if scoped:
-            row = conn.execute(
-                "SELECT 1 FROM terms JOIN files f ON f.id = terms.rowid "
-                f"WHERE terms MATCH ? AND {_IN_SCOPE}(f.path) LIMIT 1",
-                (match,),
-            )
-        else:
-            row = conn.execute("SELECT 1 FROM terms WHERE terms MATCH ? LIMIT 1", (match,))
-        return row.fetchone() is not None
-
-    def _vocabulary(self, conn: sqlite3.Connection) -> list[str]:
-        """Every term of the index, re-read at most every `VOCAB_TTL` seconds."""
-        now = time.monotonic()
-        if now - self._vocab_at > VOCAB_TTL:
-            self._vocab = [row[0] for row in conn.execute("SELECT term FROM vocab")]
-            self._vocab_at = now
-        return self._vocab
-
-    def _close_terms(self, conn: sqlite3.Connection, stem: str) -> list[str]:
+    def _close_terms(searcher: tantivy.Searcher, stem: str) -> list[str]:
         """Index terms one edit away (two for long words): the typo the user likely made.
 
-        Swapped neighbours count as one edit ("отупск" for "отпуск").
+        Swapped neighbours count as one edit ("отупск" for "отпуск"). The terms compared are
+        those sharing the word's first two letters, the most frequent first.
         """
         from rapidfuzz import process  # noqa: PLC0415 - loaded at the first typo, not at start
         from rapidfuzz.distance import OSA  # noqa: PLC0415
 
-        self._vocabulary(conn)
+        pool = {
+            term
+            for name in ("body", "name")
+            for term, _ in searcher.terms_with_prefix(name, stem[:2], limit=TYPO_POOL)
+        }
         max_edits = 1 if len(stem) < 8 else 2
         close = process.extract(
-            stem, self._vocab, scorer=OSA.distance, score_cutoff=max_edits, limit=3
+            stem, list(pool), scorer=OSA.distance, score_cutoff=max_edits, limit=3
         )
         return [term for term, _, _ in close if term != stem and not term.isdigit()]
 
-    def _ranked(
-        self,
-        conn: sqlite3.Connection,
-        groups: list[_Group],
-        globs: list[str],
-        limit: int,
-        *,
-        scoped: bool,
-    ) -> tuple[list[tuple[str, int | None]], int]:
-        every = " AND ".join(g.fts() for g in groups)
-        some = " OR ".join(g.fts() for g in groups)
-        fetch = limit if not globs else max(limit * 20, 500)
-        query = IndexQuery(conn, scoped=scoped, rank_all=self.rank_all)
-        ranked: list[tuple[str, int | None]] = []
-        seen: set[str] = set()
-        tiers = [(every, " AND "), (some, " OR ")] if len(groups) > 1 else [(every, " AND ")]
-        for match, joiner in tiers:
-            floor = query.floor(match)
-            if floor is None:
-                found = query.ranked(match, fetch)
-            else:  # common words: the documents about them, then the newest matches
-                about = joiner.join(g.about() for g in groups)
-                found = query.ranked(about, fetch, floor=query.floor(about))
-                found += query.ranked(match, fetch, floor=floor)
-            for path, rowid in found:
-                if path not in seen and (not globs or glob_match(path, globs)):
-                    seen.add(path)
-                    ranked.append((path, rowid))
+    def _languages_in(self, conn: sqlite3.Connection) -> list[str]:
+        """The languages of the documents, each counted in the one most of it is written in;
+        re-read at most every `LANGUAGES_TTL` seconds."""
+        now = time.monotonic()
+        if now - self._languages_at > LANGUAGES_TTL:
+            rows = conn.execute(
+                "SELECT language, count(*) FROM files WHERE language IS NOT NULL GROUP BY 1"
+            )
+            self._languages = common_languages(dict(rows.fetchall()))
+            self._languages_at = now
+        return self._languages
+
+    @staticmethod
+    def _ranked(queries: _Queries, groups: list[_Group], limit: int) -> tuple[list[str], int]:
+        """The best `limit` paths and how many documents match some word (with no words: the
+        first files the globs match by name, and how many they match)."""
+        if not groups:
+            return queries.in_name_order(limit)
+        built = [queries.word(g) for g in groups]
+        every = Q.boolean_query([(_MUST, q) for q in built])
+        some = Q.boolean_query([(_SHOULD, q) for q in built])
+        ranked: list[str] = []
+        total = 0
+        for query in [every, some] if len(built) > 1 else [every]:
+            found = queries.top(query, limit)
+            total = int(found.count or 0)
+            for _, address in found.hits:
+                path = queries.path(address)
+                if path not in ranked:
+                    ranked.append(path)
             if len(ranked) >= limit:
                 break
-        total = len(ranked) if globs else query.count(some)
+        if len(built) > 1 and query is every:
+            total = int(queries.top(some, 1).count or 0)
         return ranked, total
 
     def _describe(
         self,
         conn: sqlite3.Connection | None,
         path: str,
-        rowid: int | None,
         *,
         groups: list[_Group],
         visible: dict[str, tuple[int, int]],
@@ -297,7 +420,11 @@ class Searcher:
         if any(names & ({g.stem} | set(g.terms)) for g in groups) or not groups:
             match.append("name")
         snippets: list[dict[str, Any]] = []
-        if rowid is not None and conn is not None and pattern is not None:
+        row = None
+        if conn is not None and pattern is not None:
+            row = conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        if row is not None and conn is not None and pattern is not None:
+            rowid = int(row[0])
             head = load_text(conn, rowid, SNIPPET_WINDOW)
             found = snippets_from_start(head, pattern, len(groups))
             if found is None:
@@ -320,48 +447,3 @@ def snippet_pattern(groups: list[_Group]) -> re.Pattern[str]:
     """One regex for all query words; the named group tells which word matched."""
     alts = [f"(?P<g{i}>{g.pattern()})" for i, g in enumerate(groups)]
     return re.compile(r"(?<![^\W_])(?:" + "|".join(alts) + ")")
-
-
-class IndexQuery:
-    """The index queries of one search, within its scope (`in_scope`) when it has one.
-
-    Scoring a match costs microseconds, so a word found in most of 100,000 documents would
-    cost far more than the search may take. A query is scored over all its matches only up
-    to `RANK_ALL` of them; beyond that, over the `RANK_ALL` newest documents that have the
-    words in their name or among their most frequent terms (`Stemmer.bag`), then over the
-    newest matches: both bounded, and the first ones are what a reader would pick.
-    """
-
-    def __init__(
-        self, conn: sqlite3.Connection, *, scoped: bool, rank_all: int = RANK_ALL
-    ) -> None:
-        self.conn = conn
-        self.rank_all = rank_all
-        self.source = "terms JOIN files f ON f.id = terms.rowid" if scoped else "terms"
-        self.only = f" AND {_IN_SCOPE}(f.path)" if scoped else ""
-
-    def floor(self, match: str) -> int | None:
-        """The lowest rowid among the newest `rank_all` matches; None when there are fewer."""
-        row = self.conn.execute(
-            f"SELECT terms.rowid FROM {self.source} WHERE terms MATCH ?{self.only} "
-            "ORDER BY terms.rowid DESC LIMIT 1 OFFSET ?",
-            (match, self.rank_all),
-        ).fetchone()
-        return None if row is None else int(row[0]) + 1
-
-    def ranked(self, match: str, fetch: int, *, floor: int | None = None) -> list[tuple[str, int]]:
-        """The best `fetch` matches (from rowid `floor` on) by BM25, names weighted above
-        contents, as (path, rowid)."""
-        scored = (
-            f"SELECT terms.rowid AS id, bm25(terms, {NAME_WEIGHT}, 1.0, 0.0) AS score "
-            f"FROM {self.source} WHERE terms MATCH ? AND terms.rowid >= ?{self.only} "
-            "ORDER BY score LIMIT ?"
-        )
-        sql = f"SELECT f.path, f.id FROM ({scored}) s JOIN files f ON f.id = s.id ORDER BY s.score"
-        rows = self.conn.execute(sql, (match, floor or 0, fetch))
-        return [(str(path), int(rowid)) for path, rowid in rows]
-
-    def count(self, match: str) -> int:
-        """How many documents match."""
-        sql = f"SELECT count(*) FROM {self.source} WHERE terms MATCH ?{self.only}"
-        return int(self.conn.execute(sql, (match,)).fetchone()[0])

@@ -8,7 +8,6 @@ each distinct word is stemmed once per process: a memo answers every later occur
 
 from __future__ import annotations
 
-import heapq
 import re
 import threading
 import unicodedata
@@ -21,10 +20,6 @@ _CYRILLIC = re.compile(r"[а-я]")
 _CAMEL = re.compile(r"(?<=[a-zа-я])(?=[A-ZА-Я])|(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
 MIN_TERM = 1
 MAX_TERM = 40
-TOP_TERMS = 16
-TOP_MARK = "_"
-"""Marks a document's top terms in the index: no word holds it (`_` splits words), so a top
-term is a term of its own, with a short list of documents, not a column of a long one."""
 _STOP = (
     "и в во на с со к ко о об от по для из за у а но или ли не что как где когда кто это "
     "the a an of to in on for and or is are what how where when who with by from at be"
@@ -59,7 +54,6 @@ class Stemmer:
         self._memo: dict[str, str] = {}
         self._max_memo = max_memo
         self._lock = threading.Lock()
-        self._stop_stems = frozenset(self.stem(w) for w in STOP_WORDS)
 
     def stem(self, word: str) -> str:
         """The stem of one folded word (numbers and very long tokens stay as they are)."""
@@ -83,25 +77,20 @@ class Stemmer:
         memo = self._memo
         return [memo.get(w) or self.stem(w) for w in words(text)]
 
-    def bag(self, text: str) -> tuple[str, str]:
-        """The stems of `text` as the index stores them, and its `TOP_TERMS` most frequent
-        content stems (stop words and numbers left out), each joined by spaces.
+    def bag(self, text: str) -> str:
+        """The stems of `text` as the index stores them, joined by spaces.
 
-        In the first, each stem occurs as often as its words do, grouped by stem rather than
-        in reading order: the index ranks by how often a term occurs and matches single
-        terms, never positions. Counting the words first stems each distinct word of a
-        document once, and the joining runs in C. The top stems let a query for common
-        words rank the documents that are about them without scoring every match.
+        Each stem occurs as often as its words do, grouped by stem rather than in reading
+        order: the index ranks by how often a term occurs and matches single terms, never
+        positions. Counting the words first stems each distinct word of a document once, and
+        the joining runs in C.
         """
         stem = self.stem
         counts: dict[str, int] = {}
         for word, n in Counter(words(text)).items():
             term = stem(word)
             counts[term] = counts.get(term, 0) + n
-        body = "".join((term + " ") * n for term, n in counts.items())
-        content = [t for t in counts if t not in self._stop_stems and not t.isdigit()]
-        top = heapq.nlargest(TOP_TERMS, content, key=counts.__getitem__)
-        return body, " ".join(top)
+        return "".join((term + " ") * n for term, n in counts.items())
 
     def name_terms(self, rel_path: str) -> list[str]:
         """Stems of every part of a relative path, with its extension as a term too.

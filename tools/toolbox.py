@@ -16,11 +16,12 @@ import asyncio
 import functools
 import json
 import logging
+import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tools import INDEX_FILE
+from tools import INDEX_FILE, INDEX_TERMS
 from tools.cache import DocumentCache
 from tools.config import ToolSettings
 from tools.cutting import cut_entries, cut_page, cut_results
@@ -36,12 +37,13 @@ from tools.results import ToolResult
 from tools.sandbox import Sandbox
 from tools.schemas import ListArgs, ReadArgs, SearchArgs
 from tools.scope import Scope
-from tools.search import Searcher
-from tools.sqlite import sqlite as sqlite3
 from tools.terms import Stemmer
 from tools.tool import Tool
 from tools.watch import WatchMode
 from tools.writer_lock import WriterLock
+
+if TYPE_CHECKING:  # the index engine loads with the first search, not at start
+    from tools.search import Searcher
 
 log = logging.getLogger(__name__)
 INDEX_LOCK = "search-index.lock"
@@ -77,9 +79,10 @@ class Toolbox:
         index = data_dir / INDEX_FILE
         # Named one by one as well: should the data folder ever be the documents folder (the
         # settings refuse it), its files (the index and the caller's `private_files`, with
-        # their SQLite side files) still stay out of reach.
+        # their SQLite side files, and the index's terms) still stay out of reach.
         own = (
             data_dir,
+            data_dir / INDEX_TERMS,
             *(
                 database.with_name(database.name + suffix)
                 for database in (index, *private_files)
@@ -104,7 +107,7 @@ class Toolbox:
             full_rescan_interval=full_rescan_interval,
             writer_lock=WriterLock(index.with_name(INDEX_LOCK)) if shared_index else None,
         )
-        self._searcher = Searcher(self.indexer, self._stemmer)
+        self._searcher: Searcher | None = None
         self._reader = Reader(
             self.sandbox, self._extractor, self._cache, self._stemmer, self._stored
         )
@@ -232,6 +235,15 @@ class Toolbox:
                 f"{name} failed unexpectedly", "Try again, or try another file or query."
             )
 
+    @property
+    def searcher(self) -> Searcher:
+        """The searcher, made at the first search: the index engine loads then, not at start."""
+        if self._searcher is None:
+            from tools.search import Searcher  # noqa: PLC0415 - the engine loads at first search
+
+            self._searcher = Searcher(self.indexer, self._stemmer)
+        return self._searcher
+
     def allowed_files(self, scope: Scope) -> frozenset[str]:
         """The indexed folder's visible files inside `scope` (blocking; kept until the folder
         changes, as the indexer replaces its snapshot on every change)."""
@@ -253,9 +265,11 @@ class Toolbox:
         return {p: sig for p, sig in visible.items() if p in allowed}
 
     async def _search(self, args: SearchArgs, scope: Scope | None) -> ToolResult:
+        from tools.search import Within  # noqa: PLC0415 - the engine loads at first search
+
         def run() -> dict[str, Any]:
-            allowed = None if scope is None else self.allowed_files(scope)
-            return self._searcher.search(args.query, args.limit, allowed=allowed)
+            within = None if scope is None else Within(scope.folders, self.allowed_files(scope))
+            return self.searcher.search(args.query, args.limit, within=within)
 
         found = await asyncio.to_thread(run)
         return ToolResult.of(found, cut_results)

@@ -108,7 +108,9 @@ def _check_empty(folder: Path, name: str) -> None:
 def _kind(entry: Path, files: DataFiles) -> str:
     """How an entry of DATA_DIR is backed up: database, file, folder, index or skip."""
     name = entry.name
-    if name == files.index.name or name.startswith(files.index.name + "-"):
+    if name in (files.index.name, files.index_terms.name) or name.startswith(
+        files.index.name + "-"
+    ):
         return "index"
     if name.endswith(SIDE_FILE_SUFFIXES) or name.endswith((_MARKER_SUFFIX, _PARTIAL_SUFFIX)):
         return "skip"

@@ -113,6 +113,7 @@ class TestBackupWhileAnswering:
         assert "history.sqlite3" in printed
         assert "Not backed up: the search index (search-index.sqlite3" in printed
         assert not (dest / "search-index.sqlite3").exists()
+        assert not (dest / "search-index.terms").exists()
         manifest = json.loads((dest / "backup.json").read_text(encoding="utf-8"))
         assert "history.sqlite3" in manifest["databases"]
         assert manifest["data_version"] == 2

@@ -70,7 +70,8 @@ class TestCli:
         code, _, _ = run_cli(*folders, "search", "шарлотка", cwd=tmp_path)
         assert code == 0
         data = Path(folders[folders.index("--data") + 1])
-        assert sorted(p.name for p in data.iterdir()) == ["search-index.sqlite3"]
+        expected = ["search-index.sqlite3", "search-index.terms"]
+        assert sorted(p.name for p in data.iterdir()) == expected
 
     def test_read_error_exits_1(self, folders: list[str], tmp_path: Path) -> None:
         code, out, _ = run_cli(*folders, "read", "шарлотка.txt", cwd=tmp_path)

@@ -85,3 +85,11 @@ class TestDifferentWordsStayApart:
 
     def test_numbers_stay_as_they_are(self, stemmer: Stemmer) -> None:
         assert stemmer.terms("2024 отпуска 15") == ["2024", "отпуск", "15"]
+
+
+class TestBag:
+    def test_every_word_counted_under_its_stem(self, stemmer: Stemmer) -> None:
+        body = stemmer.bag("И и и и 2024 2024 отчет Отчёты отчетов план планы склад")
+        assert sorted(body.split()) == sorted(
+            ["и"] * 4 + ["2024"] * 2 + ["отчет"] * 3 + ["план"] * 2 + ["склад"]
+        )

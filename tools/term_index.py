@@ -1,0 +1,139 @@
+"""The inverted index of the search: Tantivy over the stemmed terms of names and contents.
+
+Tantivy ranks by BM25 with block-max WAND: it skips the blocks of a long posting list that
+cannot reach the top, so a word found in most of 100,000 documents still answers in
+milliseconds, and counting every match stays cheap. Terms arrive stemmed (`tools.terms`: each
+distinct word of a document is stemmed once, which costs less than Tantivy's own stemmer filter
+working through every occurrence), so its whitespace tokenizer only splits them. Positions are
+not kept (queries match words, not phrases).
+
+Besides the terms each document carries its path three ways: as stored (`path`, the key a
+change replaces or deletes by), folded for name globs (`fname`, `fpath`), and as its folders
+(`folder`), so a search within a scope filters inside the query itself and ranking, limits and
+totals count allowed documents only.
+"""
+
+from __future__ import annotations
+
+import bisect
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tantivy
+
+from tools.terms import fold
+
+WRITER_HEAP = 48_000_000
+"""Bytes the writer buffers before it writes a segment (Tantivy's floor is 15 MB)."""
+_ORDERED = sorted(
+    map(ord, " !#$%&'()+,-./0123456789_abcdefghijklmnopqrstuvwxyzабвгдежзийклмнопрстуфхцчшщъыьэюя")
+)
+_KEY_CHARS = 9  # 7 bits each: 63 bits
+
+
+def build_schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("path", stored=True, tokenizer_name="raw")
+    builder.add_text_field("folder", tokenizer_name="raw")
+    builder.add_text_field("fname", tokenizer_name="raw")
+    builder.add_text_field("fpath", tokenizer_name="raw")
+    builder.add_text_field("name", tokenizer_name="whitespace", index_option="freq")
+    builder.add_text_field("body", tokenizer_name="whitespace", index_option="freq")
+    builder.add_unsigned_field("mtime", fast=True)
+    builder.add_unsigned_field("order", fast=True, indexed=True)
+    return builder.build()
+
+
+def order_key(folded: str) -> int:
+    """A number that sorts as the folded path does, told by its first nine characters (paths
+    that share them tie): name-ordered listings come straight from the index."""
+    key = 0
+    for i in range(_KEY_CHARS):
+        rank = bisect.bisect_right(_ORDERED, ord(folded[i])) + 1 if i < len(folded) else 0
+        key = (key << 7) | rank
+    return key
+
+
+def folders_of(rel: str) -> list[str]:
+    """`a/b/c.txt` -> `a`, `a/b` (composed form, as scopes name them)."""
+    rel = unicodedata.normalize("NFC", rel)
+    parts = rel.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
+@dataclass(frozen=True)
+class TermDoc:
+    """What the inverted index holds of one file."""
+
+    path: str
+    mtime_ns: int
+    name_terms: str
+    body_terms: str
+
+
+class TermIndex:
+    """One opened index folder: searchers for any thread, and the writer for one."""
+
+    def __init__(self, folder: Path, *, create: bool) -> None:
+        self.folder = folder
+        self.schema = build_schema()
+        if create:
+            folder.mkdir(parents=True, exist_ok=True)
+        elif not tantivy.Index.exists(str(folder)):
+            msg = f"no search index in {folder}"
+            raise FileNotFoundError(msg)
+        self.index = tantivy.Index(self.schema, path=str(folder), reuse=True)
+
+    def searcher(self) -> tantivy.Searcher:
+        return self.index.searcher()
+
+    def reload(self) -> None:
+        """See the last commit now (otherwise readers see it within about a second)."""
+        self.index.reload()
+
+    def writer(self) -> TermWriter:
+        return TermWriter(self)
+
+
+class TermWriter:
+    """Adds, replaces and deletes documents; a change is seen once committed."""
+
+    def __init__(self, terms: TermIndex) -> None:
+        self.terms = terms
+        self._writer: Any = terms.index.writer(heap_size=WRITER_HEAP, num_threads=1)
+        self.dirty = False
+
+    def add(self, doc: TermDoc) -> None:
+        """Index one file (after `delete` of its path when it was indexed before)."""
+        base = doc.path.rsplit("/", 1)[-1]
+        entry = tantivy.Document(
+            path=doc.path,
+            folder=folders_of(doc.path),
+            fname=fold(base),
+            fpath=fold(doc.path),
+            name=doc.name_terms,
+            body=doc.body_terms,
+        )
+        entry.add_unsigned("mtime", max(0, doc.mtime_ns))
+        entry.add_unsigned("order", order_key(fold(doc.path)))
+        self._writer.add_document(entry)
+        self.dirty = True
+
+    def delete(self, path: str) -> None:
+        self._writer.delete_documents_by_term("path", path)
+        self.dirty = True
+
+    def commit(self) -> None:
+        if self.dirty:
+            self._writer.commit()
+            self.dirty = False
+
+    def close(self) -> None:
+        """Commit, let running merges finish, and give up the folder's write lock."""
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            if self.dirty:
+                writer.commit()
+            writer.wait_merging_threads()
