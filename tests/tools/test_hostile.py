@@ -409,6 +409,38 @@ class TestIndexRecovery:
         assert found["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
         assert toolbox.status().documents == 8
 
+    async def test_terms_deleted_while_running(self, toolbox: Toolbox, tmp_path: Path) -> None:
+        terms = tmp_path / "data" / "search-index.terms"
+        assert (terms / "meta.json").exists()
+        shutil.rmtree(terms)
+        await asyncio.wait_for(toolbox.wait_synced(), 10)
+        assert (terms / "meta.json").exists()
+        found = await call(toolbox, "search_files", {"query": "сахар"})
+        assert found["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
+        assert "content" in found["results"][0]["match"]
+        assert toolbox.status().documents == 8
+
+    @pytest.mark.parametrize("damage", ["removed", "garbled"])
+    async def test_terms_lost_between_runs_are_rebuilt(
+        self, sandbox_dir: Path, tmp_path: Path, damage: str
+    ) -> None:
+        data = tmp_path / "data2"
+        first = await started(sandbox_dir, data)
+        await first.close()
+        terms = data / "search-index.terms"
+        if damage == "removed":
+            shutil.rmtree(terms)
+        else:
+            (terms / "meta.json").write_text("{not json", encoding="utf-8")
+        box = await started(sandbox_dir, data)
+        try:
+            found = await call(box, "search_files", {"query": "сахар"})
+            assert found["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
+            assert "content" in found["results"][0]["match"]
+            assert box.status().documents == 8
+        finally:
+            await box.close()
+
     async def test_index_corrupted_while_running(self, toolbox: Toolbox, tmp_path: Path) -> None:
         index = tmp_path / "data" / "search-index.sqlite3"
         with index.open("r+b") as handle:
