@@ -70,14 +70,17 @@ async def run_calls(
     observer: Observer | None = None,
     *,
     scope: Scope | None = None,
+    specs: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[CallOutcome]:
     """Run every call of one reply concurrently, within `scope`; outcomes in call order.
 
     `observer` hears each call's tool (`unknown` for a name the toolbox does not offer, so a
     name the model made up never becomes a metric label), its outcome and its duration.
+    `specs` are the tools the request offered (the runner's own when not given).
     """
     watcher: Observer = observer if observer is not None else NoObserver()
-    known = {spec.get("function", {}).get("name") for spec in tools.specs}
+    offered = tools.specs if specs is None else specs
+    known = {spec.get("function", {}).get("name") for spec in offered}
     trusting = bool(getattr(tools, "validates_arguments", False))
     prepared = []
     for call in calls:

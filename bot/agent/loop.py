@@ -119,6 +119,18 @@ class Agent:
         self._counter = TokenCounter.for_model(config.model)
         self._locks = locks if locks is not None else KeyedLocks()
         self._ceiling: int | None = None
+        self._specs: list[dict[str, Any]] | None = None
+
+    @property
+    def _tool_specs(self) -> list[dict[str, Any]]:
+        """The toolbox's specs, taken once and shared by every request, which only read them.
+
+        The toolbox hands out a fresh copy each time it is asked; taken per round, every
+        question in flight held its own copy while it waited for the model.
+        """
+        if self._specs is None:
+            self._specs = self._tools.specs
+        return self._specs
 
     @property
     def _model(self) -> ModelClient:
@@ -167,7 +179,7 @@ class Agent:
     async def status(self, conversation: str) -> ContextStatus:
         """How much of the window the conversation would use for its next question."""
         past = await self._load(conversation)
-        specs = self._tools.specs
+        specs = self._tool_specs
         try:
             tokens = self._fit(past, [], specs, self._budget()).tokens
         except ContextOverflow:  # even the system prompt and tools overflow: report the raw size
@@ -268,7 +280,7 @@ class Agent:
         while True:
             tools_allowed = progress.rounds < limit and not progress.nudged
             if tools_allowed:
-                reply = await self._call(past, progress.current, self._tools.specs, progress)
+                reply = await self._call(past, progress.current, self._tool_specs, progress)
                 progress.rounds += 1
             else:
                 # The tools stay attached (the history holds calls) but may not be used; a
@@ -279,7 +291,7 @@ class Agent:
                     else {"role": "system", "content": ROUND_LIMIT_NOTE}
                 )
                 reply = await self._call(
-                    past, [*progress.current, note], self._tools.specs, progress, "none"
+                    past, [*progress.current, note], self._tool_specs, progress, "none"
                 )
             if (
                 not reply.text
@@ -300,6 +312,7 @@ class Agent:
                     on_event,
                     self._observer,
                     scope=progress.scope,
+                    specs=self._tool_specs,
                 )
                 new = [reply.assistant_message(), *(o.tool_message() for o in outcomes)]
                 progress.current.extend(new)

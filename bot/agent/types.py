@@ -20,7 +20,8 @@ class ToolRunner(Protocol):
 
     @property
     def specs(self) -> list[dict[str, Any]]:
-        """OpenAI tool specs, attached to every request that allows tools."""
+        """OpenAI tool specs, attached to every request that allows tools; the same for the
+        runner's whole life (the agent reads them once)."""
         ...
 
     def subject(self, name: str, arguments: Mapping[str, Any]) -> str | None:

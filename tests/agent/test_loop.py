@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import re
@@ -22,6 +23,7 @@ from bot.agent import (
 from bot.agent.prompts import ROUND_LIMIT_NOTE
 from bot.agent.reasoning import strip_reasoning
 from tests.agent.conftest import (
+    SPECS,
     AgentFactory,
     ProgrammableTools,
     assert_request_valid,
@@ -137,6 +139,29 @@ class TestAnswering:
         assert sent[4]["content"] == "Первый ответ"
         assert sent[-1]["content"] == "Второй вопрос"
         assert_request_valid(fake_llm.requests[-1])
+
+    async def test_the_tool_specs_are_taken_once_and_sent_unchanged_every_round(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory, programmable_tools: ProgrammableTools
+    ) -> None:
+        asked: list[int] = []
+
+        class CountingTools(ProgrammableTools):
+            @property
+            def specs(self) -> list[dict[str, Any]]:
+                asked.append(1)
+                return copy.deepcopy(SPECS)
+
+        tools = CountingTools(programmable_tools.files)
+        agent = make_agent(tools)
+        for question in ("Первый вопрос", "Второй вопрос"):
+            fake_llm.reply_tool_calls(("search_files", {"query": "шарлотка"}))
+            fake_llm.reply_tool_calls(("read_file", {"path": CHARLOTTE}))
+            fake_llm.reply_text("Сахар: 1 стакан.")
+            await agent.ask("chat:1", question)
+
+        assert len(fake_llm.requests) == 6
+        assert all(request["tools"] == SPECS for request in fake_llm.requests)
+        assert len(asked) == 1, "one copy of the specs serves every question in flight"
 
 
 class TestRoundLimit:
