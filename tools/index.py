@@ -39,8 +39,9 @@ _SCHEMA = (
 
 @dataclass(frozen=True)
 class Prepared:
-    """One document ready to store: its name's and its contents' terms joined by spaces (see
-    `Stemmer.bag`), its text compressed, and the language most of it is written in."""
+    """One document ready to store: its name's terms joined by spaces, its text folded for the
+    index to cut into words and compressed to keep, and the language most of it is written
+    in."""
 
     path: str
     size: int
@@ -48,14 +49,14 @@ class Prepared:
     chars: int
     error: str | None
     name_terms: str
-    body_terms: str
+    body_text: str
     language: str | None
     blob: bytes | None
 
     def terms(self) -> TermDoc:
         from tools.term_index import TermDoc  # noqa: PLC0415 - see the imports
 
-        return TermDoc(self.path, self.mtime_ns, self.name_terms, self.body_terms)
+        return TermDoc(self.path, self.mtime_ns, self.name_terms, self.body_text)
 
 
 def terms_folder(path: Path) -> Path:

@@ -49,7 +49,7 @@ from tools.index import (
 )
 from tools.languages import text_language
 from tools.sandbox import Entry, Sandbox
-from tools.terms import Stemmer
+from tools.terms import Stemmer, fold
 from tools.watch import FolderWatcher, WatchMode
 from tools.writer_lock import WriterLock
 
@@ -569,7 +569,7 @@ class Indexer:
             chars=len(text),
             error=error,
             name_terms=" ".join(self.stemmer.name_terms(rel)),
-            body_terms=self.stemmer.bag(text) if text else "",
+            body_text=fold(text),
             language=text_language(text),
             blob=compress(text),
         )

@@ -42,9 +42,12 @@ MIN_ROOT = 5
 MAX_WORDS = 16
 TIE_LIMIT = 5_000
 """Paths sharing the first characters a name-ordered listing sorts here, at most."""
-TYPO_POOL = 20_000
+TYPO_POOL = 5_000
 """Index terms sharing a misspelt word's first two letters that are compared with it, most
 frequent first."""
+FORMS_POOL = 2_000
+"""Words of the index beginning as a stem does that are checked for having that stem."""
+_CYRILLIC = re.compile(r"[а-я]")
 _GLOB = re.compile(r"[*?\[]")
 _DOCUMENT_TYPES = "txt md markdown csv tsv json html htm xml pdf docx doc log yaml yml ini rst"
 _NAMED_FILE = re.compile(rf"^(.+)\.({_DOCUMENT_TYPES.replace(' ', '|')})$", re.IGNORECASE)
@@ -90,15 +93,17 @@ class Within:
 
 @dataclass
 class _Group:
-    """One query word: its stem and the index terms accepted for it."""
+    """One query word: its stem, the stems accepted for it in names (`terms`) and the words
+    of the contents that have those stems (`forms`)."""
 
     word: str
     stem: str
     terms: list[str] = field(default_factory=list)
+    forms: list[str] = field(default_factory=list)
     prefix: bool = False
 
     def pattern(self) -> str:
-        forms = {self.word, self.stem, *self.terms}
+        forms = {self.word, self.stem, *self.terms, *self.forms}
         forms |= {f[:-1] for f in forms if len(f) > 4 and f.endswith("i")}
         return "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True) if f)
 
@@ -119,7 +124,7 @@ class _Queries:
         for term in group.terms:
             name = Q.term_query(self.schema, "name", term)
             parts.append((_SHOULD, Q.boost_query(name, NAME_WEIGHT)))
-            parts.append((_SHOULD, Q.term_query(self.schema, "body", term)))
+        parts += [(_SHOULD, Q.term_query(self.schema, "body", form)) for form in group.forms]
         if group.prefix:
             parts += self._prefix(group.stem)
         return Q.boolean_query(parts)
@@ -334,10 +339,15 @@ class Searcher:
         """
         stem = self.stemmer.stem(word)
         group = _Group(word, stem, [stem])
-        if queries is None or queries.exists(queries.word(group)):
+        if queries is None:
+            return group
+        group.forms = self._forms(queries.searcher, stem)
+        if queries.exists(queries.word(group)):
             return group
         if len(word) >= 5:
-            group.terms += self._close_terms(queries.searcher, stem)
+            for close in self._close_terms(queries.searcher, stem):
+                group.terms.append(close)
+                group.forms += self._forms(queries.searcher, close)
         group.prefix = len(stem) >= 3
         if queries.exists(queries.word(group)):
             return group
@@ -348,21 +358,29 @@ class Searcher:
                 break
         return group
 
-    @staticmethod
-    def _close_terms(searcher: tantivy.Searcher, stem: str) -> list[str]:
-        """Index terms one edit away (two for long words): the typo the user likely made.
+    def _forms(self, searcher: tantivy.Searcher, stem: str) -> list[str]:
+        """The words of the contents whose stem is `stem` ("отчет": отчет, отчета, отчеты...).
 
-        Swapped neighbours count as one edit ("отупск" for "отпуск"). The terms compared are
+        A Russian stem begins each of its words; an English one may end differently
+        ("happi" for "happy"), so its words are looked for by its first letters.
+        """
+        start = stem if _CYRILLIC.search(stem) else stem[: max(3, len(stem) - 2)]
+        found = searcher.terms_with_prefix("body", start, limit=FORMS_POOL)
+        return [form for form, _ in found if form == stem or self.stemmer.stem(form) == stem]
+
+    def _close_terms(self, searcher: tantivy.Searcher, stem: str) -> list[str]:
+        """Stems of the index one edit away (two for long words): the typo the user likely
+        made.
+
+        Swapped neighbours count as one edit ("отупск" for "отпуск"). The words compared are
         those sharing the word's first two letters, the most frequent first.
         """
         from rapidfuzz import process  # noqa: PLC0415 - loaded at the first typo, not at start
         from rapidfuzz.distance import OSA  # noqa: PLC0415
 
-        pool = {
-            term
-            for name in ("body", "name")
-            for term, _ in searcher.terms_with_prefix(name, stem[:2], limit=TYPO_POOL)
-        }
+        names = searcher.terms_with_prefix("name", stem[:2], limit=TYPO_POOL)
+        forms = searcher.terms_with_prefix("body", stem[:2], limit=TYPO_POOL)
+        pool = {term for term, _ in names} | {self.stemmer.stem(form) for form, _ in forms}
         max_edits = 1 if len(stem) < 8 else 2
         close = process.extract(
             stem, list(pool), scorer=OSA.distance, score_cutoff=max_edits, limit=3

@@ -2,10 +2,14 @@
 
 Tantivy ranks by BM25 with block-max WAND: it skips the blocks of a long posting list that
 cannot reach the top, so a word found in most of 100,000 documents still answers in
-milliseconds, and counting every match stays cheap. Terms arrive stemmed (`tools.terms`: each
-distinct word of a document is stemmed once, which costs less than Tantivy's own stemmer filter
-working through every occurrence), so its whitespace tokenizer only splits them. Positions are
-not kept (queries match words, not phrases).
+milliseconds, and counting every match stays cheap.
+
+Contents arrive as folded text (lower case, ё as е, composed) and Tantivy cuts them into words
+in its own threads, so a build spends no interpreter time on words; they are kept as written,
+not stemmed, and a search asks for every word of the index that has its word's stem
+(`tools.search`), which costs a lookup in the word list instead of stemming every word of every
+document. Names arrive as their stems (`Stemmer.name_terms`, which also splits camelCase).
+Positions are not kept (queries match words, not phrases).
 
 Besides the terms each document carries its path three ways: as stored (`path`, the key a
 change replaces or deletes by), folded for name globs (`fname`, `fpath`), and as its folders
@@ -31,6 +35,19 @@ _ORDERED = sorted(
     map(ord, " !#$%&'()+,-./0123456789_abcdefghijklmnopqrstuvwxyzабвгдежзийклмнопрстуфхцчшщъыьэюя")
 )
 _KEY_CHARS = 9  # 7 bits each: 63 bits
+WORDS = "words"
+LONGEST_WORD = 160
+"""Bytes: a longer "word" (an encoded blob, say) is left out of the index."""
+
+
+def words_analyzer() -> tantivy.TextAnalyzer:
+    """Words (runs of letters and digits) of folded text, as they are written."""
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(LONGEST_WORD))
+        .filter(tantivy.Filter.lowercase())
+        .build()
+    )
 
 
 def build_schema() -> tantivy.Schema:
@@ -40,7 +57,7 @@ def build_schema() -> tantivy.Schema:
     builder.add_text_field("fname", tokenizer_name="raw")
     builder.add_text_field("fpath", tokenizer_name="raw")
     builder.add_text_field("name", tokenizer_name="whitespace", index_option="freq")
-    builder.add_text_field("body", tokenizer_name="whitespace", index_option="freq")
+    builder.add_text_field("body", tokenizer_name=WORDS, index_option="freq")
     builder.add_unsigned_field("mtime", fast=True)
     builder.add_unsigned_field("order", fast=True, indexed=True)
     return builder.build()
@@ -70,7 +87,7 @@ class TermDoc:
     path: str
     mtime_ns: int
     name_terms: str
-    body_terms: str
+    body_text: str
 
 
 class TermIndex:
@@ -85,6 +102,7 @@ class TermIndex:
             msg = f"no search index in {folder}"
             raise FileNotFoundError(msg)
         self.index = tantivy.Index(self.schema, path=str(folder), reuse=True)
+        self.index.register_tokenizer(WORDS, words_analyzer())
 
     def searcher(self) -> tantivy.Searcher:
         return self.index.searcher()
@@ -114,7 +132,7 @@ class TermWriter:
             fname=fold(base),
             fpath=fold(doc.path),
             name=doc.name_terms,
-            body=doc.body_terms,
+            body=doc.body_text,
         )
         entry.add_unsigned("mtime", max(0, doc.mtime_ns))
         entry.add_unsigned("order", order_key(fold(doc.path)))

@@ -48,7 +48,7 @@ def name_words(name: str) -> list[str]:
 class Stemmer:
     """Snowball stems with a memo; safe to share between threads."""
 
-    def __init__(self, max_memo: int = 500_000) -> None:
+    def __init__(self, max_memo: int = 200_000) -> None:
         self._ru = snowballstemmer.stemmer("russian")
         self._en = snowballstemmer.stemmer("english")
         self._memo: dict[str, str] = {}
@@ -61,13 +61,10 @@ class Stemmer:
         if found is not None:
             return found
         if len(word) > MAX_TERM or word.isdigit():
-            result = word[:MAX_TERM]
-        elif _CYRILLIC.search(word):
-            with self._lock:
-                result = self._ru.stemWord(word)
-        else:
-            with self._lock:
-                result = self._en.stemWord(word)
+            return word[:MAX_TERM]  # not remembered: numbers alone would fill the memo
+        stemmer = self._ru if _CYRILLIC.search(word) else self._en
+        with self._lock:
+            result: str = stemmer.stemWord(word)
         if len(self._memo) < self._max_memo:
             self._memo[word] = result
         return result

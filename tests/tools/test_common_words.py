@@ -34,7 +34,7 @@ def _write(root: Path, rel: str, text: str) -> None:
 async def box(tmp_path: Path) -> AsyncIterator[Toolbox]:
     root = tmp_path / "docs"
     for i in range(EACH):
-        # "отчет" once among many other words: never one of the document's top terms
+        # "отчет" once among many other words: these mention it, they are not about it
         words = " ".join(f"{w}{i}{k}" for k in range(3) for w in " ".join(FILLER).split())
         _write(root, f"прочее/заметка_{i:02d}.txt", f"{words} отчет {words}")
     _write(root, "годовой_отчет.txt", "Итоги года и планы. " + FILLER[2])
