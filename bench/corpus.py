@@ -4,6 +4,10 @@ Russian and English prose (real word forms, so stemming matters), Cyrillic names
 folders, some PDF and DOCX, some cp1251. Every file depends only on the seed and its index, so
 the same command always builds the same corpus, and the work spreads over all cores.
 
+The PDF and office writers (reportlab, python-docx, python-pptx, xlsxwriter: about 20 MB)
+load only where a corpus is written, which happens in a subprocess: a benchmark that measures
+the bot's memory imports this module for `ensure` and would otherwise count them as the bot's.
+
 `python -m bench.corpus DIR --documents N` builds one; the runner reuses it for every benchmark
 of a run and writes a manifest beside it (outside the folder the bot sees).
 """
@@ -21,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bench import formats, lexicon, office
+from bench import lexicon
 from bench.prose import Vocabulary, paragraphs, text
 
 SEED = 20261130
@@ -98,6 +102,8 @@ def _size(rng: random.Random, kind: str, scale: float) -> int:
 
 def make_document(root: Path, index: int, seed: int = SEED, scale: float = 1.0) -> Doc:
     """Write document number `index` under `root` and describe it."""
+    from bench import formats  # noqa: PLC0415 - the writers load only where files are written
+
     rng = random.Random(f"{seed}:{index}")
     lang = "ru" if rng.random() < 0.7 else "en"
     lemma, topic = _topic(rng, lang)
@@ -193,6 +199,8 @@ READ_SET = (BIG_PDF, BIG_TEXT, BIG_DOCX, BIG_XLSX, BIG_PPTX, BIG_EPUB)
 def generate_read_set(root: Path, seed: int = SEED) -> list[Doc]:
     """Long documents for the read benchmark: a 300-page PDF, a 50 MB text file, a long docx,
     a 50-sheet workbook, a 100-slide deck and a 300-chapter EPUB book."""
+    from bench import formats  # noqa: PLC0415 - the writers load only where files are written
+
     rng = random.Random(f"{seed}:read")
     vocab = vocabulary("ru")
     pdf = root / BIG_PDF
@@ -221,6 +229,8 @@ def generate_read_set(root: Path, seed: int = SEED) -> list[Doc]:
 def _office_read_set(root: Path, seed: int) -> list[Doc]:
     """The office documents of the read set, from a random stream of their own (the PDF and
     the text file stay the same bytes as before they were added)."""
+    from bench import formats, office  # noqa: PLC0415 - the writers load only where written
+
     rng = random.Random(f"{seed}:read-office")
     vocab = vocabulary("ru")
     formats.write_docx(
