@@ -32,6 +32,7 @@ _RU_FREQ = {
 _LETTER_SCORE = {ch: math.log(f / 1000) for ch, f in _RU_FREQ.items()}
 _WORD = re.compile(r"[^\W\d_]+")
 _SAMPLE_BYTES = 64 * 1024
+_SCORED_BYTES = 8 * 1024  # thousands of letters: plenty to tell the code page, and cheap
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 # CJK and other rare planes: what a short single-byte Cyrillic text turns into when it happens
 # to be valid UTF-8 (emoji excluded: they are common in real UTF-8 text).
@@ -96,7 +97,7 @@ def russian_score(text: str) -> float:
 
 
 def _best_cyrillic(data: bytes) -> tuple[str, float]:
-    sample = data[:_SAMPLE_BYTES]
+    sample = data[:_SCORED_BYTES]
     scored = [
         (russian_score(sample.decode(page, errors="replace").replace("\ufffd", "\x00")), page)
         for page in _CYRILLIC_PAGES
@@ -126,7 +127,7 @@ def _utf8_verdict(data: bytes) -> bool:
         return True
     if _RARE.search(text):
         _, score = _best_cyrillic(data)
-        return score <= -4.0 or russian_score(text) > score
+        return score <= -4.0 or russian_score(text[:_SCORED_BYTES]) > score
     return True
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 LANGUAGE_NAMES = {"ru": "Russian", "en": "English"}
 _SHARE = 0.1
 _SAMPLE = 200_000
-_TEXT_SAMPLE = 8192
+_TEXT_SAMPLE = 2048
 _NOT_CYRILLIC = re.compile(r"[^а-яёА-ЯЁ]+")
 _NOT_LATIN = re.compile(r"[^a-zA-Z]+")
 
