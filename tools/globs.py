@@ -1,7 +1,7 @@
 """Name globs (`*.pdf`, `отчет*2024*`) matched against the visible paths, case- and ё-folded.
 
-A glob with `/` must match the whole path; one without may match the file name alone or the
-whole path (so `docs*` finds files in a folder of that name too).
+A glob with `/` must match the whole path; one without matches the file's name or the name of
+one of its folders (so `docs*` finds the files in a folder of that name too, at any depth).
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from tools.terms import fold
 def glob_match(path: str, globs: list[str]) -> bool:
     """Whether one path matches every glob."""
     folded = fold(path)
-    base = folded.rsplit("/", 1)[-1]
+    parts = folded.split("/")
     return all(
-        fnmatch.fnmatchcase(folded if "/" in g else base, g) or fnmatch.fnmatchcase(folded, g)
+        fnmatch.fnmatchcase(folded, g)
+        if "/" in g
+        else any(fnmatch.fnmatchcase(part, g) for part in parts)
         for g in globs
     )
 
@@ -48,8 +50,8 @@ def glob_regex(glob: str, *, within_name: bool) -> str:
 class FoldedNames:
     """The visible paths folded and joined into one text, so a glob is one regex scan.
 
-    A glob with `/` must match the whole path; one without may match the file name alone
-    or the whole path (so `docs*` finds files in a folder of that name too).
+    A glob with `/` must match the whole path; one without the file's name or one of its
+    folders' names.
     """
 
     def __init__(self, visible: dict[str, tuple[int, int]]) -> None:
@@ -66,11 +68,11 @@ class FoldedNames:
     def matching(self, globs: list[str]) -> list[str]:
         found: set[str] | None = None
         for glob in globs:
-            whole = glob_regex(glob, within_name=False)
             if "/" in glob:
-                rx = f"^{whole}$"
+                rx = f"^{glob_regex(glob, within_name=False)}$"
             else:
-                rx = f"^(?:(?:[^\n]*/)?{glob_regex(glob, within_name=True)}|{whole})$"
+                part = glob_regex(glob, within_name=True)
+                rx = f"^(?:[^\n]*/)?{part}(?:/[^\n]*)?$"
             lines = set(re.findall(rx, self._text, re.MULTILINE))
             found = lines if found is None else found & lines
         odd = [p for p in self._odd if glob_match(p, globs)]

@@ -318,16 +318,23 @@ class Searcher:
 
     @staticmethod
     def _glob_query(schema: tantivy.Schema, globs: list[str]) -> tantivy.Query:
-        """Every glob matches: one with `/` the whole folded path, one without the file name
-        or the whole path (so `docs*` finds files in a folder of that name too)."""
+        """Every glob matches: one with `/` the whole folded path, one without the file's name
+        or one of its folders' (`tools.globs`). A name glob that only opens with `*` (`*.pdf`)
+        is looked up from the end of the names, which walks only the names ending so."""
         parts = []
         for glob in globs:
-            whole = Q.regex_query(schema, "fpath", glob_regex(glob, within_name=False))
             if "/" in glob:
+                whole = Q.regex_query(schema, "fpath", glob_regex(glob, within_name=False))
                 parts.append((_MUST, whole))
+                continue
+            pattern = glob_regex(glob, within_name=True)
+            tail = glob[1:]
+            if glob.startswith("*") and tail and not _GLOB.search(tail):
+                name = Q.regex_query(schema, "rname", re.escape(tail[::-1]) + ".*")
             else:
-                name = Q.regex_query(schema, "fname", glob_regex(glob, within_name=True))
-                parts.append((_MUST, Q.boolean_query([(_SHOULD, name), (_SHOULD, whole)])))
+                name = Q.regex_query(schema, "fname", pattern)
+            folder = Q.regex_query(schema, "dname", pattern)
+            parts.append((_MUST, Q.boolean_query([(_SHOULD, name), (_SHOULD, folder)])))
         return Q.boolean_query(parts)
 
     def _group(self, queries: _Queries | None, word: str) -> _Group:

@@ -11,10 +11,11 @@ not stemmed, and a search asks for every word of the index that has its word's s
 document. Names arrive as their stems (`Stemmer.name_terms`, which also splits camelCase).
 Positions are not kept (queries match words, not phrases).
 
-Besides the terms each document carries its path three ways: as stored (`path`, the key a
-change replaces or deletes by), folded for name globs (`fname`, `fpath`), and as its folders
-(`folder`), so a search within a scope filters inside the query itself and ranking, limits and
-totals count allowed documents only.
+Besides the terms each document carries its path several ways: as stored (`path`, the key a
+change replaces or deletes by); folded for name globs (`fpath` whole, `fname` the file's name,
+`rname` that name reversed, so `*.pdf` walks only the names ending so, `dname` its folders'
+names); and as its folders (`folder`), so a search within a scope filters inside the query
+itself and ranking, limits and totals count allowed documents only.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ def build_schema() -> tantivy.Schema:
     builder.add_text_field("path", stored=True, tokenizer_name="raw")
     builder.add_text_field("folder", tokenizer_name="raw")
     builder.add_text_field("fname", tokenizer_name="raw")
+    builder.add_text_field("rname", tokenizer_name="raw")
+    builder.add_text_field("dname", tokenizer_name="raw")
     builder.add_text_field("fpath", tokenizer_name="raw")
     builder.add_text_field("name", tokenizer_name="whitespace", index_option="freq")
     builder.add_text_field("body", tokenizer_name=WORDS, index_option="freq")
@@ -125,11 +128,13 @@ class TermWriter:
 
     def add(self, doc: TermDoc) -> None:
         """Index one file (after `delete` of its path when it was indexed before)."""
-        base = doc.path.rsplit("/", 1)[-1]
+        *folders, base = fold(doc.path).split("/")
         entry = tantivy.Document(
             path=doc.path,
             folder=folders_of(doc.path),
-            fname=fold(base),
+            fname=base,
+            rname=base[::-1],
+            dname=sorted(set(folders)),
             fpath=fold(doc.path),
             name=doc.name_terms,
             body=doc.body_text,

@@ -15,7 +15,16 @@ from tools.term_index import order_key
 from tools.terms import fold
 
 TIED = [f"отчеты/квартал_{i:02d}.txt" for i in range(40)]  # one key: the same first characters
-OTHERS = ["Архив/старое.txt", "архив/Zeta.txt", "б.txt", "ёлка.txt", "a b.txt", "A-b.txt", "a.md"]
+OTHERS = [
+    "Архив/старое.txt",
+    "архив/Zeta.txt",
+    "старое/архивы/год.txt",
+    "б.txt",
+    "ёлка.txt",
+    "a b.txt",
+    "A-b.txt",
+    "a.md",
+]
 
 
 @pytest.fixture
@@ -45,7 +54,7 @@ def _in_order(paths: list[str]) -> list[str]:
 class TestNameOrder:
     async def test_the_first_files_by_name_with_the_total(self, box: Toolbox) -> None:
         every = _in_order([*TIED, *OTHERS])
-        assert await _names(box, "*.txt", 5) == ([p for p in every if p.endswith(".txt")][:5], 46)
+        assert await _names(box, "*.txt", 5) == ([p for p in every if p.endswith(".txt")][:5], 47)
 
     async def test_files_tied_on_their_first_characters_are_sorted_exactly(
         self, box: Toolbox
@@ -54,6 +63,14 @@ class TestNameOrder:
         names, total = await _names(box, "отчеты/*", 7)
         assert names == TIED[:7]
         assert total == len(TIED)
+
+    async def test_a_glob_without_a_slash_matches_folder_names_at_any_depth(
+        self, box: Toolbox
+    ) -> None:
+        names, total = await _names(box, "архив*", 10)
+        assert names == ["архив/Zeta.txt", "Архив/старое.txt", "старое/архивы/год.txt"]
+        assert total == 3
+        assert await _names(box, "*ивы", 10) == (["старое/архивы/год.txt"], 1)
 
     async def test_the_key_sorts_as_the_folded_names_do(self) -> None:
         names = _in_order([*TIED, *OTHERS, "", "z", "я/я", "x😀", "😀x"])
