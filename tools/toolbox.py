@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tools import INDEX_FILE, INDEX_TERMS
+from tools.allocator import tune_allocator
 from tools.cache import DocumentCache
 from tools.config import ToolSettings
 from tools.cutting import cut_entries, cut_page, cut_results
@@ -154,6 +155,7 @@ class Toolbox:
         """Open or create the index and start the background build and the watcher."""
         if not self.sandbox.root.is_dir():
             log.warning("the documents folder does not exist yet; it will be watched for")
+        tune_allocator()  # before the build's threads allocate (see tools.allocator)
         await self.indexer.start()
 
     async def close(self) -> None:
