@@ -103,9 +103,16 @@ class _Group:
     prefix: bool = False
 
     def pattern(self) -> str:
+        """The word's forms for finding it in a text. A snippet's word may go on past the
+        pattern, so a form that begins with another one adds nothing (a Russian stem begins
+        each of its words) and is left out."""
         forms = {self.word, self.stem, *self.terms, *self.forms}
         forms |= {f[:-1] for f in forms if len(f) > 4 and f.endswith("i")}
-        return "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True) if f)
+        shortest: list[str] = []
+        for form in sorted(filter(None, forms), key=len):
+            if not any(form.startswith(kept) for kept in shortest):
+                shortest.append(form)
+        return "|".join(re.escape(f) for f in sorted(shortest, key=len, reverse=True))
 
 
 class _Queries:
@@ -151,6 +158,11 @@ class _Queries:
         if len(parts) == 1 and query is not None:
             return query
         return Q.boolean_query(parts)
+
+    @property
+    def confined(self) -> bool:
+        """Whether the scope or globs let only some documents through."""
+        return bool(self.only) or self.left_out is not None
 
     def exists(self, query: tantivy.Query) -> bool:
         """Whether any allowed document matches (cheaper than counting them all)."""
@@ -319,8 +331,9 @@ class Searcher:
     @staticmethod
     def _glob_query(schema: tantivy.Schema, globs: list[str]) -> tantivy.Query:
         """Every glob matches: one with `/` the whole folded path, one without the file's name
-        or one of its folders' (`tools.globs`). A name glob that only opens with `*` (`*.pdf`)
-        is looked up from the end of the names, which walks only the names ending so."""
+        or one of its folders' (`tools.globs`). A name glob with `*` only around a text
+        (`*invoice*`) is looked up among the names' endings, and one that only opens with `*`
+        (`*.pdf`) from the end of the names: either walks only the names that can match."""
         parts = []
         for glob in globs:
             if "/" in glob:
@@ -328,8 +341,10 @@ class Searcher:
                 parts.append((_MUST, whole))
                 continue
             pattern = glob_regex(glob, within_name=True)
-            tail = glob[1:]
-            if glob.startswith("*") and tail and not _GLOB.search(tail):
+            tail, inner = glob[1:], glob[1:-1]
+            if glob.startswith("*") and glob.endswith("*") and inner and not _GLOB.search(inner):
+                name = Q.regex_query(schema, "sname", re.escape(inner) + ".*")
+            elif glob.startswith("*") and tail and not _GLOB.search(tail):
                 name = Q.regex_query(schema, "rname", re.escape(tail[::-1]) + ".*")
             else:
                 name = Q.regex_query(schema, "fname", pattern)
@@ -349,7 +364,9 @@ class Searcher:
         if queries is None:
             return group
         group.forms = self._forms(queries.searcher, stem)
-        if queries.exists(queries.word(group)):
+        # Words of the index with its stem: some document has the word, unless the search is
+        # confined to a scope, where one of them must be in it.
+        if (group.forms and not queries.confined) or queries.exists(queries.word(group)):
             return group
         if len(word) >= 5:
             for close in self._close_terms(queries.searcher, stem):

@@ -13,9 +13,10 @@ Positions are not kept (queries match words, not phrases).
 
 Besides the terms each document carries its path several ways: as stored (`path`, the key a
 change replaces or deletes by); folded for name globs (`fpath` whole, `fname` the file's name,
-`rname` that name reversed, so `*.pdf` walks only the names ending so, `dname` its folders'
-names); and as its folders (`folder`), so a search within a scope filters inside the query
-itself and ranking, limits and totals count allowed documents only.
+`rname` that name reversed, so `*.pdf` walks only the names ending so, `sname` every ending of
+that name, so `*invoice*` walks only the endings that begin so, `dname` its folders' names);
+and as its folders (`folder`), so a search within a scope filters inside the query itself and
+ranking, limits and totals count allowed documents only.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ def build_schema() -> tantivy.Schema:
     builder.add_text_field("folder", tokenizer_name="raw")
     builder.add_text_field("fname", tokenizer_name="raw")
     builder.add_text_field("rname", tokenizer_name="raw")
+    builder.add_text_field("sname", tokenizer_name="raw")
     builder.add_text_field("dname", tokenizer_name="raw")
     builder.add_text_field("fpath", tokenizer_name="raw")
     builder.add_text_field("name", tokenizer_name="whitespace", index_option="freq")
@@ -134,6 +136,7 @@ class TermWriter:
             folder=folders_of(doc.path),
             fname=base,
             rname=base[::-1],
+            sname=[base[i:] for i in range(len(base))],
             dname=sorted(set(folders)),
             fpath=fold(doc.path),
             name=doc.name_terms,

@@ -72,6 +72,13 @@ class TestNameOrder:
         assert total == 3
         assert await _names(box, "*ивы", 10) == (["старое/архивы/год.txt"], 1)
 
+    async def test_text_anywhere_in_the_name_or_at_its_end(self, box: Toolbox) -> None:
+        quarter = _in_order([p for p in TIED if "ртал_1" in p])
+        assert await _names(box, "*ртал_1*", 20) == (quarter, 10)
+        assert await _names(box, "*Л_1*", 20) == (quarter, 10)  # case and ё folded
+        assert await _names(box, "*.md", 5) == (["a.md"], 1)
+        assert await _names(box, "*еt*", 5) == ([], 0)
+
     async def test_the_key_sorts_as_the_folded_names_do(self) -> None:
         names = _in_order([*TIED, *OTHERS, "", "z", "я/я", "x😀", "😀x"])
         keys = [order_key(fold(p)) for p in names]
