@@ -168,8 +168,8 @@ class _Queries:
         """Whether any allowed document matches (cheaper than counting them all)."""
         return bool(self.searcher.search(self.confine(query), 1, count=False).hits)
 
-    def top(self, query: tantivy.Query, limit: int) -> Any:
-        return self.searcher.search(self.confine(query), limit, count=True)
+    def top(self, query: tantivy.Query, limit: int, *, count: bool = True) -> Any:
+        return self.searcher.search(self.confine(query), limit, count=count)
 
     def in_name_order(self, limit: int) -> tuple[list[str], int]:
         """The first `limit` documents the scope and globs let through, by folded path, and
@@ -434,9 +434,11 @@ class Searcher:
         some = Q.boolean_query([(_SHOULD, q) for q in built])
         ranked: list[str] = []
         total = 0
-        for query in [every, some] if len(built) > 1 else [every]:
-            found = queries.top(query, limit)
-            total = int(found.count or 0)
+        tiers = [every, some] if len(built) > 1 else [every]
+        for query in tiers:
+            counted = query is tiers[-1]  # the total is of the documents with some word
+            found = queries.top(query, limit, count=counted)
+            total = int(found.count or 0) if counted else total
             for _, address in found.hits:
                 path = queries.path(address)
                 if path not in ranked:
