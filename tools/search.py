@@ -125,14 +125,15 @@ class _Queries:
         self.only: list[tantivy.Query] = []
         self.left_out: tantivy.Query | None = None
 
-    def word(self, group: _Group) -> tantivy.Query:
-        """Any accepted term of one word, in the name (weighted) or the contents."""
+    def word(self, group: _Group, *, prefix: bool = True) -> tantivy.Query:
+        """Any accepted term of one word, in the name (weighted) or the contents (and words
+        it begins, when the group says so and `prefix` allows)."""
         parts: list[tuple[tantivy.Occur, tantivy.Query]] = []
         for term in group.terms:
             name = Q.term_query(self.schema, "name", term)
             parts.append((_SHOULD, Q.boost_query(name, NAME_WEIGHT)))
         parts += [(_SHOULD, Q.term_query(self.schema, "body", form)) for form in group.forms]
-        if group.prefix:
+        if group.prefix and prefix:
             parts += self._prefix(group.stem)
         return Q.boolean_query(parts)
 
@@ -163,6 +164,13 @@ class _Queries:
     def confined(self) -> bool:
         """Whether the scope or globs let only some documents through."""
         return bool(self.only) or self.left_out is not None
+
+    def has_prefix(self, prefix: str) -> bool:
+        """Whether an allowed document has a word, or a name a stem, that `prefix` begins:
+        outside a scope a look at the word lists, inside one a query."""
+        if self.confined:
+            return self.exists(self.prefix(prefix))
+        return any(self.searcher.terms_with_prefix(f, prefix, limit=1) for f in ("name", "body"))
 
     def exists(self, query: tantivy.Query) -> bool:
         """Whether any allowed document matches (cheaper than counting them all)."""
@@ -373,11 +381,15 @@ class Searcher:
                 group.terms.append(close)
                 group.forms += self._forms(queries.searcher, close)
         group.prefix = len(stem) >= 3
-        if queries.exists(queries.word(group)):
+        if group.forms and not queries.confined:
+            return group
+        if group.prefix and queries.has_prefix(stem):
+            return group
+        if queries.exists(queries.word(group, prefix=False)):
             return group
         shortest = max(MIN_ROOT, math.ceil(len(word) * 0.6))
         for end in range(len(stem) - 1, shortest - 1, -1):
-            if queries.exists(queries.prefix(stem[:end])):
+            if queries.has_prefix(stem[:end]):
                 group.stem = stem[:end]
                 break
         return group
