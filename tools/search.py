@@ -91,6 +91,9 @@ class Within:
     allowed: frozenset[str]
 
 
+_ScopedView = tuple[dict[str, tuple[int, int]], frozenset[str]]
+
+
 @dataclass
 class _Group:
     """One query word: its stem, the stems accepted for it in names (`terms`) and the words
@@ -215,7 +218,7 @@ class Searcher:
         self._languages: list[str] = []
         self._languages_at = -LANGUAGES_TTL
         self._names = FoldedNames({})
-        self._denied: tuple[object, Within, frozenset[str]] | None = None
+        self._scoped: tuple[object, Within, _ScopedView] | None = None
 
     def _names_for(self, visible: dict[str, tuple[int, int]]) -> FoldedNames:
         """Folded names of the visible files, rebuilt only when the folder changed."""
@@ -262,12 +265,7 @@ class Searcher:
     ) -> dict[str, Any]:
         state = self.indexer.state
         current = state.visible
-        visible = dict(current) if within is None else {p: current[p] for p in within.allowed}
-        if queries is not None and within is not None:
-            queries.only.append(Q.term_set_query(queries.schema, "folder", list(within.folders)))
-            denied = self._denied_in(within, current)
-            if denied:
-                queries.left_out = Q.term_set_query(queries.schema, "path", sorted(denied))
+        visible = self._within(queries, within, current)
         groups = [self._group(queries, w) for w in dict.fromkeys(plain)]
         ranked: list[str] = []
         total = 0
@@ -323,18 +321,41 @@ class Searcher:
                 )
         return out
 
-    def _denied_in(self, within: Within, visible: dict[str, tuple[int, int]]) -> frozenset[str]:
-        """Files inside the scope's folders that it still does not allow (a link leading out
-        of it, say): left out of the index query by name. Kept until the folder changes."""
-        cached = self._denied
-        if cached is not None and cached[0] is visible and cached[1] == within:
+    def _within(
+        self,
+        queries: _Queries | None,
+        within: Within | None,
+        current: dict[str, tuple[int, int]],
+    ) -> dict[str, tuple[int, int]]:
+        """The visible files a search may see; the index queries confined to them."""
+        if within is None:
+            return current
+        visible, denied = self._scoped_view(within, current)
+        if queries is not None:
+            queries.only.append(Q.term_set_query(queries.schema, "folder", list(within.folders)))
+            if denied:
+                queries.left_out = Q.term_set_query(queries.schema, "path", sorted(denied))
+        return visible
+
+    def _scoped_view(self, within: Within, visible: dict[str, tuple[int, int]]) -> _ScopedView:
+        """The visible files the scope allows, and the files inside its folders that it still
+        does not allow (a link leading out of it, say), which the index query leaves out by
+        name. Kept until the folder or the scope changes."""
+        cached = self._scoped
+        if (
+            cached is not None
+            and cached[0] is visible
+            and cached[1].allowed is within.allowed
+            and cached[1].folders == within.folders
+        ):
             return cached[2]
         folders = set(within.folders)
         denied = frozenset(
             p for p in visible if p not in within.allowed and not folders.isdisjoint(folders_of(p))
         )
-        self._denied = (visible, within, denied)
-        return denied
+        view = ({p: visible[p] for p in within.allowed if p in visible}, denied)
+        self._scoped = (visible, within, view)
+        return view
 
     @staticmethod
     def _glob_query(schema: tantivy.Schema, globs: list[str]) -> tantivy.Query:

@@ -31,7 +31,7 @@ import tantivy
 
 from tools.terms import fold
 
-WRITER_HEAP = 48_000_000
+WRITER_HEAP = 32_000_000
 """Bytes the writer buffers before it writes a segment (Tantivy's floor is 15 MB)."""
 _ORDERED = sorted(
     map(ord, " !#$%&'()+,-./0123456789_abcdefghijklmnopqrstuvwxyzабвгдежзийклмнопрстуфхцчшщъыьэюя")
