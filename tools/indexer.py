@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 COMMIT_EVERY = 2.0
 AHEAD = 32  # files prepared ahead of the writer at most (bounds the memory they hold)
 PREPARERS = 2  # while one waits for the parser process, the other reads and stems
+KEEP_UP_TO = 100  # a pass over more files keeps no parsed text in the extraction cache
 RETRY_AFTER = 30.0
 FULL_RESCAN_EVERY = 600.0
 Signature = tuple[int, int]
@@ -520,6 +521,7 @@ class Indexer:
         writer.commit()
         reports: list[FileReport] = []
         last_commit = time.monotonic()
+        few = len(todo) <= KEEP_UP_TO
         order = iter(sorted(todo, key=lambda p: (p.count("/"), p)))
         ahead: collections.deque[concurrent.futures.Future[tuple[Prepared, bool]]] = (
             collections.deque()
@@ -527,7 +529,9 @@ class Indexer:
         try:
             while True:
                 while len(ahead) < AHEAD and (rel := next(order, None)) is not None:
-                    ahead.append(self._preparer.submit(self._prepare, rel, candidates[rel]))
+                    ahead.append(
+                        self._preparer.submit(self._prepare, rel, candidates[rel], keep=few)
+                    )
                 if not ahead or self._stopping.is_set():
                     break
                 self._drain_urgent()
@@ -541,17 +545,19 @@ class Indexer:
         writer.commit()
         return reports
 
-    def _prepare(self, rel: str, sig: Signature) -> tuple[Prepared, bool]:
-        """Extract, stem and compress one file (any thread); whether it is worth a retry.
+    def _prepare(self, rel: str, sig: Signature, *, keep: bool = True) -> tuple[Prepared, bool]:
+        """Extract, fold and compress one file (any thread); whether it is worth a retry.
 
         An unreadable file is stored by name with its error. A passing failure (permission, a
         file vanishing mid-read, shutdown) is stored with an impossible size, so the file is
-        tried again later (and after a restart).
+        tried again later (and after a restart). A costly document's text is kept in the
+        extraction cache when `keep` allows: a pass over many files leaves the cache to what
+        people read, who get such a text back from the index instead of a second parse.
         """
         text, error, retry = "", None, False
         try:
             real = self.sandbox.resolve(rel)
-            costly = in_worker(kind_of(real))
+            costly = keep and in_worker(kind_of(real))
             doc = cached_extract(
                 self.extractor, self.cache, real, (rel, *sig), keep=costly, background=True
             )

@@ -16,6 +16,7 @@ from typing import Any
 from tools.cache import Document, DocumentCache, cached_extract
 from tools.errors import ExtractionError, PathNotFoundError
 from tools.extract import Extractor
+from tools.formats.kinds import in_worker, kind_of
 from tools.formats.ocrnote import ocr_pages
 from tools.isolated import StillWorking
 from tools.sandbox import Sandbox
@@ -102,6 +103,13 @@ class Reader:
         if stat.S_ISDIR(info.st_mode):
             raise ExtractionError(f"'{rel}' is a folder", "Use list_files to see what is in it.")
         key = (rel, info.st_size, info.st_mtime_ns)
+        if self.cache.get(key) is None and in_worker(kind_of(real)) and self.stored is not None:
+            # A costly document the index holds for this version: its text, not a second parse.
+            text = self.stored(*key)
+            if text is not None:
+                doc = Document.from_text(text)
+                self.cache.put(key, doc)
+                return rel, doc
         try:
             doc = cached_extract(self.extractor, self.cache, real, key)
         except StillWorking:
