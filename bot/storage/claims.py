@@ -193,10 +193,36 @@ class SqliteUpdateClaims:
             await asyncio.to_thread(self._db.close)
 
 
+_SETUP_S = 10.0
+"""How long opening waits for another process setting up the same file."""
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
-    connection = sqlite3.connect(path, check_same_thread=False, timeout=10.0)
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("PRAGMA synchronous=NORMAL")
-    connection.executescript(_SQLITE_SCHEMA)
+    connection = sqlite3.connect(path, check_same_thread=False, timeout=_SETUP_S)
+    try:
+        _set_up(connection)
+    except BaseException:
+        connection.close()
+        raise
     return connection
+
+
+def _set_up(connection: sqlite3.Connection) -> None:
+    """WAL mode and the schema. Two processes opening a new file at once can meet "database is
+    locked" here without SQLite's busy wait (switching to WAL takes the file for itself), so
+    the set-up is tried again for a while, as the busy wait would have."""
+    deadline = time.monotonic() + _SETUP_S
+    pause = 0.01
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            connection.executescript(_SQLITE_SCHEMA)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(pause)  # another process holds the file for its own set-up
+            pause = min(pause * 2, 0.2)
+        else:
+            return
