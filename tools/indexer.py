@@ -5,12 +5,12 @@ folder costs nothing; a full rescan still runs now and then as a safety net (and
 before, where notifications are unavailable or `watch="rescan"` is asked for).
 
 All index writes run on one dedicated thread, so the index sees one writer and the event loop
-never waits. During a pass, two more threads read, extract and stem the next files while the
-writer stores the previous ones (Tantivy, SQLite and zlib let go of the interpreter lock, and
-costly formats are parsed in a worker process, so one of them waits on it while the other
-stems), so a build keeps both cores busy. A refresh asked for by an
-upload jumps the queue of a running build. A deleted or corrupt index file is noticed and
-rebuilt from the documents.
+never waits. During a pass, two more threads read, extract, fold and compress the next files
+while the writer stores the previous ones (Tantivy cuts the words in threads of its own; SQLite
+and zlib let go of the interpreter lock; costly formats are parsed in a worker process, so one
+thread waits on it while the other works), so a build keeps both cores busy. A refresh asked
+for by an upload jumps the queue of a running build. A deleted or corrupt index file is noticed
+and rebuilt from the documents.
 
 Several processes may share one index (`writer_lock`): the one holding the lock writes as
 above, the others only read it, following the folder and what the writer committed, and take
@@ -56,7 +56,7 @@ from tools.writer_lock import WriterLock
 log = logging.getLogger(__name__)
 COMMIT_EVERY = 2.0
 AHEAD = 32  # files prepared ahead of the writer at most (bounds the memory they hold)
-PREPARERS = 2  # while one waits for the parser process, the other reads and stems
+PREPARERS = 2  # while one waits for the parser process, the other reads and folds
 KEEP_UP_TO = 100  # a pass over more files keeps no parsed text in the extraction cache
 RETRY_AFTER = 30.0
 FULL_RESCAN_EVERY = 600.0

@@ -83,8 +83,9 @@ class Reader:
         stemmer: Stemmer,
         stored: Callable[[str, int, int], str | None] | None = None,
     ) -> None:
-        """`stored` gives the index's text of a file version (path, size, mtime_ns), for a
-        long scan the cache no longer holds."""
+        """`stored` gives the index's text of a file version (path, size, mtime_ns): a costly
+        document the index holds is not parsed again, and a long scan still being recognised
+        is read from there."""
         self.sandbox = sandbox
         self.extractor = extractor
         self.cache = cache
@@ -103,22 +104,27 @@ class Reader:
         if stat.S_ISDIR(info.st_mode):
             raise ExtractionError(f"'{rel}' is a folder", "Use list_files to see what is in it.")
         key = (rel, info.st_size, info.st_mtime_ns)
-        if self.cache.get(key) is None and in_worker(kind_of(real)) and self.stored is not None:
-            # A costly document the index holds for this version: its text, not a second parse.
-            text = self.stored(*key)
-            if text is not None:
-                doc = Document.from_text(text)
-                self.cache.put(key, doc)
-                return rel, doc
+        if self.cache.get(key) is None and in_worker(kind_of(real)):
+            indexed = self._indexed(key)
+            if indexed is not None:
+                return rel, indexed
         try:
             doc = cached_extract(self.extractor, self.cache, real, key)
         except StillWorking:
-            text = self.stored(*key) if self.stored is not None else None
-            if text is None:
+            indexed = self._indexed(key)
+            if indexed is None:
                 raise
-            doc = Document.from_text(text)
-            self.cache.put(key, doc)
+            doc = indexed
         return rel, doc
+
+    def _indexed(self, key: tuple[str, int, int]) -> Document | None:
+        """The index's text of this file version, now in the cache too; None without one."""
+        text = self.stored(*key) if self.stored is not None else None
+        if text is None:
+            return None
+        doc = Document.from_text(text)
+        self.cache.put(key, doc)
+        return doc
 
     def read(
         self, path: str, offset: int, limit: int, max_chars: int, *, jail: Sandbox | None = None

@@ -122,7 +122,6 @@ class _Queries:
     """Index queries of one search, each confined to its scope and globs (`only`)."""
 
     def __init__(self, terms: TermIndex) -> None:
-        self.terms = terms
         self.searcher = terms.searcher()
         self.schema = terms.schema
         self.only: list[tantivy.Query] = []

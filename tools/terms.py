@@ -75,10 +75,11 @@ class Stemmer:
         return [memo.get(w) or self.stem(w) for w in words(text)]
 
     def bag(self, text: str) -> str:
-        """The stems of `text` as the index stores them, joined by spaces.
+        """The stems of `text` joined by spaces, as an index of stems stores them (the search
+        index keeps words as written; the `engines` benchmark builds its indexes from these).
 
         Each stem occurs as often as its words do, grouped by stem rather than in reading
-        order: the index ranks by how often a term occurs and matches single terms, never
+        order: such an index ranks by how often a term occurs and matches single terms, never
         positions. Counting the words first stems each distinct word of a document once, and
         the joining runs in C.
         """
