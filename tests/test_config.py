@@ -7,12 +7,14 @@ import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from bot.cli import settings_help
 from bot.config import Settings
 from bot.settings_loader import SettingsError, load_settings
+from tests import docs_text
 
 TOKEN = "123456:AAF-secret_token_value_abcdef"
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,20 +156,44 @@ class TestEntryPoint:
 
 
 class TestDocumentation:
-    def test_every_setting_is_in_readme_and_env_example(self) -> None:
-        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    def test_every_setting_is_in_the_reference_and_env_example(self) -> None:
+        reference = docs_text.page("configuration.md")
         example = (ROOT / ".env.example").read_text(encoding="utf-8")
         for name in Settings.model_fields:
-            assert f"`{name.upper()}`" in readme, name
+            assert f"| `{name.upper()}` |" in reference, name
             assert f"{name.upper()}=" in example, name
 
+    def test_the_reference_lists_exactly_the_settings(self) -> None:
+        rows = docs_text.SETTING_ROW.findall(docs_text.page("configuration.md"))
+        assert sorted(rows) == sorted(name.upper() for name in Settings.model_fields)
+
     def test_every_documented_setting_exists(self) -> None:
-        readme = (ROOT / "README.md").read_text(encoding="utf-8")
         example = (ROOT / ".env.example").read_text(encoding="utf-8")
-        documented = set(re.findall(r"^\| `([A-Z_]+)` \|", readme, flags=re.MULTILINE))
+        documented = set(docs_text.SETTING_ROW.findall(docs_text.all_text()))
         documented |= set(re.findall(r"^#? ?([A-Z_]+)=", example, flags=re.MULTILINE))
         known = {name.upper() for name in Settings.model_fields}
         assert documented - known == set()
+
+    def test_the_settings_table_is_made_from_the_model_not_by_hand(self) -> None:
+        hook = docs_text.settings_hook()
+        written = docs_text.source("configuration.md")
+        assert written.count(hook.MARKER) == 1
+        assert docs_text.SETTING_ROW.findall(written) == []
+
+    def test_a_configuration_page_without_its_marker_fails_the_build(self) -> None:
+        hook = docs_text.settings_hook()
+        page = SimpleNamespace(file=SimpleNamespace(src_uri="configuration.md"))
+        with pytest.raises(ValueError, match="marker"):
+            hook.on_page_markdown("# Configuration\n", page=page)
+
+    def test_the_reference_shows_defaults_and_accepted_values(self) -> None:
+        reference = docs_text.page("configuration.md")
+        row = next(line for line in reference.splitlines() if line.startswith("| `STREAM` |"))
+        assert "| `auto` |" in row
+        assert "one of `auto`, `on`, `off`" in row
+        row = next(line for line in reference.splitlines() if line.startswith("| `MAX_ROUNDS` |"))
+        assert "| `6` |" in row
+        assert "at least 1, at most 50" in row
 
     def test_help_mentions_each_field_once(self) -> None:
         text = settings_help()
@@ -177,12 +203,17 @@ class TestDocumentation:
 
 class TestCommands:
     def test_ci_runs_the_readme_test_command(self) -> None:
-        readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        readme = docs_text.readme()
         ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
         test_command = next(
             line for line in readme.splitlines() if "pip install -e '.[dev]'" in line
         )
         assert test_command.strip() in ci
+
+    def test_ci_builds_the_docs_with_warnings_as_errors(self) -> None:
+        ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+        assert ".venv/bin/pip install -e '.[docs]'" in ci
+        assert ".venv/bin/mkdocs build --strict" in ci
 
 
 class TestTelegramSettings:

@@ -21,6 +21,12 @@ if TYPE_CHECKING:
 
 PAGE = "configuration.md"
 MARKER = "<!-- settings-reference: generated from bot.config.Settings at build time -->"
+_KINDS: dict[Any, str] = {
+    bool: "`true` or `false`",
+    SecretStr: "text; a secret, never logged or shown",
+    Path: "a path (relative ones from the working directory)",
+}
+_NUMBERS: dict[Any, str] = {int: "a whole number", float: "a number"}
 _HEADER = ("| variable | meaning | default | accepted values |", "|---|---|---|---|")
 
 
@@ -66,22 +72,13 @@ def _default(field: FieldInfo) -> str:
 def _accepted(field: FieldInfo) -> str:
     """What the setting takes, read from its type and its bounds."""
     kind = _without_none(field.annotation)
-    bounds = _bounds(field)
     if get_origin(kind) is Literal:
         return "one of " + ", ".join(f"`{choice}`" for choice in get_args(kind))
-    if kind is bool:
-        return "`true` or `false`"
     if get_origin(kind) is frozenset:
         return "Telegram ids: `1,2,3`, `1 2 3` or `[1,2,3]`"
-    if kind is SecretStr:
-        return "text; a secret, never logged or shown"
-    if kind is Path:
-        return "a path (relative ones from the working directory)"
-    if kind is int:
-        return "a whole number" + bounds
-    if kind is float:
-        return "a number" + bounds
-    return "text" + bounds
+    if kind in _KINDS:
+        return _KINDS[kind]
+    return _NUMBERS.get(kind, "text") + _bounds(field)
 
 
 def _without_none(annotation: Any) -> Any:
