@@ -178,13 +178,16 @@ class TestDocumentation:
         hook = docs_text.settings_hook()
         written = docs_text.source("configuration.md")
         assert written.count(hook.MARKER) == 1
+        assert written.count(hook.END_MARKER) == 1
         assert docs_text.SETTING_ROW.findall(written) == []
 
-    def test_a_configuration_page_without_its_marker_fails_the_build(self) -> None:
+    def test_a_configuration_page_without_its_block_fails_the_build(self) -> None:
         hook = docs_text.settings_hook()
         page = SimpleNamespace(file=SimpleNamespace(src_uri="configuration.md"))
-        with pytest.raises(ValueError, match="marker"):
+        with pytest.raises(ValueError, match="block"):
             hook.on_page_markdown("# Configuration\n", page=page)
+        with pytest.raises(ValueError, match="block"):
+            hook.on_page_markdown(f"# Configuration\n{hook.MARKER}\n", page=page)
 
     def test_the_reference_shows_defaults_and_accepted_values(self) -> None:
         reference = docs_text.page("configuration.md")

@@ -1,8 +1,9 @@
 """MkDocs hook: the settings table of the configuration page, made from `bot.config.Settings`.
 
-The page holds a marker where the table goes; at each build the table is rendered from the
-settings model itself (each field's variable, default, description and accepted values), so
-the reference cannot drift from the code. The tests render it the same way.
+The page holds a marked block where the table goes (a line for readers of the Markdown itself);
+at each build the block is replaced by the table, rendered from the settings model itself (each
+field's variable, default, description and accepted values), so the reference cannot drift from
+the code. The tests render it the same way.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 PAGE = "configuration.md"
 MARKER = "<!-- settings-reference: generated from bot.config.Settings at build time -->"
+END_MARKER = "<!-- /settings-reference -->"
 _KINDS: dict[Any, str] = {
     bool: "`true` or `false`",
     SecretStr: "text; a secret, never logged or shown",
@@ -31,13 +33,18 @@ _HEADER = ("| variable | meaning | default | accepted values |", "|---|---|---|-
 
 
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
-    """Put the table in place of the marker on the configuration page; fail without it."""
+    """Put the table in place of the marked block on the configuration page; fail without it."""
     if page.file.src_uri != PAGE:
         return markdown
-    if markdown.count(MARKER) != 1:
-        msg = f"{PAGE} must hold the marker {MARKER!r} once: the settings table goes there"
+    before, start, rest = markdown.partition(MARKER)
+    _, end, after = rest.partition(END_MARKER)
+    if not start or not end or MARKER in after or END_MARKER in after:
+        msg = (
+            f"{PAGE} must hold one block from {MARKER!r} to {END_MARKER!r}: "
+            "the settings table goes there"
+        )
         raise ValueError(msg)
-    return markdown.replace(MARKER, settings_table())
+    return before + settings_table() + after
 
 
 def settings_table() -> str:
