@@ -37,7 +37,7 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
     if page.file.src_uri != PAGE:
         return markdown
     before, start, rest = markdown.partition(MARKER)
-    _, end, after = rest.partition(END_MARKER)
+    _placeholder, end, after = rest.partition(END_MARKER)
     if not start or not end or MARKER in after or END_MARKER in after:
         msg = (
             f"{PAGE} must hold one block from {MARKER!r} to {END_MARKER!r}: "
