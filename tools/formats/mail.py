@@ -11,7 +11,7 @@ other does not.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from email import policy
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
@@ -53,7 +53,7 @@ def eml_text(data: bytes, budget: Budget) -> str:
     return lines.text()
 
 
-def _body(parts: list[Message], max_chars: int) -> str:
+def _body(parts: Sequence[Message], max_chars: int) -> str:
     """The body's text: the plain and the HTML part, or the one whose words hold the other's."""
     texts = [_body_text(part, max_chars) for part in parts]
     if len(texts) < 2:
@@ -90,7 +90,7 @@ def _decoded(part: Message) -> str:
     return payload.decode("utf-8", errors="replace") if isinstance(payload, bytes) else ""
 
 
-def _attachments(message: EmailMessage, bodies: list[Message]) -> Iterator[str]:
+def _attachments(message: EmailMessage, bodies: Sequence[Message]) -> Iterator[str]:
     """`name (type, size)` of every attached file, nested parts included."""
     for part in message.walk():
         if any(part is body for body in bodies) or part.is_multipart():
