@@ -1,7 +1,7 @@
 """What a database URL may show: the password never reaches a log or a message.
 
 A password can sit in a URL's user part (`user:pw@host`, where libpq and asyncpg differ on an
-unencoded `@` and `:`, so everything up to the last `@` before the path counts), in its query
+unencoded `@` and `:`, so everything up to the last `@` that hosts follow counts), in its query
 (`?password=...`, and `sslpassword` for the client key) or, in libpq's `key=value` form, in
 `password=...` (asyncpg refuses that form, but an admin may still write it). Each is found as a
 span of the text, so what is shown and what the logs hide come from one reading. A `passfile`
@@ -18,7 +18,13 @@ from urllib.parse import unquote, unquote_plus
 
 MASK = "***"
 _SCHEME = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*://")
-_QUERY_PASSWORD = re.compile(r"[?&]\s*(?:ssl)?password\s*=([^&]*)", re.IGNORECASE)
+_QUERY_PASSWORD = re.compile(r"[?&]\s*(?:ssl)?password\s*=((?:[^&]|&(?![^&=]*=))*)", re.IGNORECASE)
+"""A password in the query runs to the next `&key=`: an `&` left unencoded in it (which no
+driver reads, but an admin may write) does not end it."""
+_HOST = r"(?:\[[^\]]*\]|[^:,\[\]@]*)(?::\d*)?"
+_HOSTS = re.compile(rf"{_HOST}(?:,{_HOST})*")
+"""What stands between the user part and the path: hosts and ports, as libpq lists them."""
+_QUERY_FIELD = re.compile(r"\?[^=/?&]*=")
 _KEYWORD_PASSWORD = re.compile(
     r"(?:^|\s)(?:ssl)?password\s*=\s*('(?:[^'\\]|\\.)*'?|\S*)", re.IGNORECASE
 )
@@ -50,17 +56,29 @@ def _password_spans(url: str) -> list[tuple[int, int]]:
         return [m.span(1) for m in _KEYWORD_PASSWORD.finditer(url) if m.group(1)]
     spans: list[tuple[int, int]] = []
     after = scheme.end()
-    slash = url.find("/", after)
-    authority_end = len(url) if slash < 0 else slash
-    at = url.rfind("@", after, authority_end)
+    at = _end_of_user_part(url, after)
     query_from = after
-    if at >= 0:
+    if at is not None:
         colon = url.find(":", after, at)
         if colon >= 0:
             spans.append((colon + 1, at))
             query_from = at
     spans += [m.span(1) for m in _QUERY_PASSWORD.finditer(url, query_from) if m.group(1)]
     return spans
+
+
+def _end_of_user_part(url: str, after: int) -> int | None:
+    """The `@` that ends the user part: the last one followed by hosts and ports (up to the
+    path, the query or the end) and not inside a query, so that whatever the password holds
+    unencoded (`@`, `:`, `/`, `?`) stays in it."""
+    at = url.rfind("@", after)
+    while at >= 0:
+        ends = [i for i in (url.find("/", at), url.find("?", at)) if i >= 0]
+        hosts = _HOSTS.fullmatch(url, at + 1, min(ends, default=len(url)))
+        if hosts is not None and _QUERY_FIELD.search(url, after, at) is None:
+            return at
+        at = url.rfind("@", after, at)
+    return None
 
 
 def _unquoted(raw: str) -> str:

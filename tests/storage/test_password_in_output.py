@@ -83,6 +83,8 @@ class TestDatabaseThatDoesNotAnswer:
         "postgresql://bot:SECRET@VALUE@127.0.0.1:1/bot",
         "postgresql://bot:SECRET:VALUE@127.0.0.1:1/bot",
         "postgresql://bot@127.0.0.1:1/bot?sslpassword=SECRETVALUE",
+        "postgresql://bot:SECRET/VALUE@127.0.0.1:1/bot",
+        "postgresql://bot@127.0.0.1:1/bot?password=SECRET&VALUE",
     ],
 )
 class TestWithoutConnecting:
