@@ -90,7 +90,11 @@ def read_manifest(source: Path, contents: Contents) -> Manifest:
     """The manifest of the backup at `source`; raises `Refused` for anything a real backup
     would not hold. Index files listed by older releases by mistake are dropped."""
     where = source / MANIFEST
-    text = where.read_text(encoding="utf-8")
+    try:
+        text = where.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        msg = f"{where} is not a backup manifest (not UTF-8 text)"
+        raise Refused(msg) from exc
     try:
         version = parse_version(text, str(where))
         refuse_newer(version, source)

@@ -62,7 +62,7 @@ def restore_backup(source: Path, data_dir: Path) -> RestoreReport:
             sha256 = manifest.sha256[name] if manifest.sha256 is not None else None
             copy_checked(source / name, data_dir / name, sha256)
             report.entries.append(name)
-    except ChecksumMismatch as exc:
+    except (ChecksumMismatch, NotPlainFile) as exc:  # SRC changed since it was checked
         for path in made:
             remove(path)
         raise Refused(str(exc)) from exc

@@ -148,6 +148,10 @@ def damaged_database(source: Path, tmp_path: Path) -> None:
     edit_manifest(source, change)
 
 
+def binary_manifest(source: Path, tmp_path: Path) -> None:
+    (source / "backup.json").write_bytes(b"\xff\xfe{}")
+
+
 CRAFTED = [
     (symlinked_menus, "the backup's admin_menus.json is a link"),
     (linked_index_folder, "names 'search-index.terms/' among its files, which no backup holds"),
@@ -159,6 +163,7 @@ CRAFTED = [
     (entry_not_listed, "holds the entry admin_menus.json, which its backup.json does not list"),
     (listed_file_missing, "the backup is incomplete: admin_menus.json is missing"),
     (damaged_database, "access.sqlite3 in the backup is not a sound database"),
+    (binary_manifest, "backup.json is not a backup manifest (not UTF-8 text)"),
 ]
 
 
