@@ -1,6 +1,7 @@
 """Who may use the bot and who is an admin: the environment's lists, then Telegram's grants.
 
 `AccessPolicy` is the one place access is decided. ADMIN_IDS, ALLOWED_USER_IDS and ALLOW_ALL
+say who may ask; ALLOWED_CHAT_IDS says in which groups, whoever asks. The environment's lists
 always win: a grant adds people, it never takes away what the environment gives, and an admin
 from the environment cannot be denied from Telegram. Grants live in the access database and
 are mirrored in memory, so the check every update meets costs no disk access; every change is
@@ -78,8 +79,10 @@ class AccessPolicy:
         return self._settings.is_admin(user_id) or (grant is not None and grant.role == "admin")
 
     def may_answer_in_group(self, chat_id: int) -> bool:
-        """Whether the bot may answer in this group chat (ALLOWED_CHAT_IDS, when set)."""
-        return self._settings.may_answer_in_group(chat_id)
+        """Whether the bot may answer in this group chat: any group while ALLOWED_CHAT_IDS is
+        empty, else only those listed. ALLOW_ALL speaks of people, never of groups."""
+        listed = self._settings.allowed_chat_ids
+        return not listed or chat_id in listed
 
     def admin_ids(self) -> frozenset[int]:
         """Every admin: ADMIN_IDS and those who paired."""

@@ -2,7 +2,8 @@
 
 `version` stamps one number for every store in the folder; `migrations` upgrades an older
 folder in place and refuses a newer one; `backup` and `restore` are `python -m bot backup DEST`
-and `python -m bot restore SRC`, which need only DATA_DIR. No aiogram here.
+and `python -m bot restore SRC`, which need only DATA_DIR; `manifest` says what a backup may
+hold. No aiogram here.
 """
 
 from bot.datadir.migrations import upgrade

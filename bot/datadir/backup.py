@@ -1,11 +1,13 @@
 """`python -m bot backup DEST`: a consistent copy of DATA_DIR, taken while the bot runs.
 
 Every database is copied with SQLite's online backup API (one snapshot each, so questions in
-flight are either in it or not, never half), every other entry as it is. The search index is
-left out: it is rebuilt from the documents at start, so copying it would only make the backup
-bigger and older than the documents. SQLite's side files and the history's in-use marker are
-left out too (the copy already holds their content; the marker only says a bot is running).
-`backup.json` is written last and names what the backup holds; `restore` reads it.
+flight are either in it or not, never half), the admins' menus and the data version stamp as
+they are. Nothing else: the search index is left out (the bot rebuilds it from the documents at
+start, so copying it would only make the backup bigger and older than the documents), and so
+are SQLite's side files, the history's in-use marker and the heartbeat (the copy already holds
+what the side files hold; the others only say a bot is running). Anything else in DATA_DIR is
+not the bot's and is named as left out. The documents folder is not in the backup either.
+`backup.json` is written last and names each file with its SHA-256; `restore` reads it.
 
 Like `pair`, this needs only DATA_DIR, never a token or key, and imports no aiogram.
 """
@@ -13,11 +15,10 @@ Like `pair`, this needs only DATA_DIR, never a token or key, and imports no aiog
 from __future__ import annotations
 
 import asyncio
-import json
+import shlex
 import sqlite3
 import sys
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.config import Settings
@@ -26,21 +27,17 @@ from bot.datadir.copying import (
     SIDE_FILE_SUFFIXES,
     copy_database,
     copy_file,
-    copy_folder,
-    is_database,
     remove,
+    sha256_of,
 )
+from bot.datadir.manifest import MANIFEST, Contents, Manifest, Refused, write_manifest
 from bot.datadir.postgres_note import postgres_note
 from bot.datadir.version import DataVersionError, read_stamp, refuse_newer
-from bot.version import bot_version
 
-MANIFEST = "backup.json"
+__all__ = ["MANIFEST", "BackupReport", "Refused", "serve", "take_backup"]
+
 _MARKER_SUFFIX = ".in-use"
 _PARTIAL_SUFFIX = ".partial"
-
-
-class Refused(Exception):
-    """The backup or restore was not started; the text says why and what to do."""
 
 
 @dataclass
@@ -51,6 +48,8 @@ class BackupReport:
     databases: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     index: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    """Entries of DATA_DIR that are not the bot's."""
 
 
 def take_backup(data_dir: Path, dest: Path) -> BackupReport:
@@ -69,29 +68,33 @@ def take_backup(data_dir: Path, dest: Path) -> BackupReport:
     except DataVersionError as exc:
         raise Refused(str(exc)) from exc
     report = BackupReport(stamp.version)
+    contents = Contents.of(files)
     dest.mkdir(parents=True, exist_ok=True)
     made: list[Path] = []
     try:
         for entry in sorted(data_dir.iterdir()):
-            kind = _kind(entry, files)
+            kind = _kind(entry, files, contents)
+            shown = entry.name + ("/" if entry.is_dir() else "")
             target = dest / entry.name
             if kind == "index":
-                report.index.append(entry.name)
-                continue
-            if kind == "skip":
-                continue
-            made.append(target)
-            if kind == "database":
+                report.index.append(shown)
+            elif kind == "other":
+                report.left_out.append(shown)
+            elif kind == "database":
+                made.append(target)
                 copy_database(entry, target)
                 report.databases.append(entry.name)
-            elif kind == "folder":
-                copy_folder(entry, target)
-                report.files.append(entry.name + "/")
-            else:
+            elif kind == "file":
+                made.append(target)
                 copy_file(entry, target)
                 report.files.append(entry.name)
+        names = (*report.databases, *report.files)
+        sums = {name: sha256_of(dest / name) for name in names}
         made.append(dest / MANIFEST)
-        _write_manifest(dest / MANIFEST, report)
+        manifest = Manifest(
+            report.data_version, tuple(report.databases), tuple(report.files), sums
+        )
+        write_manifest(dest / MANIFEST, manifest)
     except BaseException:
         for path in made:
             remove(path)
@@ -105,33 +108,19 @@ def _check_empty(folder: Path, name: str) -> None:
         raise Refused(msg)
 
 
-def _kind(entry: Path, files: DataFiles) -> str:
-    """How an entry of DATA_DIR is backed up: database, file, folder, index or skip."""
+def _kind(entry: Path, files: DataFiles, contents: Contents) -> str:
+    """How an entry of DATA_DIR is backed up: database, file, index, skip or other."""
     name = entry.name
-    if name in (files.index.name, files.index_terms.name) or name.startswith(
-        files.index.name + "-"
-    ):
+    if contents.is_index(name):
         return "index"
-    if name.endswith(SIDE_FILE_SUFFIXES) or name.endswith((_MARKER_SUFFIX, _PARTIAL_SUFFIX)):
+    side = name.endswith((*SIDE_FILE_SUFFIXES, _MARKER_SUFFIX, _PARTIAL_SUFFIX))
+    if side or name == files.heartbeat.name:  # the running bot's, not data
         return "skip"
-    if name == files.heartbeat.name:  # the running bot's, not data
-        return "skip"
-    if is_database(entry):
+    if entry.is_file() and name in contents.databases:
         return "database"
-    if entry.is_dir() and not entry.is_symlink():
-        return "folder"
-    return "file"
-
-
-def _write_manifest(path: Path, report: BackupReport) -> None:
-    manifest = {
-        "data_version": report.data_version,
-        "written_by": f"docs-bot {bot_version()}",
-        "taken_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "databases": report.databases,
-        "files": report.files,
-    }
-    path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    if entry.is_file() and name in contents.files:
+        return "file"
+    return "other"
 
 
 async def serve(settings: Settings, dest: str) -> int:
@@ -153,6 +142,13 @@ async def serve(settings: Settings, dest: str) -> int:
         "Not backed up: the search index"
         + (f" ({', '.join(report.index)})" if report.index else "")
         + "; the bot rebuilds it from the documents at start."
+    )
+    if report.left_out:
+        lines.append(f"Not backed up, not the bot's files: {', '.join(report.left_out)}.")
+    lines.append(
+        f"Not backed up: the documents folder (SANDBOX_DIR {settings.sandbox_dir}). "
+        "Copy it on its own, e.g.\n"
+        f"  tar -czf documents.tar.gz -C {shlex.quote(str(settings.sandbox_dir))} ."
     )
     lines.append(f"Restore into an empty DATA_DIR with: python -m bot restore {target}")
     note = postgres_note(settings, restoring=False)

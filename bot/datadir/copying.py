@@ -2,20 +2,34 @@
 
 A database is copied with SQLite's online backup API, which reads one consistent snapshot even
 while the bot writes to it (a plain file copy of a live database can catch half a transaction,
-or miss what still sits in its write-ahead log), and the copy is checked before it counts. Every
-entry is written under a temporary name and put in place only if nothing has that name.
+or miss what still sits in its write-ahead log), and the copy is checked before it counts. A
+backup's files are read back as they are, links refused, and checked against their SHA-256.
+Every entry is written under a temporary name and put in place only if nothing has that name.
 """
 
 from __future__ import annotations
 
+import errno
+import hashlib
+import io
 import os
 import shutil
 import sqlite3
+import stat
 from pathlib import Path
 
 SIDE_FILE_SUFFIXES = ("-wal", "-shm", "-journal")
 """SQLite's own files beside a database; the online backup already holds what they hold."""
 _PARTIAL = ".partial"
+_CHUNK = 1024 * 1024
+
+
+class NotPlainFile(Exception):
+    """An entry is a link, a folder or a device where a plain file is expected."""
+
+
+class ChecksumMismatch(Exception):
+    """A file's bytes are not those its checksum names."""
 
 
 def is_database(path: Path) -> bool:
@@ -57,16 +71,54 @@ def copy_file(source: Path, target: Path) -> None:
         raise
 
 
-def copy_folder(source: Path, target: Path) -> None:
-    """The folder `source` and everything in it, copied to `target` (which must not exist)."""
+def read_plain(path: Path) -> io.BufferedReader:
+    """`path` opened for reading, refusing a link or anything but a plain file: what a backup
+    holds is read as it is, never followed elsewhere."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NotPlainFile(f"{path.name} is a link") from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NotPlainFile(f"{path.name} is not a plain file")
+    return open(fd, "rb")
+
+
+def sha256_of(path: Path) -> str:
+    """The SHA-256 of the plain file `path`, in hex."""
+    with read_plain(path) as source:
+        return hashlib.file_digest(source, "sha256").hexdigest()
+
+
+def database_verdict(path: Path) -> str:
+    """SQLite's quick check of the database file `path`, read as it is: nothing is written
+    beside it, whatever its journal mode ("ok" when sound)."""
+    uri = f"{path.absolute().as_uri()}?immutable=1"
+    connection = sqlite3.connect(uri, uri=True)
+    try:
+        return str(connection.execute("PRAGMA quick_check").fetchone()[0])
+    finally:
+        connection.close()
+
+
+def copy_checked(source: Path, target: Path, sha256: str | None) -> None:
+    """The plain file `source` copied to `target` (which must not exist); when `sha256` is
+    given, the bytes copied must have it, or nothing is kept."""
     partial = _partial(target)
     try:
-        shutil.copytree(source, partial, symlinks=True)
-        if target.exists():
-            raise FileExistsError(target)
-        partial.rename(target)
+        with read_plain(source) as reader, partial.open("xb") as writer:
+            digest = hashlib.sha256()
+            while chunk := reader.read(_CHUNK):
+                digest.update(chunk)
+                writer.write(chunk)
+        if sha256 is not None and digest.hexdigest() != sha256:
+            msg = f"{source.name} changed while it was copied"
+            raise ChecksumMismatch(msg)
+        _place_file(partial, target)
     except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
+        partial.unlink(missing_ok=True)
         raise
 
 

@@ -5,14 +5,20 @@ One `Metrics` is made by the composition root and handed to whoever reports: the
 time (documents indexed, questions running and waiting) is read then, from the functions given
 to `watch`. Every label value comes from a fixed set; anything else is reported as `other`, so
 no user text, id or secret can become a label, whatever a caller passes.
+
+The `_created` series prometheus-client adds beside every counter and histogram (a start time
+per label set, doubling the page) are left out of the page. The library's own switch for that
+is process-wide state; leaving them out here keeps it to this registry.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
 
 from bot.monitoring.gauges import LiveGauges, QueueLoad
 from tools import IndexStatus
@@ -64,6 +70,7 @@ class Metrics:
 
     def __init__(self, tools: Iterable[str] = ()) -> None:
         self.registry = CollectorRegistry()
+        self._page = _WithoutCreated(self.registry)
         self._tools = frozenset(tools) | {"unknown"}
         self._questions = Counter(
             "docs_bot_questions",
@@ -128,7 +135,7 @@ class Metrics:
 
     def render(self) -> bytes:
         """Every metric in the Prometheus text format."""
-        return generate_latest(self.registry)
+        return generate_latest(self._page)
 
     # --- the agent's Observer --------------------------------------------------------------
 
@@ -163,6 +170,19 @@ class Metrics:
         """A Bot API request failed: `method` as the API names it, `kind` of `TELEGRAM_ERRORS`."""
         shown = method if _API_METHOD.fullmatch(method) else OTHER
         self._telegram_errors.labels(shown, _known(kind, TELEGRAM_ERRORS)).inc()
+
+
+class _WithoutCreated(Collector):
+    """A registry's metrics without their `_created` samples."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self._registry = registry
+
+    def collect(self) -> Iterator[Metric]:
+        for family in self._registry.collect():
+            kept = Metric(family.name, family.documentation, family.type, family.unit)
+            kept.samples = [s for s in family.samples if not s.name.endswith("_created")]
+            yield kept
 
 
 def _known(value: str, allowed: frozenset[str]) -> str:

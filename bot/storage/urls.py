@@ -1,5 +1,12 @@
 """What a database URL may show: the password never reaches a log or a message.
 
+A password can sit in a URL's user part (`user:pw@host`, where libpq and asyncpg differ on an
+unencoded `@` and `:`, so everything up to the last `@` that hosts follow counts), in its query
+(`?password=...`, and `sslpassword` for the client key) or, in libpq's `key=value` form, in
+`password=...` (asyncpg refuses that form, but an admin may still write it). Each is found as a
+span of the text, so what is shown and what the logs hide come from one reading. A `passfile`
+holds the password elsewhere; its path is shown.
+
 Kept apart from the PostgreSQL driver, so the entrance can register the URL's secrets with the
 logs without importing it.
 """
@@ -7,15 +14,75 @@ logs without importing it.
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, unquote_plus
+
+MASK = "***"
+_SCHEME = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*://")
+_QUERY_PASSWORD = re.compile(r"[?&]\s*(?:ssl)?password\s*=((?:[^&]|&(?![^&=]*=))*)", re.IGNORECASE)
+"""A password in the query runs to the next `&key=`: an `&` left unencoded in it (which no
+driver reads, but an admin may write) does not end it."""
+_HOST = r"(?:\[[^\]]*\]|[^:,\[\]@]*)(?::\d*)?"
+_HOSTS = re.compile(rf"{_HOST}(?:,{_HOST})*")
+"""What stands between the user part and the path: hosts and ports, as libpq lists them."""
+_QUERY_FIELD = re.compile(r"\?[^=/?&]*=")
+_KEYWORD_PASSWORD = re.compile(
+    r"(?:^|\s)(?:ssl)?password\s*=\s*('(?:[^'\\]|\\.)*'?|\S*)", re.IGNORECASE
+)
 
 
 def redact_url(url: str) -> str:
-    """The URL with its password replaced by `***`, fit for logs and messages."""
-    return re.sub(r"(://[^:/@\s]*:)[^@\s]*@", r"\1***@", url)
+    """The URL (or libpq key=value string) with every password replaced by `***`."""
+    shown = url
+    for start, end in reversed(_password_spans(url)):
+        shown = shown[:start] + MASK + shown[end:]
+    return shown
 
 
 def database_secrets(url: str) -> list[str]:
-    """What of `url` a log must never show: the URL itself and its password."""
-    password = urlsplit(url).password
-    return [url, *sorted({password, unquote(password)})] if password else [url]
+    """What of `url` a log must never show: the URL itself and each password as written and
+    as decoded (percent- and plus-decoded, unquoted)."""
+    found = {url}
+    for start, end in _password_spans(url):
+        raw = url[start:end]
+        found |= {raw, unquote(raw), unquote_plus(raw), _unquoted(raw)}
+    found.discard("")
+    return [url, *sorted(found - {url})]
+
+
+def _password_spans(url: str) -> list[tuple[int, int]]:
+    """Where the passwords are in `url`, in order, never overlapping."""
+    scheme = _SCHEME.match(url)
+    if scheme is None:
+        return [m.span(1) for m in _KEYWORD_PASSWORD.finditer(url) if m.group(1)]
+    spans: list[tuple[int, int]] = []
+    after = scheme.end()
+    at = _end_of_user_part(url, after)
+    query_from = after
+    if at is not None:
+        colon = url.find(":", after, at)
+        if colon >= 0:
+            spans.append((colon + 1, at))
+            query_from = at
+    spans += [m.span(1) for m in _QUERY_PASSWORD.finditer(url, query_from) if m.group(1)]
+    return spans
+
+
+def _end_of_user_part(url: str, after: int) -> int | None:
+    """The `@` that ends the user part: the last one followed by hosts and ports (up to the
+    path, the query or the end) and not inside a query, so that whatever the password holds
+    unencoded (`@`, `:`, `/`, `?`) stays in it."""
+    at = url.rfind("@", after)
+    while at >= 0:
+        ends = [i for i in (url.find("/", at), url.find("?", at)) if i >= 0]
+        hosts = _HOSTS.fullmatch(url, at + 1, min(ends, default=len(url)))
+        if hosts is not None and _QUERY_FIELD.search(url, after, at) is None:
+            return at
+        at = url.rfind("@", after, at)
+    return None
+
+
+def _unquoted(raw: str) -> str:
+    """A libpq keyword value without its single quotes and backslash escapes."""
+    if len(raw) >= 2 and raw[0] == "'" and raw[-1] == "'":
+        return re.sub(r"\\(.)", r"\1", raw[1:-1])
+    return raw

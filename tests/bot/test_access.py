@@ -236,6 +236,33 @@ class TestGroupLimits:
             )
             assert harness.llm.requests
 
+    async def test_allow_all_keeps_the_group_list(self, make_dispatcher: Any) -> None:
+        listed = -100_777
+        async with make_dispatcher(
+            allow_all=True, allowed_chat_ids=frozenset({listed})
+        ) as harness:
+            harness.llm.reply_text("Вот.")
+            text = f"@{BOT_USERNAME} где рецепт?"
+            mention = [mention_entity(text, f"@{BOT_USERNAME}")]
+            await harness.feed(
+                _group_message(harness, text, user_id=STRANGER_ID, entities=mention)
+            )
+            assert not harness.llm.requests
+            (notice,) = _sends(harness, GROUP_ID)
+            assert "В этой группе я не отвечаю" in str(notice.text)
+
+            await harness.feed(
+                harness.updates.message(
+                    text,
+                    chat_id=listed,
+                    chat_type="supergroup",
+                    user_id=STRANGER_ID,
+                    entities=mention,
+                )
+            )
+            assert len(harness.llm.requests) == 1
+            assert "Вот." in harness.session.sent_texts()
+
     async def test_anonymous_admin_is_asked_to_write_as_themselves(self, harness: Harness) -> None:
         text = f"@{BOT_USERNAME} где рецепт?"
         for _ in range(2):

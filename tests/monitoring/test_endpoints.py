@@ -199,3 +199,16 @@ class TestPollingServer:
 
         assert load_settings().metrics_address is None
         assert load_settings(metrics_listen="[::1]:9108").metrics_address == ("::1", 9108)
+
+
+class TestPage:
+    async def test_no_created_series_beside_the_counters(
+        self, make_dispatcher: DispatcherFactory
+    ) -> None:
+        async with make_dispatcher() as harness, webhook_client(harness) as client:
+            harness.llm.reply_text("Четыре.")
+            await harness.feed(harness.updates.message("Сколько будет дважды два?"))
+            text, samples = await scrape(client)
+        assert value(samples, "docs_bot_questions_total", outcome="answered", kind="none") == 1
+        assert "docs_bot_answer_seconds_bucket" in {name for name, _ in samples}
+        assert "_created" not in text

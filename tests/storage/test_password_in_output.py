@@ -1,0 +1,102 @@
+"""`check`, `pair` and `backup` as an admin runs them: whatever form the password takes in
+DATABASE_URL, no process prints it, on either stream, whether the database answers or not."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "SECRETVALUE"
+CLOSED = "postgresql://bot@127.0.0.1:1/bot?sslmode=disable&password=SECRETVALUE"
+
+
+async def run_bot(tmp_path: Path, database_url: str, *arguments: str) -> tuple[int, str]:
+    """`python -m bot ARGUMENTS` with DATABASE_URL; its exit code and stdout+stderr."""
+    (tmp_path / "docs").mkdir(exist_ok=True)
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "PYTHONPATH": str(ROOT),
+        "OPENAI_API_KEY": "sk-test-abcdefghijklmnop",
+        "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+        "SANDBOX_DIR": str(tmp_path / "docs"),
+        "DATA_DIR": str(tmp_path / "data"),
+        "DATABASE_URL": database_url,
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        *arguments,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), timeout=120)
+    assert process.returncode is not None
+    return process.returncode, (out + err).decode()
+
+
+class TestDatabaseThatAnswers:
+    async def test_check_shows_the_database_without_the_password(
+        self, postgres_url: str, tmp_path: Path
+    ) -> None:
+        url = f"{postgres_url}?password={SECRET}"
+        _, printed = await run_bot(tmp_path, url, "check")
+        assert f"{postgres_url.split('://')[1]}?password=*** answers" in printed, printed
+        assert SECRET not in printed
+
+    async def test_pair_prints_a_code_and_not_the_password(
+        self, postgres_url: str, tmp_path: Path
+    ) -> None:
+        code, printed = await run_bot(tmp_path, f"{postgres_url}?password={SECRET}", "pair")
+        assert code == 0, printed
+        assert "Pairing code: " in printed
+        assert SECRET not in printed
+
+
+class TestDatabaseThatDoesNotAnswer:
+    async def test_check(self, tmp_path: Path) -> None:
+        code, printed = await run_bot(tmp_path, CLOSED, "check")
+        assert code != 0
+        assert "127.0.0.1:1/bot?sslmode=disable&password=*** cannot be reached" in printed
+        assert SECRET not in printed
+
+    async def test_pair(self, tmp_path: Path) -> None:
+        code, printed = await run_bot(tmp_path, CLOSED, "pair")
+        assert code != 0
+        assert "password=*** cannot be reached" in printed, printed
+        assert SECRET not in printed
+
+
+@pytest.mark.parametrize(
+    "database_url",
+    [
+        CLOSED,
+        "postgresql://bot:SECRET@VALUE@127.0.0.1:1/bot",
+        "postgresql://bot:SECRET:VALUE@127.0.0.1:1/bot",
+        "postgresql://bot@127.0.0.1:1/bot?sslpassword=SECRETVALUE",
+        "postgresql://bot:SECRET/VALUE@127.0.0.1:1/bot",
+        "postgresql://bot@127.0.0.1:1/bot?password=SECRET&VALUE",
+    ],
+)
+class TestWithoutConnecting:
+    async def test_check_offline(self, tmp_path: Path, database_url: str) -> None:
+        _, printed = await run_bot(tmp_path, database_url, "check", "--offline")
+        assert "127.0.0.1:1/bot" in printed and "not tried (--offline)" in printed, printed
+        assert "SECRET" not in printed and "VALUE" not in printed
+
+    async def test_backup(self, tmp_path: Path, database_url: str) -> None:
+        (tmp_path / "data").mkdir()
+        (tmp_path / "data" / "admin_menus.json").write_text("[]", encoding="utf-8")
+        code, printed = await run_bot(tmp_path, database_url, "backup", str(tmp_path / "copy"))
+        assert code == 0, printed
+        assert "pg_dump" in printed and "127.0.0.1:1/bot" in printed
+        assert "SECRET" not in printed and "VALUE" not in printed
