@@ -250,6 +250,56 @@ class TestRefusals:
         assert (harness.settings.sandbox_dir / CHARLOTTE).exists()
 
 
+class TestWhatTheJailSettledOn:
+    async def test_a_link_is_refused_however_its_path_is_written(self, harness: Harness) -> None:
+        root = harness.settings.sandbox_dir
+        (root / "link.txt").symlink_to(root / "README.md")
+        (root / "hrlink").symlink_to(root / "hr")
+        for command in (
+            "/rm nope/../link.txt",
+            '/rm "link.txt "',
+            "/rm документы/../link.txt",
+            "/rm nope/../hrlink",
+            "/mv nope/../link.txt документы/",
+            '/mv "hrlink " архив/',
+        ):
+            await harness.feed(harness.updates.command(command, user_id=ADMIN_ID))
+            reply = sent_to(harness, ADMIN_ID)[-1]
+            assert "это ссылка" in str(reply.text), (command, reply.text)
+            assert reply.reply_markup is None
+        assert (root / "README.md").exists()
+        assert (root / "hr/отпуск.md").exists()
+        assert not (root / ".trash").exists()
+        assert not (root / "архив").exists()
+        assert await _audit(harness) == []
+
+    async def test_a_folder_holding_the_bots_data_is_neither_deleted_nor_moved(
+        self, make_dispatcher: Any, sandbox_dir: Path
+    ) -> None:
+        data_dir = sandbox_dir / "архив" / "данные бота"
+        async with make_dispatcher(data_dir=data_dir) as harness:
+            kept = {p.name for p in data_dir.iterdir()}
+            assert "access.sqlite3" in kept
+            for command in (
+                "/rm архив",
+                "/rm документы/../архив/",
+                "/mv архив старое/",
+                '/mv архив "старый архив"',
+            ):
+                await harness.feed(harness.updates.command(command, user_id=ADMIN_ID))
+                reply = sent_to(harness, ADMIN_ID)[-1]
+                assert "данные самого бота (DATA_DIR)" in str(reply.text), (command, reply.text)
+                assert reply.reply_markup is None
+            await harness.feed(
+                harness.updates.command("/rm архив", user_id=ADMIN_ID, language_code="en")
+            )
+            assert "holds the bot's own data (DATA_DIR)" in texts_to(harness, ADMIN_ID)[-1]
+            assert kept <= {p.name for p in data_dir.iterdir()}
+            assert not (sandbox_dir / ".trash").exists()
+            assert not (sandbox_dir / "старое").exists()
+            assert await _audit(harness) == []
+
+
 class TestAudit:
     async def test_admin_actions_are_kept_across_a_restart_and_shown(
         self, make_dispatcher: Any

@@ -9,6 +9,7 @@ replies: not a name, not a count, not a snippet.
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +146,57 @@ class TestAModelThatTriesEverything:
             for outside in (*OUTSIDE_TEXTS, *OUTSIDE_NAMES):
                 assert outside not in shown
             assert "памятка.txt" in shown
+
+
+class TestTwinFolders:
+    """Two folders whose names are the same text, composed and decomposed: only the one the
+    scope's name finds is in it."""
+
+    async def test_the_decomposed_twin_of_a_scope_folder_stays_outside(
+        self, make_dispatcher: Any, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        composed = unicodedata.normalize("NFC", "отчёты")
+        decomposed = unicodedata.normalize("NFD", composed)
+        (sandbox_dir / composed).mkdir()
+        (sandbox_dir / composed / "план.txt").write_text("План продаж на квартал.\n")
+        (sandbox_dir / decomposed).mkdir()
+        (sandbox_dir / decomposed / "зарплаты.txt").write_text("Оклад директора: 777000.\n")
+        scopes = _scopes_file(tmp_path, f'{USER_ID} = ["{composed}"]\n')
+        async with make_dispatcher(scopes_file=scopes, stream="off") as harness:
+            harness.llm.reply_tool_calls(
+                ("search_files", {"query": "оклад директора"}),
+                ("search_files", {"query": "*"}),
+                ("list_files", {"path": "", "depth": 3}),
+                ("list_files", {"path": decomposed}),
+                ("read_file", {"path": f"{decomposed}/зарплаты.txt"}),
+                ("read_file", {"path": f"{composed}/зарплаты.txt"}),
+            )
+            harness.llm.reply_text("Не знаю.")
+            await harness.feed(harness.updates.message("какой оклад?", user_id=USER_ID))
+            results = _tool_results(harness)
+            assert len(results) == 6
+            shown: set[str] = set()
+            for text in results.values():
+                assert "777000" not in text, text
+                shown |= _shown_paths(json.loads(text))
+            assert f"{composed}/план.txt" in shown
+            assert not any("зарплаты" in path for path in shown), shown
+            refusals = [json.loads(text).get("error", "") for text in results.values()]
+            assert sum("does not exist" in refusal for refusal in refusals) == 3
+            listing = await _command(harness, "/files", user_id=USER_ID)
+            assert "план.txt" in listing and "зарплаты" not in listing
+
+    async def test_a_folder_saved_decomposed_is_found_by_its_composed_name(
+        self, make_dispatcher: Any, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        decomposed = unicodedata.normalize("NFD", "отчёты")
+        (sandbox_dir / decomposed).mkdir()
+        (sandbox_dir / decomposed / "план.txt").write_text("План продаж на квартал.\n")
+        scopes = _scopes_file(tmp_path, f'{USER_ID} = ["отчёты"]\n')
+        async with make_dispatcher(scopes_file=scopes) as harness:
+            listing = await _command(harness, "/files", user_id=USER_ID)
+            assert "план.txt" in listing
+            assert RUSSIAN.files_header.format(total=1) in listing
 
 
 class TestTheIntersection:

@@ -198,6 +198,8 @@ ENGLISH = Texts(
         "link": "⚠️ {path} is a link; links are changed on the server, not from Telegram.",
         "exists": "⚠️ {path} already exists; nothing was overwritten. Choose another name.",
         "inside": "⚠️ {path} is inside what you are moving: a folder cannot go into itself.",
+        "protected": "⚠️ {path} holds the bot's own data (DATA_DIR): it cannot be deleted or "
+        "moved from Telegram. Move DATA_DIR out of the documents folder.",
     },
     rm_confirm="🗑 Move {path} to the trash? It stays restorable with /trash for {days} days.",
     mv_confirm="📦 Move {source} to {target}?",
