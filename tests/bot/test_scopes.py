@@ -83,6 +83,11 @@ def _shown_paths(result: dict[str, Any]) -> set[str]:
     return paths
 
 
+def _tree(root: Path, pattern: str = "*") -> list[Path]:
+    """Every path below `root` whose name matches `pattern`, relative and sorted."""
+    return sorted(p.relative_to(root) for p in root.rglob(pattern))
+
+
 async def _command(harness: Harness, text: str, **where: Any) -> str:
     await harness.feed(harness.updates.command(text, **where))
     return str(harness.session.called("sendMessage")[-1].text)
@@ -338,7 +343,7 @@ class TestWhatElseMustNotLeak:
         scopes = _scopes_file(tmp_path, f'{ADMIN_ID} = ["финансы", "it"]\n')
         note = "Памятка по командировкам\n".encode()
         async with make_dispatcher(scopes_file=scopes) as harness:
-            for caption in (None, "hr", "it"):
+            for caption in (None, "it", "hr"):
                 harness.session.add_file("documents/note1", note)
                 update = harness.updates.document(
                     "командировки.txt", file_id="note1", caption=caption, user_id=ADMIN_ID
@@ -346,6 +351,78 @@ class TestWhatElseMustNotLeak:
                 await harness.feed(update)
             root = harness.settings.sandbox_dir
             assert (root / "финансы" / "командировки.txt").read_bytes() == note
-            assert (root / "финансы" / "командировки (2).txt").read_bytes() == note
             assert (root / "it" / "командировки.txt").read_bytes() == note
-            assert not (root / "hr" / "командировки.txt").exists()
+            assert _tree(root, "командировки*") == [
+                Path("it/командировки.txt"),
+                Path("финансы/командировки.txt"),
+            ]
+            refusal = _bot_texts(harness)[-1]
+            assert "<code>hr</code>" in refusal and "вне папок" in refusal
+            assert "<code>финансы/</code>, <code>it/</code>" in refusal
+
+
+class TestScopedUploads:
+    """An admin's upload in a scoped chat lands inside the scope, whatever its caption says."""
+
+    async def test_a_caption_cannot_lead_an_upload_out_of_the_scope(
+        self, make_dispatcher: Any, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        (sandbox_dir / "документы" / "hrlink").symlink_to(sandbox_dir / "hr")
+        scopes = _scopes_file(tmp_path, f'{ADMIN_ID} = ["документы"]\n')
+        before = _tree(sandbox_dir)
+        hostile = {
+            "документы/../hr": "вне папок",
+            "документы/hrlink": "вне папок",
+            "документы/hrlink/new": "вне папок",
+            "документы/../финансы/new": "вне папок",
+            "hr/": "вне папок",
+            "документы/../../outside": "Не могу использовать папку",
+        }
+        async with make_dispatcher(scopes_file=scopes) as harness:
+            for caption, phrase in hostile.items():
+                harness.session.add_file("documents/leak", b"leak\n")
+                await harness.feed(
+                    harness.updates.document(
+                        "утечка.txt", file_id="leak", caption=caption, user_id=ADMIN_ID
+                    )
+                )
+                reply = _bot_texts(harness)[-1]
+                assert phrase in reply, (caption, reply)
+            assert harness.session.called("getFile") == []
+            after = _tree(sandbox_dir)
+            assert after == before
+            assert not (tmp_path / "outside").exists()
+
+            harness.session.add_file("documents/leak", b"inside\n")
+            await harness.feed(
+                harness.updates.document(
+                    "утечка.txt",
+                    file_id="leak",
+                    caption="документы/hr/../новое/",
+                    user_id=ADMIN_ID,
+                )
+            )
+            assert (sandbox_dir / "документы" / "новое" / "утечка.txt").read_bytes() == b"inside\n"
+
+    async def test_a_scope_without_folders_has_nowhere_to_upload_to(
+        self, make_dispatcher: Any, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        scopes = _scopes_file(tmp_path, f"{ADMIN_ID} = []\n")
+        async with make_dispatcher(scopes_file=scopes) as harness:
+            for caption, language in ((None, "ru"), ("hr", "ru"), ("документы/new", "en")):
+                harness.session.add_file("documents/leak", b"leak\n")
+                await harness.feed(
+                    harness.updates.document(
+                        "утечка.txt",
+                        file_id="leak",
+                        caption=caption,
+                        user_id=ADMIN_ID,
+                        language_code=language,
+                    )
+                )
+            replies = _bot_texts(harness)
+            assert "не открыта ни одна папка" in replies[0]
+            assert "не открыта ни одна папка" in replies[1]
+            assert "No folder is open to you here" in replies[2]
+            assert not _tree(sandbox_dir, "утечка*")
+            assert not (sandbox_dir / "документы" / "new").exists()
