@@ -84,15 +84,28 @@ class Sandbox:
             for r in (self._inside_rel(Path(os.path.realpath(p))) for p in reserved)
             if r and r != "."
         )
-        self.scope: Scope | None = None
+        self._wanted: Scope | None = None
+        self._on_disk: Scope | None = None
 
     def within(self, scope: Scope | None) -> Sandbox:
         """This jail narrowed to `scope` (itself when `scope` is None: everything)."""
         if scope is None:
             return self
         view = copy.copy(self)
-        view.scope = self._spelled(scope)
+        view._wanted = scope
+        view._on_disk = None
         return view
+
+    @property
+    def scope(self) -> Scope | None:
+        """The scope this view is narrowed to, spelled as its folders are on disk (None: the
+        whole folder). The disk is asked at the first use, which is where the jail's blocking
+        work runs, not where the view is made."""
+        if self._wanted is None:
+            return None
+        if self._on_disk is None:
+            self._on_disk = self._spelled(self._wanted)
+        return self._on_disk
 
     def _spelled(self, scope: Scope) -> Scope:
         """`scope` with each folder named as the one on disk the jail finds for its name, to be
