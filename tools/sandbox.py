@@ -7,7 +7,9 @@ only what the model sent, shortened, and never a host path.
 
 `Sandbox.within(scope)` is the same jail narrowed to a scope's folders: a path outside them, by
 its name or by where a link leads, is "not found" exactly as a missing one, and listings and
-walks skip it.
+walks skip it. Each folder of the scope means the one folder the jail finds for its name (the
+name as written, else its decomposed form, as `resolve` looks), and names are then compared
+exactly: a twin whose name is the same text in the other Unicode form stays outside.
 """
 
 from __future__ import annotations
@@ -53,6 +55,15 @@ def _utf8(name: str) -> bool:
     return True
 
 
+@dataclass(frozen=True, slots=True)
+class Located:
+    """A path the jail accepted: as named (`a/b`, `..` and stray spaces gone, links not
+    followed; "" for the root) and the real path it leads to."""
+
+    named: str
+    real: Path
+
+
 @dataclass(frozen=True)
 class Entry:
     """One visible file or folder found by `Sandbox.walk`."""
@@ -73,15 +84,40 @@ class Sandbox:
             for r in (self._inside_rel(Path(os.path.realpath(p))) for p in reserved)
             if r and r != "."
         )
-        self.scope: Scope | None = None
+        self._wanted: Scope | None = None
+        self._on_disk: Scope | None = None
 
     def within(self, scope: Scope | None) -> Sandbox:
         """This jail narrowed to `scope` (itself when `scope` is None: everything)."""
         if scope is None:
             return self
         view = copy.copy(self)
-        view.scope = scope
+        view._wanted = scope
+        view._on_disk = None
         return view
+
+    @property
+    def scope(self) -> Scope | None:
+        """The scope this view is narrowed to, spelled as its folders are on disk (None: the
+        whole folder). The disk is asked at the first use, which is where the jail's blocking
+        work runs, not where the view is made."""
+        if self._wanted is None:
+            return None
+        if self._on_disk is None:
+            self._on_disk = self._spelled(self._wanted)
+        return self._on_disk
+
+    def _spelled(self, scope: Scope) -> Scope:
+        """`scope` with each folder named as the one on disk the jail finds for its name, to be
+        compared exactly (blocking: a look at the disk per folder)."""
+        on_disk = []
+        for folder in scope.folders:
+            decomposed = unicodedata.normalize("NFD", folder)
+            found = not os.path.lexists(self.root / folder) and os.path.lexists(
+                self.root / decomposed
+            )
+            on_disk.append(decomposed if found else folder)
+        return Scope(tuple(on_disk), exact=True)
 
     def _inside_rel(self, real: Path) -> str | None:
         """The relative posix path of `real` when it lies inside the root, else None."""
@@ -103,6 +139,15 @@ class Sandbox:
         Raises:
             SandboxError: with `reason` saying why; `PathNotFoundError` when nothing is there.
         """
+        return self.locate(rel, must_exist=must_exist).real
+
+    def locate(self, rel: str, *, must_exist: bool = True) -> Located:
+        """`resolve`, keeping the path as named too: what a check of the named entry itself
+        (is it a link?) must look at, rather than the raw text.
+
+        Raises:
+            SandboxError: as `resolve`.
+        """
         try:
             return self._resolve(rel, must_exist=must_exist)
         except PathNotFoundError:
@@ -113,7 +158,17 @@ class Sandbox:
                     return self._resolve(variant, must_exist=must_exist)
             raise
 
-    def _resolve(self, rel: str, *, must_exist: bool) -> Path:
+    def holds_reserved(self, real: Path) -> bool:
+        """Whether `real` (inside the root) is, or is a folder holding, one of the bot's own
+        paths (a DATA_DIR inside the documents folder), which must not be moved or deleted."""
+        rel = self._inside_rel(Path(os.path.realpath(real)))
+        if rel is None:
+            return False
+        if rel in ("", "."):
+            return bool(self._reserved)
+        return any(r == rel or r.startswith(rel + "/") for r in self._reserved)
+
+    def _resolve(self, rel: str, *, must_exist: bool) -> Located:
         clean = self._lexical(rel)
         scope = self.scope
         # Outside the scope by name: not found before the disk is asked anything at all.
@@ -130,7 +185,7 @@ class Sandbox:
             raise PathNotFoundError(shown(clean or rel))  # e.g. a link leading out of the scope
         if must_exist and not os.path.lexists(real):
             raise PathNotFoundError(shown(clean or rel))
-        return real
+        return Located(clean, real)
 
     def _lexical(self, rel: str) -> str:
         """Check the text of a path and normalise it to `a/b/c` without touching the disk."""

@@ -3,7 +3,9 @@
 The tools take a scope per call and apply it where paths are resolved (the jail, the search
 query), so what lies outside is not found rather than refused: a model cannot tell an outside
 document from a missing one. `None` stands for no scope at all, the whole folder; a scope with
-no folders sees nothing. Folder names are compared as Unicode NFC, exactly otherwise.
+no folders sees nothing. Folder names are compared as Unicode NFC, exactly otherwise. The jail
+holds the scope spelled as its folders are on disk and compares exactly (`exact`): two folders
+whose names differ only in their Unicode form are two folders, and only one is in the scope.
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ class Scope:
     """Folders (relative, `a/b`, none inside another) whose files a question may see."""
 
     folders: tuple[str, ...]
+    exact: bool = False
+    """Names compared as written, not folded to NFC: the jail's copy, spelled as the folders
+    are on disk, so that a folder whose name is the same text in another form is not in."""
 
     @classmethod
     def of(cls, folders: Iterable[str]) -> Scope | None:
@@ -69,6 +74,9 @@ class Scope:
         kept = [f for f in unique if not any(o != f and _below(f, o) for o in unique)]
         return cls(tuple(kept))
 
+    def _name(self, rel: str) -> str:
+        return rel if self.exact else _nfc(rel)
+
     @property
     def first(self) -> str | None:
         """The first folder listed: where an admin's upload in a scoped chat goes."""
@@ -76,12 +84,12 @@ class Scope:
 
     def covers(self, rel: str) -> bool:
         """Whether the file or folder `rel` lies in one of the scope's folders."""
-        rel = _nfc(rel)
+        rel = self._name(rel)
         return any(_below(rel, folder) for folder in self.folders)
 
     def leads_to(self, rel: str) -> bool:
         """Whether `rel` is the root or a folder above one of the scope's folders."""
-        rel = _nfc(rel).strip("/")
+        rel = self._name(rel).strip("/")
         if rel in ("", "."):
             return True
         return any(folder.startswith(rel + "/") for folder in self.folders)

@@ -1,11 +1,14 @@
 """Deleting, moving and restoring documents for admins, with the search index kept in step.
 
-Every path an admin names goes through the jail (`Sandbox.resolve`), the same one the model's
+Every path an admin names goes through the jail (`Sandbox.locate`), the same one the model's
 tools use: nothing outside the documents folder, nothing hidden (so not the trash itself), no
-link followed out. Deleting moves to the trash (`bot.documents.trash`); nothing is ever
-overwritten, by a move or by a restore. Once the files are where they belong, each affected
-document is refreshed in the index at once, so search stops finding a deleted file, and finds a
-moved or restored one under its new path, before the admin's reply is sent.
+link followed out. What the jail settled on is what the rest is checked against: the path as
+named (after `..` and stray spaces) must not be a link, and what is deleted or moved must not
+hold the bot's own data (a DATA_DIR inside the documents folder). Deleting moves to the trash
+(`bot.documents.trash`); nothing is ever overwritten, by a move or by a restore. Once the files
+are where they belong, each affected document is refreshed in the index at once, so search
+stops finding a deleted file, and finds a moved or restored one under its new path, before the
+admin's reply is sent.
 
 In a scoped chat an admin works within the chat's scope, as a question there would: a path
 outside it is "not there", exactly like a missing one, the whole of what is deleted or moved and
@@ -22,7 +25,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Literal
 
 from bot.documents.trash import RestoreConflict, Trash, TrashItem, move_without_overwrite
@@ -32,9 +35,12 @@ from tools.scope import Scope
 
 log = logging.getLogger(__name__)
 
-Problem = Literal["empty", "invalid", "outside", "missing", "root", "link", "exists", "inside"]
+Problem = Literal[
+    "empty", "invalid", "outside", "missing", "root", "link", "exists", "inside", "protected"
+]
 """Why a path was refused: none given, malformed or hidden, leading out of the documents
-folder, nothing there, the folder itself, a link, the target taken, a folder into itself."""
+folder, nothing there, the folder itself, a link, the target taken, a folder into itself, or
+holding the bot's own data."""
 
 
 class DocumentError(Exception):
@@ -105,7 +111,8 @@ class Documents:
     async def trashed(self, scope: Scope | None = None) -> list[TrashItem]:
         """What is in the trash (from inside `scope`), newest first."""
         items = await asyncio.to_thread(self.trash.items)
-        return [item for item in items if scope is None or scope.covers(item.path)]
+        spelled = await asyncio.to_thread(self._spelled, scope)
+        return [item for item in items if spelled is None or spelled.covers(item.path)]
 
     async def restore(self, item_id: str, scope: Scope | None = None) -> TrashItem | None:
         """Put a trashed item back where it was; None when the trash no longer has it (or it
@@ -116,7 +123,8 @@ class Documents:
                 or its old place can no longer be used.
         """
         item = await asyncio.to_thread(self.trash.find, item_id)
-        if item is None or (scope is not None and not scope.covers(item.path)):
+        spelled = await asyncio.to_thread(self._spelled, scope)
+        if item is None or (spelled is not None and not spelled.covers(item.path)):
             return None
         await asyncio.to_thread(self._restore, item, scope)
         await self._refresh(await asyncio.to_thread(self._files_at, item.path))
@@ -142,19 +150,27 @@ class Documents:
         if not rel.strip():
             raise DocumentError("empty", rel)
         sandbox = self._toolbox.sandbox
+        jail = sandbox.within(scope)
         try:
-            real = sandbox.within(scope).resolve(rel, must_exist=must_exist)
+            found = jail.locate(rel, must_exist=must_exist)
         except PathNotFoundError:
             raise DocumentError("missing", rel) from None
         except SandboxError as exc:
             raise DocumentError("outside" if exc.reason == "escape" else "invalid", rel) from None
+        real = found.real
         if real == sandbox.root and not into:
             raise DocumentError("root", rel)
-        if scope is not None and not scope.covers(sandbox.relative(real)):
+        if jail.scope is not None and not jail.scope.covers(sandbox.relative(real)):
             raise DocumentError("missing", rel)  # a folder on the way to the scope: not its own
-        if os.path.islink(sandbox.root / _lexical(rel)):
+        if found.named and os.path.islink(sandbox.root / found.named):
             raise DocumentError("link", rel)
+        if not into and sandbox.holds_reserved(real):
+            raise DocumentError("protected", rel)
         return real
+
+    def _spelled(self, scope: Scope | None) -> Scope | None:
+        """`scope` as the jail compares it: its folders as named on disk, compared exactly."""
+        return self._toolbox.sandbox.within(scope).scope
 
     def _plan_move(self, source: str, target: str, scope: Scope | None) -> Moved:
         real_source = self._resolve(source, scope=scope)
@@ -200,9 +216,3 @@ class Documents:
                 await self._toolbox.refresh(rel)
             except Exception:  # the change is made; the watcher's next pass indexes it
                 log.exception("refreshing %s in the index failed", rel)
-
-
-def _lexical(rel: str) -> str:
-    """`rel` as a plain relative path (the jail has checked it already)."""
-    parts = [p for p in PurePosixPath(rel.strip().replace("\\", "/")).parts if p not in {"/", "."}]
-    return "/".join(parts)

@@ -5,6 +5,12 @@ The bytes stream from Telegram (or from a local Bot API server's disk, both thro
 through aiofiles, so the event loop never waits on the disk, and the download stops as soon as
 it passes the size limit. The file then gets a final, sanitised, unused name in one atomic
 step. A failure at any point leaves no partial file behind.
+
+The folder a caption names goes through the jail narrowed to the admin's scope, the one the
+read tools use: in a scoped chat a caption that leads out of the scope, by its words (`a/../b`)
+or by a link, is refused, and a scope without folders has nowhere to upload to. A file of a
+kind the bot cannot read is refused before it is fetched (or, when only its bytes tell, before
+it gets a name), so nothing of it is kept.
 """
 
 from __future__ import annotations
@@ -28,13 +34,15 @@ from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import Document
 
 from bot.telegram.downloads import DOWNLOAD_TIMEOUT_S, download_problem, file_chunks
+from bot.telegram.upload_kinds import needs_text_check, readable_by_name, reads_as_text
 from bot.telegram.upload_parts import part_path
-from tools.errors import SandboxError
+from tools.errors import PathNotFoundError, SandboxError
 from tools.jsontext import BIDI_CONTROLS
 
 if TYPE_CHECKING:
     from tools import Toolbox
     from tools.sandbox import Sandbox
+    from tools.scope import Scope
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +56,9 @@ class UploadError(Exception):
     """The upload was refused or failed; `kind` picks the user's message, `detail` the log's.
 
     Kinds: `too_big`, `too_big_for_server`, `bad_folder`, `folder_is_file`, `disk_full`,
-    `download_failed`, `download_timeout`, `failed`.
+    `download_failed`, `download_timeout`, `failed`; `outside_scope` (the folder lies outside
+    the admin's scope), `no_folder` (the scope has no folder), `unreadable` (a kind the bot
+    cannot read).
     """
 
     def __init__(self, kind: str, detail: str = "", *, size: int = 0) -> None:
@@ -116,11 +126,11 @@ def _place_without_overwrite(temp: Path, folder: Path, name: str) -> Path:
     raise UploadError("failed", msg)
 
 
-def names_a_folder(sandbox: Sandbox, caption: str | None) -> bool:
+def names_a_folder(sandbox: Sandbox, caption: str | None, scope: Scope | None = None) -> bool:
     """Whether a caption reads as a folder path rather than a remark about the file.
 
-    `docs/hr`, `Договоры/` or the name of an existing folder are paths; "Новый регламент,
-    посмотри" is a sentence, so the file goes to the top folder instead.
+    `docs/hr`, `Договоры/` or the name of an existing folder (one the scope sees) are paths;
+    "Новый регламент, посмотри" is a sentence, so the file goes to the top folder instead.
     """
     wanted = (caption or "").strip()
     if not wanted:
@@ -128,29 +138,52 @@ def names_a_folder(sandbox: Sandbox, caption: str | None) -> bool:
     if wanted.endswith("/") or not any(ch.isspace() for ch in wanted):
         return True
     try:
-        return sandbox.resolve(wanted.strip("/")).is_dir()
+        return sandbox.within(scope).resolve(wanted.strip("/")).is_dir()
     except SandboxError:
         return False
 
 
-def target_folder(sandbox: Sandbox, folder: str | None) -> Path:
-    """The folder named `folder` (inside the sandbox only), or the sandbox root."""
+def target_folder(sandbox: Sandbox, folder: str | None, scope: Scope | None = None) -> Path:
+    """The folder named `folder`, found by the jail narrowed to `scope` (blocking).
+
+    Without a folder: the sandbox root, or in a scope its first folder.
+
+    Raises:
+        UploadError: `no_folder`, `outside_scope`, `bad_folder` or `folder_is_file`.
+    """
     wanted = (folder or "").strip().strip("/")
+    if scope is not None and scope.first is None:
+        raise UploadError("no_folder", "the scope has no folder")
     if not wanted:
-        return sandbox.root
+        if scope is None or scope.first is None:
+            return sandbox.root
+        wanted = scope.first
+    jail = sandbox.within(scope)
     try:
-        path = sandbox.resolve(wanted, must_exist=False)
+        path = jail.resolve(wanted, must_exist=False)
+    except PathNotFoundError:  # within a scope: what lies outside it
+        raise UploadError("outside_scope", f"'{wanted}' is outside the scope") from None
     except SandboxError as exc:
         raise UploadError("bad_folder", exc.message) from exc
+    if jail.scope is not None and not jail.scope.covers(sandbox.relative(path)):
+        # a folder on the way to the scope's folders, or the documents folder itself
+        raise UploadError("outside_scope", f"'{wanted}' is above the scope's folders")
     if path.exists() and not path.is_dir():
         raise UploadError("folder_is_file", f"'{wanted}' is a file")
     return path
 
 
 async def save_upload(
-    bot: Bot, document: Document, folder_name: str | None, toolbox: Toolbox, max_mb: float
+    bot: Bot,
+    document: Document,
+    folder_name: str | None,
+    toolbox: Toolbox,
+    max_mb: float,
+    *,
+    scope: Scope | None = None,
 ) -> SavedUpload:
-    """Download `document` into the folder `folder_name` of the sandbox and index it.
+    """Download `document` into the folder `folder_name` of the sandbox (within `scope`, the
+    admin's in this chat) and index it.
 
     Raises:
         UploadError: see its kinds.
@@ -158,8 +191,10 @@ async def save_upload(
     limit = int(max_mb * _MB)
     if document.file_size is not None and document.file_size > limit:
         raise UploadError("too_big", f"{document.file_size} bytes", size=document.file_size)
-    folder = target_folder(toolbox.sandbox, folder_name)
+    folder = await asyncio.to_thread(target_folder, toolbox.sandbox, folder_name, scope)
     name = safe_file_name(document.file_name, document.mime_type)
+    if not readable_by_name(name):
+        raise UploadError("unreadable", f"{name}: a kind the reader does not read")
     try:
         file = await bot.get_file(document.file_id)
     except TelegramBadRequest as exc:
@@ -168,7 +203,9 @@ async def save_upload(
         raise
     if file.file_path is None:
         raise UploadError("failed", "Telegram gave no file path")
-    final, size = await _download(bot, file.file_path, folder, name, limit)
+    final, size = await _download(
+        bot, file.file_path, folder, name, limit, check_text=needs_text_check(name)
+    )
     rel = toolbox.sandbox.relative(final)
     log.info("saved upload %s (%d bytes)", rel, size)
     try:
@@ -180,11 +217,12 @@ async def save_upload(
 
 
 async def _download(
-    bot: Bot, file_path: str, folder: Path, name: str, limit: int
+    bot: Bot, file_path: str, folder: Path, name: str, limit: int, *, check_text: bool
 ) -> tuple[Path, int]:
     """Fetch into a hidden temp file, then give it its final name; nothing is left on failure.
 
-    Returns the final path and the size in bytes.
+    `check_text`: the name says plain text, so bytes that are not are refused before they
+    get a name. Returns the final path and the size in bytes.
     """
     temp = part_path(folder)
     created: list[Path] = []
@@ -192,6 +230,8 @@ async def _download(
     try:
         created = await asyncio.to_thread(_make_folder, folder)
         size = await _fetch(bot, file_path, temp, limit)
+        if check_text and not await asyncio.to_thread(reads_as_text, temp):
+            raise UploadError("unreadable", f"{name}: not text")
         final = await asyncio.to_thread(_place_without_overwrite, temp, folder, name)
     except aiohttp.ClientError as exc:
         # Its text quotes the download URL, which carries the bot token: keep only the status.

@@ -122,11 +122,37 @@ class TestUploads:
         await harness.feed(harness.updates.document("big.pdf", user_id=ADMIN_ID))
         assert "больше 20 МБ" in _last_text(harness)
 
-    async def test_unreadable_document_is_saved_and_says_so(self, harness: Harness) -> None:
-        harness.session.add_file("documents/bin", bytes(range(256)) * 8)
-        await harness.feed(harness.updates.document("data.bin", file_id="bin", user_id=ADMIN_ID))
-        assert (harness.settings.sandbox_dir / "data.bin").exists()
+    async def test_a_document_without_extractable_text_is_saved_and_says_so(
+        self, harness: Harness
+    ) -> None:
+        harness.session.add_file("documents/pdf", b"%PDF-1.4 not really a pdf")
+        await harness.feed(harness.updates.document("скан.pdf", file_id="pdf", user_id=ADMIN_ID))
+        assert (harness.settings.sandbox_dir / "скан.pdf").exists()
         assert "текст из файла извлечь не удалось" in _last_text(harness)
+
+    async def test_a_kind_the_bot_cannot_read_is_refused_and_nothing_is_written(
+        self, harness: Harness
+    ) -> None:
+        root = harness.settings.sandbox_dir
+        program = b"MZ\x90\x00\x03\x00\x00\x00\x04\x00" + bytes(range(256)) * 8
+        for name, file_id in (("tool.exe", "exe"), ("data.bin", "bin"), ("notes.xyz", "xyz")):
+            harness.session.add_file(f"documents/{file_id}", program)
+            await harness.feed(harness.updates.document(name, file_id=file_id, user_id=ADMIN_ID))
+            reply = _last_text(harness)
+            assert f"<code>{name}</code> не сохранён" in reply, reply
+            assert "pdf" in reply and "docx" in reply and "eml" in reply and "json" in reply
+            assert not (root / name).exists()
+        assert len(harness.session.called("getFile")) == 1, "the name alone refuses exe and bin"
+        assert _leftovers(root) == []
+        harness.session.add_file("documents/exe", program)
+        await harness.feed(
+            harness.updates.document(
+                "tool.exe", file_id="exe", user_id=ADMIN_ID, language_code="en"
+            )
+        )
+        assert "<code>tool.exe</code> was not saved" in _last_text(harness)
+        audit = harness.dp.workflow_data["audit"]
+        assert await audit.recent() == []
 
     async def test_a_sentence_caption_is_not_a_folder(self, harness: Harness) -> None:
         harness.session.add_file("documents/note1", NOTE)

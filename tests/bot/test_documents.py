@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import time
+import unicodedata
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiogram.methods import SendMessage
 
 from bot.audit import AuditLog
@@ -248,6 +250,62 @@ class TestRefusals:
         )
         assert "в личном чате" in texts_to(harness, -100500)[-1]
         assert (harness.settings.sandbox_dir / CHARLOTTE).exists()
+
+
+class TestWhatTheJailSettledOn:
+    @pytest.mark.parametrize(
+        "command",
+        [
+            "/rm nope/../link.txt",
+            "/rm nope/../hrlink",
+            "/rm deeplink/../link.txt",
+            "/rm ёлка.txt",
+            "/mv nope/../link.txt документы/",
+            "/mv ёлка.txt документы/",
+        ],
+        ids=["dotdot", "folder-link", "through-a-link", "decomposed-name", "mv-dotdot", "mv-nfd"],
+    )
+    async def test_a_link_is_refused_however_its_path_is_written(
+        self, harness: Harness, command: str
+    ) -> None:
+        root = harness.settings.sandbox_dir
+        (root / "link.txt").symlink_to(root / "README.md")
+        (root / "hrlink").symlink_to(root / "hr")
+        (root / "документы" / "вложенная").mkdir()
+        (root / "deeplink").symlink_to(root / "документы" / "вложенная")  # `..`: документы/
+        (root / unicodedata.normalize("NFD", "ёлка.txt")).symlink_to(root / "README.md")
+        await harness.feed(harness.updates.command(command, user_id=ADMIN_ID))
+        reply = sent_to(harness, ADMIN_ID)[-1]
+        assert "это ссылка" in str(reply.text), reply.text
+        assert reply.reply_markup is None
+        assert (root / "README.md").exists()
+        assert (root / "hr/отпуск.md").exists()
+
+    async def test_a_folder_holding_the_bots_data_is_neither_deleted_nor_moved(
+        self, make_dispatcher: Any, sandbox_dir: Path
+    ) -> None:
+        data_dir = sandbox_dir / "архив" / "данные бота"
+        async with make_dispatcher(data_dir=data_dir) as harness:
+            kept = {p.name for p in data_dir.iterdir()}
+            assert "access.sqlite3" in kept
+            for command in (
+                "/rm архив",
+                "/rm документы/../архив/",
+                "/mv архив старое/",
+                '/mv архив "старый архив"',
+            ):
+                await harness.feed(harness.updates.command(command, user_id=ADMIN_ID))
+                reply = sent_to(harness, ADMIN_ID)[-1]
+                assert "данные самого бота (DATA_DIR)" in str(reply.text), (command, reply.text)
+                assert reply.reply_markup is None
+            await harness.feed(
+                harness.updates.command("/rm архив", user_id=ADMIN_ID, language_code="en")
+            )
+            assert "holds the bot's own data (DATA_DIR)" in texts_to(harness, ADMIN_ID)[-1]
+            assert kept <= {p.name for p in data_dir.iterdir()}
+            assert not (sandbox_dir / ".trash").exists()
+            assert not (sandbox_dir / "старое").exists()
+            assert await _audit(harness) == []
 
 
 class TestAudit:

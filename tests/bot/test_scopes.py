@@ -9,9 +9,11 @@ replies: not a name, not a count, not a snippet.
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiogram.methods import EditMessageText, SendMessage
 
 from bot.telegram.texts import ENGLISH, RUSSIAN
@@ -82,6 +84,11 @@ def _shown_paths(result: dict[str, Any]) -> set[str]:
     return paths
 
 
+def _tree(root: Path, pattern: str = "*") -> list[Path]:
+    """Every path below `root` whose name matches `pattern`, relative and sorted."""
+    return sorted(p.relative_to(root) for p in root.rglob(pattern))
+
+
 async def _command(harness: Harness, text: str, **where: Any) -> str:
     await harness.feed(harness.updates.command(text, **where))
     return str(harness.session.called("sendMessage")[-1].text)
@@ -145,6 +152,63 @@ class TestAModelThatTriesEverything:
             for outside in (*OUTSIDE_TEXTS, *OUTSIDE_NAMES):
                 assert outside not in shown
             assert "памятка.txt" in shown
+
+
+class TestTwinFolders:
+    """Two folders whose names are the same text, composed and decomposed: only the one the
+    scope's name finds is in it."""
+
+    async def test_the_decomposed_twin_of_a_scope_folder_stays_outside(
+        self, make_dispatcher: Any, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        composed = unicodedata.normalize("NFC", "отчёты")
+        decomposed = unicodedata.normalize("NFD", composed)
+        (sandbox_dir / composed).mkdir()
+        (sandbox_dir / composed / "план.txt").write_text("План продаж на квартал.\n")
+        (sandbox_dir / decomposed).mkdir()
+        (sandbox_dir / decomposed / "зарплаты.txt").write_text("Оклад директора: 777000.\n")
+        scopes = _scopes_file(
+            tmp_path, f'{USER_ID} = ["{composed}"]\n{ADMIN_ID} = ["{composed}"]\n'
+        )
+        async with make_dispatcher(scopes_file=scopes, stream="off") as harness:
+            harness.llm.reply_tool_calls(
+                ("search_files", {"query": "оклад директора"}),
+                ("search_files", {"query": "*"}),
+                ("list_files", {"path": "", "depth": 3}),
+                ("list_files", {"path": decomposed}),
+                ("read_file", {"path": f"{decomposed}/зарплаты.txt"}),
+                ("read_file", {"path": f"{composed}/зарплаты.txt"}),
+            )
+            harness.llm.reply_text("Не знаю.")
+            await harness.feed(harness.updates.message("какой оклад?", user_id=USER_ID))
+            results = _tool_results(harness)
+            assert len(results) == 6
+            shown: set[str] = set()
+            for text in results.values():
+                assert "777000" not in text, text
+                shown |= _shown_paths(json.loads(text))
+            assert f"{composed}/план.txt" in shown
+            assert not any("зарплаты" in path for path in shown), shown
+            refusals = [json.loads(text).get("error", "") for text in results.values()]
+            assert sum("does not exist" in refusal for refusal in refusals) == 3
+            listing = await _command(harness, "/files", user_id=USER_ID)
+            assert "план.txt" in listing and "зарплаты" not in listing
+            for command in (f"/rm {decomposed}/зарплаты.txt", f"/mv {decomposed} {composed}/"):
+                refusal = await _command(harness, command, user_id=ADMIN_ID)
+                assert "нет <code>" in refusal, (command, refusal)
+            assert (sandbox_dir / decomposed / "зарплаты.txt").exists()
+
+    async def test_a_folder_saved_decomposed_is_found_by_its_composed_name(
+        self, make_dispatcher: Any, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        decomposed = unicodedata.normalize("NFD", "отчёты")
+        (sandbox_dir / decomposed).mkdir()
+        (sandbox_dir / decomposed / "план.txt").write_text("План продаж на квартал.\n")
+        scopes = _scopes_file(tmp_path, f'{USER_ID} = ["отчёты"]\n')
+        async with make_dispatcher(scopes_file=scopes) as harness:
+            listing = await _command(harness, "/files", user_id=USER_ID)
+            assert "план.txt" in listing
+            assert RUSSIAN.files_header.format(total=1) in listing
 
 
 class TestTheIntersection:
@@ -286,7 +350,7 @@ class TestWhatElseMustNotLeak:
         scopes = _scopes_file(tmp_path, f'{ADMIN_ID} = ["финансы", "it"]\n')
         note = "Памятка по командировкам\n".encode()
         async with make_dispatcher(scopes_file=scopes) as harness:
-            for caption in (None, "hr", "it"):
+            for caption in (None, "it", "hr"):
                 harness.session.add_file("documents/note1", note)
                 update = harness.updates.document(
                     "командировки.txt", file_id="note1", caption=caption, user_id=ADMIN_ID
@@ -294,6 +358,86 @@ class TestWhatElseMustNotLeak:
                 await harness.feed(update)
             root = harness.settings.sandbox_dir
             assert (root / "финансы" / "командировки.txt").read_bytes() == note
-            assert (root / "финансы" / "командировки (2).txt").read_bytes() == note
             assert (root / "it" / "командировки.txt").read_bytes() == note
-            assert not (root / "hr" / "командировки.txt").exists()
+            assert _tree(root, "командировки*") == [
+                Path("it/командировки.txt"),
+                Path("финансы/командировки.txt"),
+            ]
+            refusal = _bot_texts(harness)[-1]
+            assert "<code>hr</code>" in refusal and "вне папок" in refusal
+            assert "<code>финансы/</code>, <code>it/</code>" in refusal
+
+
+class TestScopedUploads:
+    """An admin's upload in a scoped chat lands inside the scope, whatever its caption says."""
+
+    @pytest.mark.parametrize(
+        "caption",
+        [
+            "документы/../hr",
+            "документы/hrlink",
+            "документы/hrlink/new",
+            "документы/../финансы/new",
+            "hr/",
+        ],
+        ids=["dotdot-to-hr", "link-to-hr", "through-the-link", "dotdot-to-finance", "hr-by-name"],
+    )
+    async def test_a_caption_cannot_lead_an_upload_out_of_the_scope(
+        self, make_dispatcher: Any, sandbox_dir: Path, tmp_path: Path, caption: str
+    ) -> None:
+        (sandbox_dir / "документы" / "hrlink").symlink_to(sandbox_dir / "hr")
+        scopes = _scopes_file(tmp_path, f'{ADMIN_ID} = ["документы"]\n')
+        before = _tree(sandbox_dir)
+        async with make_dispatcher(scopes_file=scopes) as harness:
+            harness.session.add_file("documents/leak", b"leak\n")
+            await harness.feed(
+                harness.updates.document(
+                    "утечка.txt", file_id="leak", caption=caption, user_id=ADMIN_ID
+                )
+            )
+            reply = _bot_texts(harness)[-1]
+            assert "вне папок" in reply and "Файл не сохранён" in reply, reply
+            assert "<code>документы/</code>" in reply
+            assert harness.session.called("getFile") == []
+            assert _tree(sandbox_dir) == before
+
+    async def test_a_caption_inside_the_scope_is_used(
+        self, make_dispatcher: Any, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        scopes = _scopes_file(tmp_path, f'{ADMIN_ID} = ["документы"]\n')
+        async with make_dispatcher(scopes_file=scopes) as harness:
+            harness.session.add_file("documents/note", b"inside\n")
+            await harness.feed(
+                harness.updates.document(
+                    "заметка.txt",
+                    file_id="note",
+                    caption="hr/../документы/новое/",
+                    user_id=ADMIN_ID,
+                )
+            )
+            assert (
+                sandbox_dir / "документы" / "новое" / "заметка.txt"
+            ).read_bytes() == b"inside\n"
+
+    async def test_a_scope_without_folders_has_nowhere_to_upload_to(
+        self, make_dispatcher: Any, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        scopes = _scopes_file(tmp_path, f"{ADMIN_ID} = []\n")
+        async with make_dispatcher(scopes_file=scopes) as harness:
+            for caption, language in ((None, "ru"), ("hr", "ru"), ("документы/new", "en")):
+                harness.session.add_file("documents/leak", b"leak\n")
+                await harness.feed(
+                    harness.updates.document(
+                        "утечка.txt",
+                        file_id="leak",
+                        caption=caption,
+                        user_id=ADMIN_ID,
+                        language_code=language,
+                    )
+                )
+            replies = _bot_texts(harness)
+            assert "не открыта ни одна папка" in replies[0]
+            assert "не открыта ни одна папка" in replies[1]
+            assert "No folder is open to you here" in replies[2]
+            assert not _tree(sandbox_dir, "утечка*")
+            assert not (sandbox_dir / "документы" / "new").exists()

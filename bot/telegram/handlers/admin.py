@@ -5,6 +5,7 @@ A document an admin posts in a group gets a pointer to the private chat instead.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from html import escape
 
@@ -22,9 +23,11 @@ from bot.telegram.handlers.filters import addressed
 from bot.telegram.handlers.replies import say
 from bot.telegram.texts import Texts
 from bot.telegram.tuning import Tuning
-from bot.telegram.uploads import UploadError, names_a_folder, save_upload
+from bot.telegram.upload_kinds import readable_suffixes
+from bot.telegram.uploads import UploadError, names_a_folder, safe_file_name, save_upload
 from tools import Toolbox
 from tools.formats.ocrnote import NEEDS_OCR
+from tools.scope import Scope
 
 log = logging.getLogger(__name__)
 
@@ -65,20 +68,25 @@ async def on_document(
     The upload is written to the audit log once the file is in place."""
     texts = chat_context.texts
     assert message.document is not None
+    scope = await _upload_scope(scopes, message, chat_context)
     caption = (message.caption or "").strip()
     group = message.media_group_id
     if caption:
-        folder = caption if names_a_folder(toolbox.sandbox, caption) else None
+        named = await asyncio.to_thread(names_a_folder, toolbox.sandbox, caption, scope)
+        folder = caption if named else None
         if group is not None:
             await albums.remember(group, folder or "")
     else:
         folder = await albums.recall(group)
-    target = await _upload_folder(scopes, message, chat_context, folder)
     try:
-        saved = await save_upload(bot, message.document, target, toolbox, settings.max_upload_mb)
+        saved = await save_upload(
+            bot, message.document, folder, toolbox, settings.max_upload_mb, scope=scope
+        )
     except UploadError as exc:
         log.warning("upload of %r refused: %s", message.document.file_name, exc)
-        await say(bot, chat_context, _upload_problem(texts, exc, settings, folder), tuning)
+        name = safe_file_name(message.document.file_name, message.document.mime_type)
+        reply = _upload_problem(texts, exc, settings, folder, scope=scope, name=name)
+        await say(bot, chat_context, reply, tuning)
         return
     except TelegramAPIError as exc:
         # The error text may quote a download URL, which carries the token: log it only.
@@ -99,24 +107,33 @@ async def on_document(
     await say(bot, chat_context, reply, tuning)
 
 
-async def _upload_folder(
-    scopes: Scopes | None, message: Message, chat_context: ChatContext, folder: str | None
-) -> str | None:
-    """The folder the caption named, unless this chat is scoped and it lies outside: then the
-    scope's first folder, so the upload lands where the chat can see it."""
+async def _upload_scope(
+    scopes: Scopes | None, message: Message, chat_context: ChatContext
+) -> Scope | None:
+    """The scope the admin works within in this chat: an upload lands inside it (without a
+    caption, in its first folder), as a question there would see it."""
     if scopes is None:
-        return folder
+        return None
     admin = message.from_user.id if message.from_user is not None else None
-    scope = await scopes.for_question(chat_context.place.chat_id, admin)
-    if scope is None or scope.first is None:
-        return folder
-    if folder is not None and scope.covers(folder.strip().strip("/")):
-        return folder
-    return scope.first
+    return await scopes.for_question(chat_context.place.chat_id, admin)
 
 
-def _upload_problem(texts: Texts, exc: UploadError, settings: Settings, folder: str | None) -> str:
+def _upload_problem(
+    texts: Texts,
+    exc: UploadError,
+    settings: Settings,
+    folder: str | None,
+    *,
+    scope: Scope | None,
+    name: str,
+) -> str:
     """The admin's sentence for each kind of failure; the detail is only in the log."""
+    if exc.kind == "outside_scope":
+        return texts.upload_outside(folder or "", scope.folders if scope is not None else ())
+    if exc.kind == "no_folder":
+        return texts.upload_no_folder
+    if exc.kind == "unreadable":
+        return texts.upload_unreadable_reply(name, readable_suffixes())
     if exc.kind == "too_big":
         size_mb = exc.size / 1024 / 1024 if exc.size else None
         return texts.upload_too_big_reply(size_mb, settings.max_upload_mb)

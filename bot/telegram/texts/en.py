@@ -76,6 +76,13 @@ ENGLISH = Texts(
     "searches will not find it.",
     upload_ocr_pages="Pages recognised from the scan (OCR): {pages}. The text may contain "
     "recognition errors.",
+    upload_outside_scope="📁 The folder {folder} is outside the folders you work with here: "
+    "{folders}. Nothing was saved. Name a folder inside them, or send the file without a "
+    "caption.",
+    upload_no_folder="📁 No folder is open to you here, so there is nowhere to save the file; "
+    "nothing was written. SCOPES_FILE and /scope set the folders.",
+    upload_unreadable="🚫 {name} was not saved: I cannot read files of this kind. I read "
+    "{kinds}, and plain text. Any other file can be put into the documents folder by hand.",
     write_as_yourself="👤 I only answer people: write from your own account, not as the group "
     "or a channel.",
     group_not_allowed="🔒 I do not answer in this group. Message me privately instead.",
@@ -198,6 +205,8 @@ ENGLISH = Texts(
         "link": "⚠️ {path} is a link; links are changed on the server, not from Telegram.",
         "exists": "⚠️ {path} already exists; nothing was overwritten. Choose another name.",
         "inside": "⚠️ {path} is inside what you are moving: a folder cannot go into itself.",
+        "protected": "⚠️ {path} holds the bot's own data (DATA_DIR): it cannot be deleted or "
+        "moved from Telegram. Move DATA_DIR out of the documents folder.",
     },
     rm_confirm="🗑 Move {path} to the trash? It stays restorable with /trash for {days} days.",
     mv_confirm="📦 Move {source} to {target}?",

@@ -75,6 +75,9 @@ class Texts:
     upload_saved_text: str
     upload_saved_no_text: str
     upload_ocr_pages: str
+    upload_outside_scope: str
+    upload_no_folder: str
+    upload_unreadable: str
     write_as_yourself: str
     group_not_allowed: str
     reindex_started: str
@@ -313,6 +316,17 @@ class Texts:
         if size_mb is None:
             return self.upload_over_limit.format(limit=limit)
         return self.upload_too_big.format(size=decimal(self.lang, size_mb), limit=limit)
+
+    def upload_outside(self, folder: str, folders: Sequence[str]) -> str:
+        """The caption's folder lies outside the folders the admin works with here."""
+        shown = ", ".join(_code(visible(f) + "/") for f in folders)
+        return self.upload_outside_scope.format(folder=_code(visible(folder)[:200]), folders=shown)
+
+    def upload_unreadable_reply(self, name: str, kinds: Sequence[str]) -> str:
+        """A file of a kind the bot cannot read, and the kinds it reads."""
+        return self.upload_unreadable.format(
+            name=_code(visible(name)[:200]), kinds=", ".join(kinds)
+        )
 
     def agent_error(self, kind: str) -> str:
         """A short, useful message for an `AgentError.kind`."""
