@@ -1,13 +1,23 @@
 """Settings the file tools need, read from the environment and `.env`.
 
 Kept apart from the bot's settings so `python -m tools` works without a bot token or model key.
+A rule every setting shares lives here too: a value left empty means the setting's default.
 """
 
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class EmptyIsAValue:
+    """Marks a setting whose empty value means something of its own, named in its description
+    (`TRANSCRIBE_MODEL=` turns voice questions off), instead of its default."""
+
+
+EMPTY_IS_A_VALUE = EmptyIsAValue()
+"""`Annotated[str, EMPTY_IS_A_VALUE]`: the setting keeps an empty value."""
 
 
 class ToolSettings(BaseSettings):
@@ -40,6 +50,25 @@ class ToolSettings(BaseSettings):
         le=2_048,
         description="Documents larger than this (in MB) are not read or indexed.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_means_default(cls, data: Any) -> Any:
+        """`HISTORY_DAYS=` in .env (as .env.example ships it) reads as if the line were not
+        there: every setting left empty takes its default, unless it is marked
+        `EMPTY_IS_A_VALUE`."""
+        if not isinstance(data, dict):
+            return data
+        return {
+            key: value
+            for key, value in data.items()
+            if not (isinstance(value, str) and not value.strip()) or cls._keeps_empty(key)
+        }
+
+    @classmethod
+    def _keeps_empty(cls, key: object) -> bool:
+        field = cls.model_fields.get(str(key))
+        return field is not None and EMPTY_IS_A_VALUE in field.metadata
 
     @model_validator(mode="after")
     def _data_apart_from_documents(self) -> Self:
