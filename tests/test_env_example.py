@@ -135,9 +135,7 @@ class TestEveryLineLeftEmpty:
             assert getattr(settings, key.lower()) == ""
             assert "empty" in str(field.description)
         else:
-            assert getattr(settings, key.lower()) == field.get_default(
-                call_default_factory=True
-            )
+            assert getattr(settings, key.lower()) == field.get_default(call_default_factory=True)
 
     @pytest.mark.parametrize("blank", ["", " ", "\t"])
     def test_blank_is_empty(self, tmp_path: Path, blank: str) -> None:
