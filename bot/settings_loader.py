@@ -53,13 +53,17 @@ class SettingsError(Exception):
 
 
 def _describe(error: ErrorDetails) -> str:
+    """`NAME: what is wrong`; a rule over several settings names them in its own words."""
     field = str(error["loc"][0]) if error["loc"] else ""
-    name = field.upper() or "settings"
     message = error["msg"].removeprefix("Value error, ")
+    if not field:
+        return message
     if error["type"] == "missing":
         message = "is missing"
     hint = _HOW_TO_FIX.get(field)
-    return f"{name}: {message}" + (f" ({hint})" if hint and error["type"] == "missing" else "")
+    return f"{field.upper()}: {message}" + (
+        f" ({hint})" if hint and error["type"] == "missing" else ""
+    )
 
 
 def _missing(name: str, *, needed: bool) -> str:
