@@ -382,7 +382,8 @@ class TestRealThings:
         code, lines = await _check(_settings(tmp_path, missing, fake_llm, bot_api), capsys)
         assert code == 1
         assert lines["documents"] == (
-            f"✗ documents: {missing} does not exist; create it or set SANDBOX_DIR"
+            f"✗ documents: the documents folder {missing} does not exist; create it or set "
+            "SANDBOX_DIR"
         )
 
     async def test_a_file_where_the_data_folder_should_be(
