@@ -6,6 +6,8 @@ The help lists every setting straight from the Settings class, so it cannot drif
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
 
 from bot.config import Settings
@@ -24,10 +26,17 @@ def settings_help() -> str:
     return "\n".join(lines)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser for `python -m bot [run|chat|check]`."""
+def program_name(argv0: str) -> str:
+    """How the admin started the program, for `--version` and the usage line: `docs-bot` for
+    the installed command, `python -m bot` for the module (whose argv[0] is `__main__.py`)."""
+    name = Path(argv0).name
+    return "python -m bot" if name in ("__main__.py", "") else name
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The parser for `python -m bot [run|chat|check]`; `prog` defaults to this process's."""
     parser = argparse.ArgumentParser(
-        prog="python -m bot",
+        prog=prog or program_name(sys.argv[0] if sys.argv else ""),
         description="A Telegram bot that answers questions from a folder of documents.",
         epilog=settings_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -147,6 +147,21 @@ class TestEntryPoint:
         assert done.returncode == 0
         assert done.stdout.strip() == f"python -m bot {metadata.version('docs-bot')}"
 
+    def test_the_installed_command_says_its_own_name(self, tmp_path: Path) -> None:
+        command = Path(sys.executable).with_name("docs-bot")  # installed with the package
+        assert command.is_file()
+        done = subprocess.run(
+            [str(command), "--version"],
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin"},
+            cwd=tmp_path,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == f"docs-bot {metadata.version('docs-bot')}\n"
+
     def test_help_lists_every_setting(self, tmp_path: Path) -> None:
         done = self._run("--help", env={}, cwd=tmp_path)
         assert done.returncode == 0
