@@ -12,17 +12,23 @@ from typing import Any
 
 from bot.config import Settings
 from bot.version import bot_version
+from tools.documents_folder import shown
 
 
 def settings_help() -> str:
     """One line per setting: its variable, default and meaning."""
-    lines = ["settings (environment variables or .env in the working directory):"]
+    lines = [
+        "settings (environment variables or .env in the working directory; one left empty "
+        "takes its default):"
+    ]
     for name, field in Settings.model_fields.items():
         default = field.get_default(call_default_factory=True)
+        if isinstance(default, Path):
+            default = shown(default)  # ./sandbox, as .env.example writes it
         if isinstance(default, frozenset):
             default = ",".join(str(i) for i in sorted(default)) or "empty"
-        shown = "unset" if default is None else str(default)
-        lines.append(f"  {name.upper():<22} {field.description} [default: {shown}]")
+        text = "unset" if default is None else str(default)
+        lines.append(f"  {name.upper():<22} {field.description} [default: {text}]")
     return "\n".join(lines)
 
 
