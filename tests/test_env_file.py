@@ -16,9 +16,11 @@ import pytest
 from bot.__main__ import main
 from bot.config import Settings
 from bot.env_file import COMPOSE_KEYS, env_file_notes
+from tests.e2e.test_workers import STARTED, _free_port, _wait_in_log
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
+from tests.reliability.process import BotProcess, bot_env
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-env-file-secret-key-13579"
@@ -181,4 +183,34 @@ class TestStart:
         assert misspelt.endswith(f"WARNING bot.settings: {MISSPELT}")
         assert output.count("line 3 of .env") == 1
         assert f"WARNING bot.settings: {UNPARSABLE}" in output
+        assert DOTENV_OWN not in output
+
+    async def test_workers_leave_the_warning_to_their_parent(
+        self, tmp_path: Path, bot_api: FakeBotApi, fake_llm: FakeLLM, postgres_url: str
+    ) -> None:
+        """Each worker reads the same .env again; only the parent names what is wrong in it."""
+        _write_env(tmp_path, f"BOT_TOKEN={BOT_TOKEN}", "MODLE=gpt-4o", "this is no setting")
+        (tmp_path / "sandbox").mkdir()
+        port = _free_port()
+        env = bot_env(
+            OPENAI_API_KEY=KEY,
+            OPENAI_BASE_URL=fake_llm.base_url,
+            TELEGRAM_API_BASE=bot_api.base_url,
+            TELEGRAM_API_LOCAL="true",  # a plain http webhook on a loopback port
+            WEBHOOK_URL=f"http://127.0.0.1:{port}/hook",
+            WEBHOOK_LISTEN=f"127.0.0.1:{port}",
+            DATABASE_URL=postgres_url,
+            WORKERS="2",
+        )
+        process = BotProcess(env, tmp_path)
+        await process.start()
+        try:
+            await _wait_in_log(process, STARTED, 2, within_s=120)
+            await process.stop()
+        finally:
+            await process.ensure_gone()
+        output = process.output()
+        assert output.count(STARTED) == 2
+        assert output.count(MISSPELT) == 1, output
+        assert output.count("line 3 of .env") == 1
         assert DOTENV_OWN not in output
