@@ -112,5 +112,5 @@ class TestEveryFrontDoor:
         output = log_path.read_text(errors="replace")
         assert code == 0, output
         (warning,) = [line for line in output.splitlines() if "does not exist" in line]
-        assert f"WARNING tools.toolbox: {LINE} (the bot watches for it;" in warning
+        assert f"WARNING tools.toolbox: {LINE} (the bot keeps looking for it;" in warning
         assert warning.endswith(")")

@@ -156,7 +156,7 @@ class Toolbox:
         """Open or create the index and start the background build and the watcher."""
         problem = documents_folder_problem(Path(self.settings.sandbox_dir))
         if problem is not None:
-            log.warning("%s (the bot watches for it; until then it has no documents)", problem)
+            log.warning("%s (the bot keeps looking for it; no documents until then)", problem)
         tune_allocator()  # before the build's threads allocate (see tools.allocator)
         await self.indexer.start()
 
