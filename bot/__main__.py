@@ -22,7 +22,7 @@ from bot.config import Settings
 from bot.data_files import DataDirError
 from bot.datadir import DataVersionError
 from bot.logs import setup_logging
-from bot.settings_loader import SettingsError, load_settings
+from bot.settings_loader import SettingsError, load_settings, warn_of_env_file
 from bot.storage import StorageError, database_secrets
 
 log = logging.getLogger("bot")
@@ -64,6 +64,8 @@ def run_command(command: str, settings: Settings, **options: Any) -> int:
     if command in ("chat", "check") and level == "INFO":
         level = "WARNING"  # keep the terminal conversation (or the checks' lines) readable
     setup_logging(level, secrets=_secrets(settings), log_format=settings.log_format)
+    if command not in ("check", "run"):  # check shows them; run once, not in every worker
+        warn_of_env_file(settings)
     front_door = importlib.import_module(FRONT_DOORS[command])
     try:
         return int(asyncio.run(front_door.serve(settings, **options)))

@@ -6,28 +6,43 @@ The help lists every setting straight from the Settings class, so it cannot drif
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
 
 from bot.config import Settings
 from bot.version import bot_version
+from tools.documents_folder import shown
 
 
 def settings_help() -> str:
     """One line per setting: its variable, default and meaning."""
-    lines = ["settings (environment variables or .env in the working directory):"]
+    lines = [
+        "settings (environment variables or .env in the working directory; one left empty "
+        "takes its default):"
+    ]
     for name, field in Settings.model_fields.items():
         default = field.get_default(call_default_factory=True)
+        if isinstance(default, Path):
+            default = shown(default)  # ./sandbox, as .env.example writes it
         if isinstance(default, frozenset):
             default = ",".join(str(i) for i in sorted(default)) or "empty"
-        shown = "unset" if default is None else str(default)
-        lines.append(f"  {name.upper():<22} {field.description} [default: {shown}]")
+        text = "unset" if default is None else str(default)
+        lines.append(f"  {name.upper():<22} {field.description} [default: {text}]")
     return "\n".join(lines)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser for `python -m bot [run|chat|check]`."""
+def program_name(argv0: str) -> str:
+    """How the admin started the program, for `--version` and the usage line: `docs-bot` for
+    the installed command, `python -m bot` for the module (whose argv[0] is `__main__.py`)."""
+    name = Path(argv0).name
+    return "python -m bot" if name in ("__main__.py", "") else name
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The parser for `python -m bot [run|chat|check]`; `prog` defaults to this process's."""
     parser = argparse.ArgumentParser(
-        prog="python -m bot",
+        prog=prog or program_name(sys.argv[0] if sys.argv else ""),
         description="A Telegram bot that answers questions from a folder of documents.",
         epilog=settings_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
@@ -19,7 +20,7 @@ from pydantic import (
 from pydantic_settings import NoDecode
 
 from bot.scopes.rules import ScopeRules, ScopesFileError, load_rules
-from tools.config import ToolSettings
+from tools.config import EMPTY_IS_A_VALUE, ToolSettings
 
 _TOKEN_SHAPE = re.compile(r"^\d+:[A-Za-z0-9_-]{20,}$")
 # Values written to be replaced: the tokens Telegram's documentation shows, the webhook URL
@@ -111,7 +112,7 @@ class Settings(ToolSettings):
         description="Show answers as the model writes them: auto falls back to whole answers "
         "for a model server that cannot stream, on always streams, off never does.",
     )
-    transcribe_model: str = Field(
+    transcribe_model: Annotated[str, EMPTY_IS_A_VALUE] = Field(
         default="whisper-1",
         description="Speech-to-text model for voice messages, audio files and video notes; "
         "empty turns voice questions off.",
@@ -167,6 +168,7 @@ class Settings(ToolSettings):
         "everyone sees every document.",
     )
     _scope_rules: ScopeRules = PrivateAttr(default_factory=ScopeRules)
+    _env_file_notes: tuple[str, ...] = PrivateAttr(default=())
     trash_days: int = Field(
         default=30,
         ge=1,
@@ -245,28 +247,6 @@ class Settings(ToolSettings):
     @classmethod
     def _lower_stream(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
-
-    @field_validator(
-        "bot_token",
-        "openai_api_key",
-        "transcribe_api_key",
-        "webhook_secret",
-        "database_url",
-        "telegram_api_base",
-        "openai_base_url",
-        "transcribe_base_url",
-        "webhook_url",
-        "metrics_listen",
-        "system_prompt",
-        "system_prompt_file",
-        "scopes_file",
-        mode="before",
-    )
-    @classmethod
-    def _empty_is_unset(cls, value: object) -> object:
-        if isinstance(value, str) and not value.strip():
-            return None
-        return value
 
     @field_validator("bot_token")
     @classmethod
@@ -380,6 +360,17 @@ class Settings(ToolSettings):
         except ScopesFileError as exc:  # changed since it was checked a moment ago
             raise ValueError(f"SCOPES_FILE: {exc}") from None
         return self
+
+    @property
+    def env_file_notes(self) -> tuple[str, ...]:
+        """What the .env file holds that no setting takes (an unknown key, a line that cannot
+        be parsed), one line each, as the settings loader found it."""
+        return self._env_file_notes
+
+    def note_env_file(self, notes: Sequence[str]) -> None:
+        """Keep what the loader found wrong in the .env file, for `run` to warn of and
+        `check` to show."""
+        self._env_file_notes = tuple(notes)
 
     @property
     def scope_rules(self) -> ScopeRules:

@@ -7,6 +7,7 @@ Every rule a command would otherwise meet only once it starts is applied here, s
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -14,9 +15,12 @@ from pydantic import ValidationError
 
 from bot.agent.prompts import PromptError, choose_system_prompt
 from bot.config import Settings
+from bot.env_file import dotenv_quiet, env_file_notes
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
+
+log = logging.getLogger("bot.settings")
 
 _HOW_TO_FIX = {
     "bot_token": "create a bot with @BotFather and put its token in .env as BOT_TOKEN=...",
@@ -49,13 +53,17 @@ class SettingsError(Exception):
 
 
 def _describe(error: ErrorDetails) -> str:
+    """`NAME: what is wrong`; a rule over several settings names them in its own words."""
     field = str(error["loc"][0]) if error["loc"] else ""
-    name = field.upper() or "settings"
     message = error["msg"].removeprefix("Value error, ")
+    if not field:
+        return message
     if error["type"] == "missing":
         message = "is missing"
     hint = _HOW_TO_FIX.get(field)
-    return f"{name}: {message}" + (f" ({hint})" if hint and error["type"] == "missing" else "")
+    return f"{field.upper()}: {message}" + (
+        f" ({hint})" if hint and error["type"] == "missing" else ""
+    )
 
 
 def _missing(name: str, *, needed: bool) -> str:
@@ -75,7 +83,8 @@ def _with_defaults(errors: list[ErrorDetails], overrides: dict[str, Any]) -> Set
         if name in Settings.model_fields
     }
     try:
-        return Settings(**{**overrides, **defaults})
+        with dotenv_quiet():
+            return Settings(**{**overrides, **defaults})
     except ValidationError:
         return None
 
@@ -93,7 +102,8 @@ def load_settings(
     problems: list[str] = []
     failed: set[str] = set()
     try:
-        settings: Settings | None = Settings(**overrides)
+        with dotenv_quiet():
+            settings: Settings | None = Settings(**overrides)
     except ValidationError as exc:
         errors = exc.errors(include_input=False)
         problems = [_describe(e) for e in errors]
@@ -116,6 +126,18 @@ def load_settings(
             for name in wanted
             if name not in failed and getattr(settings, name) is None
         ]
+    notes = env_file_notes(
+        overrides.get("_env_file", Settings.model_config.get("env_file")),
+        Settings.model_fields,
+        encoding=str(Settings.model_config.get("env_file_encoding") or "utf-8"),
+    )
     if settings is None or problems:
-        raise SettingsError(problems)
+        raise SettingsError(problems + notes)  # a misspelt key may be why one is missing
+    settings.note_env_file(notes)
     return settings
+
+
+def warn_of_env_file(settings: Settings) -> None:
+    """Log, once at start, each thing in the .env file that no setting takes."""
+    for note in settings.env_file_notes:
+        log.warning("%s", note)

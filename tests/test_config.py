@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from bot.__main__ import main
 from bot.cli import settings_help
 from bot.config import Settings
 from bot.settings_loader import SettingsError, load_settings
@@ -148,6 +149,21 @@ class TestEntryPoint:
         assert done.returncode == 0
         assert done.stdout.strip() == f"python -m bot {metadata.version('docs-bot')}"
 
+    def test_the_installed_command_says_its_own_name(self, tmp_path: Path) -> None:
+        command = Path(sys.executable).with_name("docs-bot")  # installed with the package
+        assert command.is_file()
+        done = subprocess.run(
+            [str(command), "--version"],
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin"},
+            cwd=tmp_path,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == f"docs-bot {metadata.version('docs-bot')}\n"
+
     def test_help_lists_every_setting(self, tmp_path: Path) -> None:
         done = self._run("--help", env={}, cwd=tmp_path)
         assert done.returncode == 0
@@ -249,3 +265,63 @@ class TestFolders:
         monkeypatch.setenv("DATA_DIR", str(tmp_path / "docs" / "."))
         with pytest.raises(SettingsError, match="DATA_DIR must not be the documents folder"):
             load_settings()
+
+    @pytest.mark.parametrize("command", ["run", "check", "chat"])
+    def test_data_dir_inside_the_documents_stops_every_command(
+        self,
+        monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path,
+        capsys: pytest.CaptureFixture[str],
+        command: str,
+    ) -> None:
+        (tmp_path / "docs" / "team").mkdir(parents=True)
+        monkeypatch.setenv("SANDBOX_DIR", str(tmp_path / "docs"))
+        monkeypatch.setenv("DATA_DIR", str(tmp_path / "docs" / "team" / "bot-data"))
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-folders-key")
+        monkeypatch.setenv("BOT_TOKEN", TOKEN)
+        assert main([command]) == 2
+        report = capsys.readouterr().err
+        assert (
+            f"  - DATA_DIR ({tmp_path / 'docs' / 'team' / 'bot-data'}) must not be inside the "
+            f"documents folder (SANDBOX_DIR, {tmp_path / 'docs'}): /rm or /mv of a folder "
+            "holding it would move the bot's history, admins and grants into the trash"
+        ) in report
+        assert not (tmp_path / "docs" / "team" / "bot-data").exists()
+
+    def test_a_link_does_not_hide_data_dir_inside_the_documents(
+        self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        (tmp_path / "docs").mkdir()
+        (tmp_path / "docs-link").symlink_to(tmp_path / "docs")
+        (tmp_path / "data-link").symlink_to(tmp_path / "docs" / "data")
+        for sandbox, data in [("docs-link", "docs/data"), ("docs", "data-link")]:
+            monkeypatch.setenv("SANDBOX_DIR", str(tmp_path / sandbox))
+            monkeypatch.setenv("DATA_DIR", str(tmp_path / data))
+            with pytest.raises(SettingsError, match="must not be inside the documents folder"):
+                load_settings()
+
+    def test_documents_inside_data_dir_are_refused(
+        self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        monkeypatch.setenv("SANDBOX_DIR", str(tmp_path / "data" / "documents"))
+        monkeypatch.setenv("DATA_DIR", str(tmp_path / "data"))
+        with pytest.raises(
+            SettingsError, match=r"\(SANDBOX_DIR, .*\) must not be inside DATA_DIR"
+        ):
+            load_settings()
+
+    @pytest.mark.parametrize(
+        ("sandbox", "data"),
+        [
+            ("./sandbox", "./data"),  # .env.example
+            ("/documents", "/data"),  # the Dockerfile and compose.yaml
+            ("./docs", "./docs-data"),  # a shared prefix is not a parent
+        ],
+    )
+    def test_folders_side_by_side_are_accepted(
+        self, monkeypatch: pytest.MonkeyPatch, sandbox: str, data: str
+    ) -> None:
+        monkeypatch.setenv("SANDBOX_DIR", sandbox)
+        monkeypatch.setenv("DATA_DIR", data)
+        settings = load_settings()
+        assert (settings.sandbox_dir, settings.data_dir) == (Path(sandbox), Path(data))

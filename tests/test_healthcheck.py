@@ -167,9 +167,11 @@ class TestCommand:
         assert capsys.readouterr().out == "healthy\n"
 
     def test_runs_as_a_module_without_a_token_or_key(self, tmp_path: Path) -> None:
-        DataFiles(tmp_path).heartbeat.write_text("now", encoding="utf-8")
+        data = tmp_path / "data"  # beside ./sandbox, the documents folder by default
+        data.mkdir()
+        DataFiles(data).heartbeat.write_text("now", encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "BOT_"))}
-        env.update(PYTHONPATH=str(ROOT), DATA_DIR=str(tmp_path))
+        env.update(PYTHONPATH=str(ROOT), DATA_DIR=str(data))
         done = subprocess.run(
             [sys.executable, "-m", "bot.healthcheck"],
             cwd=tmp_path,

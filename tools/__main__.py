@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tools.config import ToolSettings
+from tools.documents_folder import documents_folder_problem
 from tools.jsontext import to_json
 from tools.scope import Scope, ScopeError
 from tools.toolbox import Toolbox
@@ -142,8 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         except ScopeError as exc:
             sys.stderr.write(f"--scope: {exc}\n")
             return 2
-    if not Path(settings.sandbox_dir).is_dir():
-        sys.stderr.write(f"SANDBOX_DIR: {settings.sandbox_dir} is not a folder\n")
+    problem = documents_folder_problem(Path(settings.sandbox_dir))
+    if problem is not None:
+        sys.stderr.write(f"{problem}\n")
         return 2
     text, failed = asyncio.run(run(args, settings))
     sys.stdout.buffer.write(text.encode("utf-8") + b"\n")

@@ -1,13 +1,24 @@
 """Settings the file tools need, read from the environment and `.env`.
 
 Kept apart from the bot's settings so `python -m tools` works without a bot token or model key.
+The rules every setting shares live here too: a value left empty means the setting's default,
+and the bot's own data folder and the documents folder never hold one another.
 """
 
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class EmptyIsAValue:
+    """Marks a setting whose empty value means something of its own, named in its description
+    (`TRANSCRIBE_MODEL=` turns voice questions off), instead of its default."""
+
+
+EMPTY_IS_A_VALUE = EmptyIsAValue()
+"""`Annotated[str, EMPTY_IS_A_VALUE]`: the setting keeps an empty value."""
 
 
 class ToolSettings(BaseSettings):
@@ -41,13 +52,53 @@ class ToolSettings(BaseSettings):
         description="Documents larger than this (in MB) are not read or indexed.",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_means_default(cls, data: Any) -> Any:
+        """`HISTORY_DAYS=` in .env (as .env.example ships it) reads as if the line were not
+        there: every setting left empty takes its default, unless it is marked
+        `EMPTY_IS_A_VALUE`."""
+        if not isinstance(data, dict):
+            return data
+        return {
+            key: value
+            for key, value in data.items()
+            if not (isinstance(value, str) and not value.strip()) or cls._keeps_empty(key)
+        }
+
+    @classmethod
+    def _keeps_empty(cls, key: object) -> bool:
+        field = cls.model_fields.get(str(key))
+        return field is not None and EMPTY_IS_A_VALUE in field.metadata
+
     @model_validator(mode="after")
     def _data_apart_from_documents(self) -> Self:
-        """The bot's own files (history, index) must never be documents the model can read."""
-        if self.data_dir.resolve() == self.sandbox_dir.resolve():
+        """The bot's own files (history, grants, index) are never documents: the model could
+        read them, and `/rm` or `/mv` of a folder holding them would move them into the
+        trash. Nor are the documents inside DATA_DIR, where `backup` would copy them,
+        `restore` would refuse the folder and clearing DATA_DIR would delete them. Compared
+        with links resolved, so no spelling or symlink slips past."""
+        data = self.data_dir.resolve()
+        documents = self.sandbox_dir.resolve()
+        if data == documents:
             msg = (
                 "DATA_DIR must not be the documents folder (SANDBOX_DIR): the bot's history "
                 "would become readable; use a separate folder such as ./data"
+            )
+            raise ValueError(msg)
+        if data.is_relative_to(documents):
+            msg = (
+                f"DATA_DIR ({data}) must not be inside the documents folder (SANDBOX_DIR, "
+                f"{documents}): /rm or /mv of a folder holding it would move the bot's history, "
+                "admins and grants into the trash; use a folder outside it, such as ./data"
+            )
+            raise ValueError(msg)
+        if documents.is_relative_to(data):
+            msg = (
+                f"the documents folder (SANDBOX_DIR, {documents}) must not be inside DATA_DIR "
+                f"({data}): `backup` would copy the documents, `restore` would never find "
+                "DATA_DIR empty, and clearing DATA_DIR would delete them; keep the two "
+                "folders apart, such as ./sandbox and ./data"
             )
             raise ValueError(msg)
         return self

@@ -26,6 +26,7 @@ from tools.allocator import tune_allocator
 from tools.cache import DocumentCache
 from tools.config import ToolSettings
 from tools.cutting import cut_entries, cut_page, cut_results
+from tools.documents_folder import documents_folder_problem
 from tools.errors import PathNotFoundError, ToolError
 from tools.extract import Extractor, Limits
 from tools.formats.ocrnote import ocr_pages
@@ -153,8 +154,9 @@ class Toolbox:
 
     async def start(self) -> None:
         """Open or create the index and start the background build and the watcher."""
-        if not self.sandbox.root.is_dir():
-            log.warning("the documents folder does not exist yet; it will be watched for")
+        problem = documents_folder_problem(Path(self.settings.sandbox_dir))
+        if problem is not None:
+            log.warning("%s (the bot keeps looking for it; no documents until then)", problem)
         tune_allocator()  # before the build's threads allocate (see tools.allocator)
         await self.indexer.start()
 

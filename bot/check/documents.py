@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from bot.check.outcome import Outcome, failed, passed, shown
+from tools.documents_folder import documents_folder_problem
 from tools.errors import ExtractionError, SandboxError
 from tools.extract import Extractor, Limits
 from tools.sandbox import Sandbox
@@ -57,11 +58,10 @@ def check_documents(
     extract_timeout: float = 30.0,
 ) -> Outcome:
     """Read every visible document of `sandbox_dir` (blocking), for `budget_s` at most."""
+    problem = documents_folder_problem(sandbox_dir)
+    if problem is not None:
+        return failed(SUBJECT, problem)
     name = shown(sandbox_dir)
-    if not sandbox_dir.exists():
-        return failed(SUBJECT, f"{name} does not exist; create it or set SANDBOX_DIR")
-    if not sandbox_dir.is_dir():
-        return failed(SUBJECT, f"{name} is not a folder; set SANDBOX_DIR to a folder")
     sandbox = Sandbox(sandbox_dir, reserved=(data_dir.absolute(),))
     try:
         sandbox.scan(strict=True)

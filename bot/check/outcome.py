@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+
+from tools.documents_folder import shown
+
+__all__ = ["Outcome", "failed", "passed", "shown", "skipped"]
 
 _MARKS = {True: "✓", False: "✗", None: "·"}
 
@@ -19,12 +22,6 @@ class Outcome:
     def line(self) -> str:
         """How the terminal shows it: `✓ subject: text`."""
         return f"{_MARKS[self.ok]} {self.subject}: {self.text}"
-
-
-def shown(path: Path) -> str:
-    """A folder as the admin wrote it: `./sandbox` rather than the bare `sandbox`."""
-    text = str(path)
-    return text if path.is_absolute() or text.startswith(".") else f"./{text}"
 
 
 def passed(subject: str, text: str) -> Outcome:

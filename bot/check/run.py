@@ -53,6 +53,10 @@ async def serve(settings: Settings, *, offline: bool = False) -> int:
 
 
 async def _settings(settings: Settings) -> Outcome:
+    """Passed only when the .env file holds nothing the settings ignore: a misspelt key
+    leaves its setting at the default, which no other line would show."""
+    if settings.env_file_notes:
+        return failed("settings", "; ".join(settings.env_file_notes))
     return passed(
         "settings", f"model {settings.model}, documents in {shown(settings.sandbox_dir)}"
     )

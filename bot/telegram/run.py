@@ -30,6 +30,7 @@ from bot.config import Settings
 from bot.heartbeat import Heartbeat
 from bot.monitoring import Health
 from bot.services import Services, close_services, open_services
+from bot.settings_loader import warn_of_env_file
 from bot.telegram.app import build_bot, build_dispatcher
 from bot.telegram.upload_parts import remove_abandoned
 from bot.telegram.workers import WorkerSeat, supervise, worker_seat
@@ -47,6 +48,8 @@ async def serve(settings: Settings) -> int:
     by such a parent, `seat`) and a single process run the bot itself.
     """
     seat = worker_seat(os.environ)
+    if seat is None:  # a worker reads the same .env as its parent, which warned already
+        warn_of_env_file(settings)
     if settings.workers > 1 and seat is None:
         if settings.webhook_url:
             return await supervise(settings, os.environ)

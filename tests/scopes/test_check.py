@@ -11,7 +11,7 @@ from bot.settings_loader import load_settings
 class TestScopesLine:
     def test_every_folder_present(self, tmp_path: Path) -> None:
         settings = load_settings(
-            sandbox_dir=tmp_path, data_dir=tmp_path / "d", scopes_file=_write(tmp_path)
+            sandbox_dir=tmp_path, data_dir=_beside(tmp_path), scopes_file=_write(tmp_path)
         )
         (tmp_path / "it").mkdir()
         outcome = check_scopes(settings)
@@ -22,7 +22,9 @@ class TestScopesLine:
         (tmp_path / "it").mkdir()
         path = tmp_path / "scopes.toml"
         path.write_text('default = ["it"]\n5 = ["нет", "readme.txt"]\n', encoding="utf-8")
-        settings = load_settings(sandbox_dir=tmp_path, data_dir=tmp_path / "d", scopes_file=path)
+        settings = load_settings(
+            sandbox_dir=tmp_path, data_dir=_beside(tmp_path), scopes_file=path
+        )
         outcome = check_scopes(settings)
         assert outcome.ok is False
         assert outcome.text.endswith("lacks: 'readme.txt', 'нет'")
@@ -32,3 +34,8 @@ def _write(tmp_path: Path) -> Path:
     path = tmp_path / "scopes.toml"
     path.write_text('default = ["it"]\n42 = ["*"]\n', encoding="utf-8")
     return path
+
+
+def _beside(folder: Path) -> Path:
+    """A data folder next to the documents folder `folder`: never inside it."""
+    return folder.with_name(f"{folder.name}-data")

@@ -53,7 +53,7 @@ class TestTheFile:
         bad.write_text('sales = ["x"]\n', encoding="utf-8")
         for path, says in ((bad, "'sales'"), (tmp_path / "none.toml", "does not exist")):
             with pytest.raises(SettingsError) as caught:
-                load_settings(sandbox_dir=tmp_path, data_dir=tmp_path / "data", scopes_file=path)
+                load_settings(sandbox_dir=tmp_path, data_dir=_beside(tmp_path), scopes_file=path)
             (problem,) = caught.value.problems
             assert problem.startswith("SCOPES_FILE: ")
             assert says in problem
@@ -61,7 +61,9 @@ class TestTheFile:
     def test_the_settings_keep_the_rules(self, tmp_path: Path) -> None:
         path = tmp_path / "scopes.toml"
         path.write_text(EXAMPLE, encoding="utf-8")
-        settings = load_settings(sandbox_dir=tmp_path, data_dir=tmp_path / "d", scopes_file=path)
+        settings = load_settings(
+            sandbox_dir=tmp_path, data_dir=_beside(tmp_path), scopes_file=path
+        )
         assert settings.scope_rules.of(42) is None
         assert settings.scope_rules.configured
 
@@ -122,3 +124,8 @@ class TestTheStore:
             assert await scopes.narrowed_since_last("c", Scope(("a",)))
         finally:
             await scopes.store.close()
+
+
+def _beside(folder: Path) -> Path:
+    """A data folder next to the documents folder `folder`: never inside it."""
+    return folder.with_name(f"{folder.name}-data")

@@ -17,7 +17,7 @@ def settings_for(url: str | None, tmp_path: Path) -> Settings:
     return Settings(
         database_url=SecretStr(url) if url else None,
         sandbox_dir=tmp_path,
-        data_dir=tmp_path / "data",
+        data_dir=tmp_path.with_name(f"{tmp_path.name}-data"),
         _env_file=None,
     )
 

@@ -44,7 +44,9 @@ class TestSpecs:
         assert toolbox.specs[0]["function"]["name"] == "search_files"
 
     def test_build_toolbox_is_not_started(self, tmp_path: Any) -> None:
-        box = build_toolbox(ToolSettings(sandbox_dir=tmp_path, data_dir=tmp_path / "d"))
+        box = build_toolbox(
+            ToolSettings(sandbox_dir=tmp_path, data_dir=tmp_path.with_name(f"{tmp_path.name}-d"))
+        )
         assert box.status().ready is False
         assert box.sandbox.root == tmp_path.resolve()
 
