@@ -12,7 +12,11 @@ import pytest
 from aiogram.methods import SendMessage
 
 from bot.audit import AuditLog
+from bot.data_files import DataFiles
+from bot.documents import DocumentError, Documents
 from bot.telegram.tuning import Tuning
+from tools.config import ToolSettings
+from tools.toolbox import Toolbox
 from tests.bot.access_support import button_data, sent_to, tap, texts_to, tuning
 from tests.fakes.accounts import ADMIN_ID, USER_ID, bot_user_json
 from tests.fakes.clock import FakeClock
@@ -282,30 +286,35 @@ class TestWhatTheJailSettledOn:
         assert (root / "hr/отпуск.md").exists()
 
     async def test_a_folder_holding_the_bots_data_is_neither_deleted_nor_moved(
-        self, make_dispatcher: Any, sandbox_dir: Path
+        self, sandbox_dir: Path
     ) -> None:
+        # The settings refuse DATA_DIR inside the documents folder at start; this is the
+        # second line, for settings that were bypassed.
         data_dir = sandbox_dir / "архив" / "данные бота"
-        async with make_dispatcher(data_dir=data_dir) as harness:
-            kept = {p.name for p in data_dir.iterdir()}
-            assert "access.sqlite3" in kept
-            for command in (
-                "/rm архив",
-                "/rm документы/../архив/",
-                "/mv архив старое/",
-                '/mv архив "старый архив"',
-            ):
-                await harness.feed(harness.updates.command(command, user_id=ADMIN_ID))
-                reply = sent_to(harness, ADMIN_ID)[-1]
-                assert "данные самого бота (DATA_DIR)" in str(reply.text), (command, reply.text)
-                assert reply.reply_markup is None
-            await harness.feed(
-                harness.updates.command("/rm архив", user_id=ADMIN_ID, language_code="en")
-            )
-            assert "holds the bot's own data (DATA_DIR)" in texts_to(harness, ADMIN_ID)[-1]
-            assert kept <= {p.name for p in data_dir.iterdir()}
-            assert not (sandbox_dir / ".trash").exists()
-            assert not (sandbox_dir / "старое").exists()
-            assert await _audit(harness) == []
+        data_dir.mkdir(parents=True)
+        files = DataFiles(data_dir)
+        files.access.write_bytes(b"")
+        unchecked = ToolSettings.model_construct(sandbox_dir=sandbox_dir, data_dir=data_dir)
+        box = Toolbox(unchecked, private_files=files.private_files())
+        await box.start()
+        try:
+            documents = Documents(box)
+            for rel in ("архив", "документы/../архив/", "архив/данные бота"):
+                with pytest.raises(DocumentError) as refused:
+                    await documents.existing(rel)
+                assert refused.value.problem == "protected", rel
+                with pytest.raises(DocumentError) as refused:
+                    await documents.move_target(rel, "старое/")
+                assert refused.value.problem == "protected", rel
+            assert await documents.existing("документы") == "документы"
+        finally:
+            await box.close()
+        assert files.access.exists()
+        assert not (sandbox_dir / ".trash").exists()
+
+    def test_the_refusal_is_worded_for_the_admin(self) -> None:
+        assert "DATA_DIR" in texts_for("ru").path_problems["protected"]
+        assert "DATA_DIR" in texts_for("en").path_problems["protected"]
 
 
 class TestAudit:
