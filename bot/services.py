@@ -79,9 +79,9 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
     except OSError as exc:
         msg = f"DATA_DIR {files.root} cannot be written: {exc.strerror or exc}"
         raise DataDirError(msg) from exc
-    toolbox = Toolbox(
-        settings, private_files=files.private_files(), shared_index=settings.workers > 1
-    )
+    # Every process on DATA_DIR takes part in the index's writer lock (the first one writes;
+    # another worker or the terminal chat reads), so the admin's tools can tell one is there.
+    toolbox = Toolbox(settings, private_files=files.private_files())
     await toolbox.start()
     try:
         shared = await _open_shared(settings, files)

@@ -140,6 +140,23 @@ async def chat_in_terminal(
         write("(" + "; ".join(notes) + ")")
 
 
+async def _line_reader() -> Callable[[], Awaitable[str | None]]:
+    """Where questions come from: a terminal, a pipe or a socket through the event loop; any
+    other stdin (a file, /dev/null, which the event loop cannot watch) through a thread; no
+    stdin at all is an end of input at once."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):  # no stdin (None), or its file is closed
+        return _no_input
+    if sys.stdin.isatty() or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return await _pipe_reader()
+    return _file_reader()
+
+
+async def _no_input() -> str | None:
+    return None
+
+
 async def _pipe_reader() -> Callable[[], Awaitable[str | None]]:
     """Reads lines without a blocking thread, so Ctrl-C never waits for Enter."""
     loop = asyncio.get_running_loop()
@@ -157,7 +174,7 @@ async def _pipe_reader() -> Callable[[], Awaitable[str | None]]:
 
 
 def _file_reader() -> Callable[[], Awaitable[str | None]]:
-    """Reads a regular file given as stdin (pipes into files cannot use a pipe transport)."""
+    """Reads a file or a device given as stdin (only pipes can use a pipe transport)."""
 
     async def read_line() -> str | None:
         line = await asyncio.to_thread(sys.stdin.readline)
@@ -185,8 +202,7 @@ async def serve(settings: Settings) -> int:
     """Chat with the agent over this terminal until /exit or end of input."""
     services = await open_services(settings)
     try:
-        is_file = stat.S_ISREG(os.fstat(sys.stdin.fileno()).st_mode)
-        read_line = _file_reader() if is_file else await _pipe_reader()
+        read_line = await _line_reader()
         await chat_in_terminal(
             services.agent, conversation="terminal", read_line=read_line, write=_write, put=_put
         )

@@ -2,6 +2,10 @@
 
 This is how an admin checks what the bot will find; `--scope sales,common` applies a scope as
 the bot does in a chat with those folders. Exit status 1 means the result is an error.
+
+`search`, `read` and `list` only read the index, so they are safe beside a running bot: they
+never write, rebuild or delete it. Without an index they answer from the files (names, and
+pages read from the documents) and say so. `reindex` writes, so it refuses while a bot does.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from pydantic import ValidationError
 
 from tools.config import ToolSettings
 from tools.documents_folder import documents_folder_problem
+from tools.indexer import IndexInUseError
 from tools.jsontext import to_json
+from tools.results import ToolResult
 from tools.scope import Scope, ScopeError
 from tools.toolbox import Toolbox
 
@@ -80,47 +86,79 @@ def _call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
     return "list_files", {"path": args.path, "depth": args.depth}
 
 
+def open_toolbox(settings: ToolSettings, *, writes: bool) -> Toolbox:
+    """The command line's toolbox: it writes the index only for `reindex`, and never watches
+    the folder for long (one look at it is all a single command needs)."""
+    return Toolbox(settings, watch="rescan", writes_index=writes)
+
+
 async def run(
     args: argparse.Namespace,
     settings: ToolSettings,
     *,
     ready_timeout: float = READY_TIMEOUT,
-    make_toolbox: Callable[[ToolSettings], Toolbox] = Toolbox,
+    make_toolbox: Callable[..., Toolbox] = open_toolbox,
 ) -> tuple[str, bool]:
     """The JSON text to print and whether it is an error.
 
-    A search waits for the first index build up to `ready_timeout`, then searches anyway:
-    names are found at once and the result says the index is still being built.
+    A search reads the index a running bot writes, and waits for the bot's first build up to
+    `ready_timeout`, then searches anyway: names are found at once and the result says the
+    index is still being built. With no bot running it waits for nobody and says what it
+    searched.
     """
-    box = make_toolbox(settings)
+    box = make_toolbox(settings, writes=args.command == "reindex")
     if args.command == "search":
         await box.start()  # read and list need no index; reindex builds its own
     try:
         if args.command == "reindex":
-            report = await box.reindex()
-            text = to_json(
-                {
-                    "indexed": report.indexed,
-                    "skipped": report.skipped,
-                    "errors": report.errors,
-                    "seconds": round(report.seconds, 2),
-                }
-            )
-            return text, False
+            return await _reindex(box)
         if args.command == "search":
-            try:
-                await asyncio.wait_for(box.wait_ready(), 1.0)
-            except TimeoutError:
-                sys.stderr.write("building the search index for the first time…\n")
-                try:
-                    await asyncio.wait_for(box.wait_ready(), ready_timeout)
-                except TimeoutError:
-                    sys.stderr.write("the index is not complete yet; searching what it holds\n")
+            await _wait_for_index(box, ready_timeout)
         name, call = _call(args)
         result = await box.execute(name, call, scope=getattr(args, "scope_value", None))
     finally:
         await box.close()
     return result.text, result.error is not None
+
+
+async def _reindex(box: Toolbox) -> tuple[str, bool]:
+    try:
+        report = await box.reindex()
+    except IndexInUseError:
+        refused = ToolResult.failed(
+            "the search index is in use by a running bot: not rebuilt",
+            "The bot keeps its index up to date by itself. To rebuild it from scratch, stop "
+            "the bot, run python -m tools reindex, then start the bot again.",
+        )
+        return refused.text, True
+    text = to_json(
+        {
+            "indexed": report.indexed,
+            "skipped": report.skipped,
+            "errors": report.errors,
+            "seconds": round(report.seconds, 2),
+        }
+    )
+    return text, False
+
+
+async def _wait_for_index(box: Toolbox, ready_timeout: float) -> None:
+    """Wait while a running bot builds the index; without one, say what the search covers."""
+    if not box.status().ready and not box.writer_elsewhere():
+        sys.stderr.write(
+            "the search index in DATA_DIR is missing or incomplete and no bot is running to "
+            "build it: names are searched in every file, contents only in the files it "
+            "holds. Start the bot or run python -m tools reindex to build it.\n"
+        )
+        return
+    try:
+        await asyncio.wait_for(box.wait_ready(), 1.0)
+    except TimeoutError:
+        sys.stderr.write("the bot is building the search index; waiting for it…\n")
+        try:
+            await asyncio.wait_for(box.wait_ready(), ready_timeout)
+        except TimeoutError:
+            sys.stderr.write("the index is not complete yet; searching what it holds\n")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -191,6 +191,12 @@ class IndexWriter:
         if terms is not None:
             with contextlib.suppress(ValueError):
                 terms.close()
+        # At rest the file stands alone: a reader opening it while no writer runs (the admin's
+        # command line) then makes no side files. Another process still reading it keeps the
+        # log; this does not wait for it.
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.execute("PRAGMA busy_timeout = 0")
+            self.conn.execute("PRAGMA journal_mode = DELETE")
         self.conn.close()
 
 

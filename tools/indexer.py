@@ -12,9 +12,10 @@ thread waits on it while the other works), so a build keeps both cores busy. A r
 for by an upload jumps the queue of a running build. A deleted or corrupt index file is noticed
 and rebuilt from the documents.
 
-Several processes may share one index (`writer_lock`): the one holding the lock writes as
+Several processes share one index through `writer_lock`: the one holding the lock writes as
 above, the others only read it, following the folder and what the writer committed, and take
-the lock over when the writer dies.
+the lock over when the writer dies. A `read_only` indexer (the admin's command line beside a
+running bot) only ever reads: it never takes the lock, never rebuilds and never deletes.
 """
 
 from __future__ import annotations
@@ -111,7 +112,8 @@ class Indexer:
     `watch` chooses how changes are noticed (see `WatchMode`); `interval` is how often the
     folder is rescanned when notifications are not used or not available (and how often a
     missing folder is looked for); `full_rescan_interval` is the safety-net rescan while they
-    are.
+    are. Without a `writer_lock` this indexer is the index's only writer; `read_only` makes it
+    a reader that never writes, whoever holds the lock.
     """
 
     def __init__(
@@ -126,6 +128,7 @@ class Indexer:
         watch: WatchMode = "notify",
         full_rescan_interval: float = FULL_RESCAN_EVERY,
         writer_lock: WriterLock | None = None,
+        read_only: bool = False,
     ) -> None:
         self.sandbox = sandbox
         self.db_path = db_path
@@ -152,6 +155,7 @@ class Indexer:
         self._preparer = concurrent.futures.ThreadPoolExecutor(PREPARERS, "tools-index-prepare")
         self._writer: IndexWriter | None = None
         self._lock = writer_lock
+        self._read_only = read_only
         self._next_poll = 0.0
         self._seen_files: tuple[int, ...] = ()
         self._urgent: collections.deque[tuple[str, concurrent.futures.Future[FileReport]]] = (
@@ -313,13 +317,22 @@ class Indexer:
 
     @property
     def writes(self) -> bool:
-        """Whether this process writes the index (without a writer lock it always does)."""
+        """Whether this process writes the index (without a writer lock it always does; a
+        read-only one never does)."""
+        if self._read_only:
+            return False
         return self._lock is None or self._lock.held
+
+    def writer_elsewhere(self) -> bool:
+        """Whether another process holds the writer lock now (a running bot)."""
+        return self._lock is not None and not self._lock.held and self._lock.held_elsewhere()
 
     # -- the writer thread ------------------------------------------------------------------
 
     def _open(self) -> None:
-        if self._lock is None or self._lock.try_take():
+        if self._read_only:
+            self._follow_writer(None)
+        elif self._lock is None or self._lock.try_take():
             self._open_writer()
         else:
             log.info("another process writes the search index; this one reads it")
@@ -329,8 +342,7 @@ class Indexer:
         """Whether this process writes the index now, taking over from a writer that died."""
         if self.writes:
             return True
-        assert self._lock is not None
-        if not self._lock.try_take():
+        if self._read_only or self._lock is None or not self._lock.try_take():
             return False
         log.info("the search index's writer has stopped; this process writes it now")
         self.broken = False
@@ -636,14 +648,20 @@ class Indexer:
     def _rebuild(self) -> ReindexReport:
         started = time.monotonic()
         if not self._writes_now():
-            msg = "another process writes the search index; it rebuilds on its own rescans"
-            raise RuntimeError(msg)
+            raise IndexInUseError
         self._reset()
         self._retry_at.clear()
         reports = self._sync_pass()
         errors = [f"{r.path}: {r.error}" for r in reports if r.error]
         indexed = len(reports) - len(errors)
         return ReindexReport(indexed, len(errors), errors, time.monotonic() - started)
+
+
+class IndexInUseError(RuntimeError):
+    """A rebuild was asked of a process that does not write the index."""
+
+    def __init__(self) -> None:
+        super().__init__("another process writes the search index; it rebuilds on its own rescans")
 
 
 def _ancestors(rel: str) -> list[str]:

@@ -56,9 +56,11 @@ class Toolbox:
     """search_files, read_file and list_files over one sandbox, with a live search index.
 
     `validates_arguments` tells a caller to pass the model's raw arguments through: the
-    toolbox checks them itself and explains every problem to the model. `shared_index`: other
-    processes on this machine use the same DATA_DIR, and a lock file beside the index picks
-    the one that writes it (`tools.writer_lock`).
+    toolbox checks them itself and explains every problem to the model. A lock file beside the
+    index picks the one process that writes it (`tools.writer_lock`): the first to start holds
+    it, every other one on the same DATA_DIR (another worker, the terminal chat) reads what it
+    writes. `writes_index=False` never writes, even when nobody holds the lock: the admin's
+    command line, which must not touch a running bot's index.
     """
 
     validates_arguments = True
@@ -74,7 +76,7 @@ class Toolbox:
         cache_bytes: int = 64 * 1024 * 1024,
         extraction_worker: Sequence[str] | None = None,
         private_files: Sequence[Path] = (),
-        shared_index: bool = False,
+        writes_index: bool = True,
     ) -> None:
         self.settings = settings
         data_dir = Path(settings.data_dir).absolute()
@@ -107,7 +109,8 @@ class Toolbox:
             interval=watch_interval,
             watch=watch,
             full_rescan_interval=full_rescan_interval,
-            writer_lock=WriterLock(index.with_name(INDEX_LOCK)) if shared_index else None,
+            writer_lock=WriterLock(index.with_name(INDEX_LOCK)),
+            read_only=not writes_index,
         )
         self._searcher: Searcher | None = None
         self._reader = Reader(
@@ -168,8 +171,16 @@ class Toolbox:
         await self.indexer.close()
 
     async def reindex(self) -> ReindexReport:
-        """Rebuild the whole index from the documents."""
+        """Rebuild the whole index from the documents.
+
+        Raises:
+            IndexInUseError: another process (a running bot) writes the index.
+        """
         return await self.indexer.reindex()
+
+    def writer_elsewhere(self) -> bool:
+        """Whether another process (a running bot) writes the index now."""
+        return self.indexer.writer_elsewhere()
 
     async def refresh(self, rel_path: str) -> FileReport:
         """Index one file now, e.g. right after an upload."""

@@ -2,7 +2,8 @@
 
 `fcntl.flock` on a lock file belongs to the open file, so the kernel lets go of it when the
 holder exits or dies, however it dies; another process trying again then takes it and becomes
-the writer. Processes that do not hold it only read the index.
+the writer. Processes that do not hold it only read the index; a running bot always holds
+it, so the admin's command line can tell that a writer is there.
 """
 
 from __future__ import annotations
@@ -36,6 +37,26 @@ class WriterLock:
             return False
         self._fd = fd
         return True
+
+    def held_elsewhere(self) -> bool:
+        """Whether another holder has the lock now; a look that creates nothing and never waits.
+
+        The look takes a shared lock for an instant: a writer starting at that very instant
+        reads first and takes the lock on its next pass.
+        """
+        if self._fd is not None:
+            return False
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return False  # no writer has ever started here
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)  # closing lets go of the shared lock
+        return False
 
     def release(self) -> None:
         """Let another process write (closing the file releases the lock)."""

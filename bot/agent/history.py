@@ -11,9 +11,12 @@ conversations) and HISTORY_DAYS (turns older than that) delete anything.
 The schema is created whole in a new file; an existing file is left as it is, and changes to its
 schema are the DATA_DIR migrations' (`bot.datadir.migrations`), run before the store opens.
 
-A marker file beside the database exists while it is open; finding it at start means the last
-run did not close cleanly, and only then is the file's integrity checked (a full check of a
-large log on every start would slow it for nothing; SQLite reports a damaged page it reads).
+A marker file beside the database exists while it is open (`bot.agent.in_use`); finding it at
+start with no process holding it means the last run did not close cleanly, and only then is the
+file's integrity checked (a full check of a large log on every start would slow it for nothing;
+SQLite reports a damaged page it reads). A process opening the log beside another that has it
+open (the terminal chat beside a running bot) shares it: it checks nothing, leaves the other's
+questions running, and leaves the marker to the other when it closes.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from bot.agent.in_use import InUseMarker
 from bot.agent.types import Usage
 from bot.data_files import HISTORY_FILE
 
@@ -131,7 +135,7 @@ class HistoryStore:
         self,
         connection: sqlite3.Connection,
         executor: ThreadPoolExecutor,
-        marker: Path | None = None,
+        marker: InUseMarker | None = None,
         *,
         checked: bool = False,
         path: Path | None = None,
@@ -160,7 +164,7 @@ class HistoryStore:
         except BaseException:
             executor.shutdown(wait=False)
             raise
-        database = marker.with_name(marker.name.removesuffix(_MARKER_SUFFIX))
+        database = marker.path.with_name(marker.path.name.removesuffix(_MARKER_SUFFIX))
         return cls(connection, executor, marker, checked=checked, path=database)
 
     async def close(self) -> None:
@@ -170,7 +174,7 @@ class HistoryStore:
         self._closed = True
         await self._run(self._db.close)
         if self._marker is not None:
-            await self._run(self._marker.unlink, True)
+            await self._run(self._marker.release)
         self._executor.shutdown(wait=True)
 
     async def ping(self) -> None:
@@ -402,30 +406,39 @@ def _row_id(cursor: sqlite3.Cursor) -> int:
     return cursor.lastrowid
 
 
-def _connect_or_quarantine(path: Path) -> tuple[sqlite3.Connection, Path, bool]:
-    """The open connection, its in-use marker, and whether the integrity was checked."""
+def _connect_or_quarantine(path: Path) -> tuple[sqlite3.Connection, InUseMarker, bool]:
+    """The open connection, its in-use marker, and whether the integrity was checked.
+
+    Only the first process to open the log recovers it (checks it, moves a damaged file aside,
+    marks cut-off questions): another one beside it must not touch what that one is using.
+    """
     if path.is_dir():
         path = path / HISTORY_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    marker = path.with_name(path.name + _MARKER_SUFFIX)
-    check = marker.exists()
-    if check:
-        logger.warning("the history was not closed cleanly last time; checking %s", path.name)
-    marker.touch()
+    marker = InUseMarker.take(path.with_name(path.name + _MARKER_SUFFIX))
     try:
-        return _connect(path, check=check), marker, check
-    except sqlite3.DatabaseError as exc:
-        if not path.exists():
-            raise
-        aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
-        logger.error("history file %s is unreadable (%s); moved to %s", path, exc, aside.name)
-        path.replace(aside)
-        for suffix in ("-wal", "-shm"):
-            path.with_name(path.name + suffix).unlink(missing_ok=True)
-        return _connect(path, check=False), marker, check
+        check = marker.unclean
+        if check:
+            logger.warning("the history was not closed cleanly last time; checking %s", path.name)
+        try:
+            connection = _connect(path, check=check, recover=marker.first)
+        except sqlite3.DatabaseError as exc:
+            if not path.exists() or not marker.first:
+                raise
+            aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+            logger.error("history file %s is unreadable (%s); moved to %s", path, exc, aside.name)
+            path.replace(aside)
+            for suffix in ("-wal", "-shm"):
+                path.with_name(path.name + suffix).unlink(missing_ok=True)
+            connection = _connect(path, check=False, recover=True)
+    except BaseException:
+        marker.abandon()  # left in place: the next start checks the file
+        raise
+    marker.opened()
+    return connection, marker, check
 
 
-def _connect(path: Path, *, check: bool) -> sqlite3.Connection:
+def _connect(path: Path, *, check: bool, recover: bool) -> sqlite3.Connection:
     connection = sqlite3.connect(path, check_same_thread=False, isolation_level="DEFERRED")
     try:
         connection.execute("PRAGMA journal_mode=WAL")
@@ -440,16 +453,22 @@ def _connect(path: Path, *, check: bool) -> sqlite3.Connection:
         if version == 0:  # a new file: the whole schema, as this version of the bot has it
             connection.executescript(_SCHEMA)
             connection.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
-        with connection:
-            interrupted = connection.execute(
-                "UPDATE turns SET state = 'interrupted', ended_at = ? WHERE state = 'open'",
-                (time.time(),),
-            ).rowcount
-        if interrupted:
-            logger.warning(
-                "%d question(s) were cut off by a restart; left out of history", interrupted
-            )
+        if recover:
+            _interrupt_open_turns(connection)
     except BaseException:
         connection.close()
         raise
     return connection
+
+
+def _interrupt_open_turns(connection: sqlite3.Connection) -> None:
+    """Turns still open when nobody else has the log open were cut off by a crash."""
+    with connection:
+        interrupted = connection.execute(
+            "UPDATE turns SET state = 'interrupted', ended_at = ? WHERE state = 'open'",
+            (time.time(),),
+        ).rowcount
+    if interrupted:
+        logger.warning(
+            "%d question(s) were cut off by a restart; left out of history", interrupted
+        )

@@ -3,10 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
+import sys
 from pathlib import Path
 
+import pytest
+
 from bot.agent import HistoryStore, KeyedLocks, Usage
+
+REPO = Path(__file__).resolve().parents[2]
+HOLD_THE_HISTORY = """
+import asyncio, sys
+from pathlib import Path
+from bot.agent import HistoryStore
+
+async def hold() -> None:
+    store = await HistoryStore.open(Path(sys.argv[1]))
+    await store.begin_turn("chat:2", {"role": "user", "content": "question"})
+    print("asking", flush=True)
+    await asyncio.Event().wait()
+
+asyncio.run(hold())
+"""
 
 
 def call_message(call_id: str) -> dict[str, object]:
@@ -193,6 +212,60 @@ class TestIntegrityCheck:
         finally:
             await again.close()
         assert len(moved_aside(tmp_path)) == 1
+
+
+class TestTwoProcessesOnOneHistory:
+    """A second store on the same file stands for a second process (the terminal chat beside a
+    running bot): the marker's lock belongs to each open file, as it would to each process."""
+
+    async def test_the_second_leaves_the_first_ones_questions_and_marker_alone(
+        self, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        path = tmp_path / "h.sqlite3"
+        marker = tmp_path / "h.sqlite3.in-use"
+        bot = await HistoryStore.open(path)
+        running = await bot.begin_turn("chat:1", {"role": "user", "content": "вопрос"})
+
+        chat = await HistoryStore.open(path)
+        assert not chat.checked
+        await chat.close()
+        assert marker.exists()
+        assert "not closed cleanly" not in caplog.text
+
+        await bot.append(running, [{"role": "assistant", "content": "ответ"}])
+        await bot.finish_turn(running, done=True)
+        assert await bot.turn_states("chat:1") == ["done"]
+        await bot.close()
+        assert not marker.exists()  # the last to close removes it
+
+    async def test_a_holder_killed_beside_a_running_one_leaves_the_history_to_it(
+        self, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        path = tmp_path / "h.sqlite3"
+        bot = await HistoryStore.open(path)
+        holder = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            HOLD_THE_HISTORY,
+            str(path),
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            stdout=asyncio.subprocess.PIPE,
+        )
+        assert holder.stdout is not None
+        assert await asyncio.wait_for(holder.stdout.readline(), 30) == b"asking\n"
+        holder.kill()
+        await holder.wait()
+        assert (tmp_path / "h.sqlite3.in-use").exists()
+        await bot.close()
+        assert not (tmp_path / "h.sqlite3.in-use").exists()  # the bot closed it last
+
+        again = await HistoryStore.open(path)
+        try:
+            assert not again.checked
+            assert await again.turn_states("chat:2") == ["interrupted"]
+        finally:
+            await again.close()
+        assert "not closed cleanly" not in caplog.text
 
 
 class TestKeyedLocks:

@@ -38,6 +38,14 @@ def folders(sandbox_dir: Path, tmp_path: Path) -> list[str]:
     return ["--sandbox", str(sandbox_dir), "--data", str(tmp_path / "data")]
 
 
+@pytest.fixture
+def indexed(folders: list[str], tmp_path: Path) -> list[str]:
+    """The folders, with the index built as the bot (or `reindex`) builds it."""
+    code, _, err = run_cli(*folders, "reindex", cwd=tmp_path)
+    assert code == 0, err
+    return folders
+
+
 def parse(out: str) -> dict[str, Any]:
     assert out.endswith("\n")
     result: dict[str, Any] = json.loads(out)
@@ -51,8 +59,8 @@ class TestCli:
         assert "документы/рецепт_шарлотки.txt" in out  # not \\u-escaped
         assert parse(out)["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
 
-    def test_search_with_limit_and_several_words(self, folders: list[str], tmp_path: Path) -> None:
-        code, out, _ = run_cli(*folders, "search", "сахар", "стакан", "--limit", "1", cwd=tmp_path)
+    def test_search_with_limit_and_several_words(self, indexed: list[str], tmp_path: Path) -> None:
+        code, out, _ = run_cli(*indexed, "search", "сахар", "стакан", "--limit", "1", cwd=tmp_path)
         assert code == 0
         assert len(parse(out)["results"]) == 1
 
@@ -66,12 +74,22 @@ class TestCli:
         assert (page["start_line"], page["end_line"], page["next_offset"]) == (6, 6, 7)
         assert "6| - сахар - 1 стакан" in page["document"]
 
-    def test_no_side_files_are_left_behind(self, folders: list[str], tmp_path: Path) -> None:
-        code, _, _ = run_cli(*folders, "search", "шарлотка", cwd=tmp_path)
+    def test_no_side_files_are_left_behind(self, indexed: list[str], tmp_path: Path) -> None:
+        code, _, _ = run_cli(*indexed, "search", "шарлотка", cwd=tmp_path)
         assert code == 0
-        data = Path(folders[folders.index("--data") + 1])
-        expected = ["search-index.sqlite3", "search-index.terms"]
+        data = Path(indexed[indexed.index("--data") + 1])
+        expected = ["search-index.lock", "search-index.sqlite3", "search-index.terms"]
         assert sorted(p.name for p in data.iterdir()) == expected
+
+    def test_search_without_an_index_writes_nothing_and_says_what_it_searched(
+        self, folders: list[str], tmp_path: Path
+    ) -> None:
+        code, out, err = run_cli(*folders, "search", "шарлотка", cwd=tmp_path)
+        assert code == 0
+        assert parse(out)["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
+        assert "no bot is running to build it" in err
+        assert "python -m tools reindex" in err
+        assert not (tmp_path / "data").exists()
 
     def test_read_error_exits_1(self, folders: list[str], tmp_path: Path) -> None:
         code, out, _ = run_cli(*folders, "read", "шарлотка.txt", cwd=tmp_path)
@@ -150,22 +168,22 @@ class TestFolderOptions:
 
 
 class TestSlowFirstBuild:
-    async def test_search_answers_when_the_build_outlasts_the_wait(
+    async def test_search_answers_when_the_bots_build_outlasts_the_wait(
         self, sandbox_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
         (sandbox_dir / "000_долгий.pdf").write_bytes(text_pdf([["Текст"]]) + GATE_MARK)
         settings = ToolSettings(sandbox_dir=sandbox_dir, data_dir=tmp_path / "data")
         gate = WorkerGate(tmp_path / "gate")
+        bot = Toolbox(settings, extraction_worker=gate.command)  # the bot's toolbox, building
+        await bot.start()
         args = build_parser().parse_args(["search", "шарлотка"])
         try:
-            text, failed = await run(
-                args,
-                settings,
-                ready_timeout=0.05,
-                make_toolbox=lambda s: Toolbox(s, extraction_worker=gate.command),
-            )
+            text, failed = await run(args, settings, ready_timeout=0.05)
         finally:
             gate.close()
+            await bot.close()
         assert not failed
         assert json.loads(text)["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
-        assert "not complete yet" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "the bot is building the search index" in err
+        assert "not complete yet" in err

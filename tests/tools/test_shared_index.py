@@ -15,11 +15,12 @@ import pytest
 
 from tools import Toolbox
 from tools.config import ToolSettings
+from tools.indexer import IndexInUseError
 
 
 def _box(root: Path, data: Path) -> Toolbox:
     settings = ToolSettings(sandbox_dir=root, data_dir=data)
-    return Toolbox(settings, watch_interval=0.05, shared_index=True)
+    return Toolbox(settings, watch_interval=0.05)
 
 
 async def _until(box: Toolbox, done: Callable[[], bool], within_s: float = 30) -> None:
@@ -105,3 +106,45 @@ class TestSharedIndex:
         _, reader, _ = pair
         with pytest.raises(RuntimeError, match="another process writes the search index"):
             await reader.reindex()
+
+
+class TestReadOnly:
+    """The admin's command line: it reads the index a bot writes and never writes it itself."""
+
+    async def test_it_reads_what_the_writer_wrote_and_never_takes_over(
+        self, pair: tuple[Toolbox, Toolbox, Path], tmp_path: Path
+    ) -> None:
+        writer, _, root = pair
+        await asyncio.wait_for(writer.wait_ready(), 30)
+        settings = ToolSettings(sandbox_dir=root, data_dir=tmp_path / "data")
+        reader = Toolbox(settings, watch="rescan", watch_interval=0.05, writes_index=False)
+        await reader.start()
+        try:
+            await asyncio.wait_for(reader.wait_ready(), 30)
+            assert reader.writer_elsewhere()
+            assert await _found(reader, "сахар") == ["шарлотка.txt"]
+
+            await writer.close()
+            await reader.wait_synced()
+            assert not reader.indexer.writes
+            assert not reader.writer_elsewhere()
+            with pytest.raises(IndexInUseError):
+                await reader.reindex()
+            assert await _found(reader, "сахар") == ["шарлотка.txt"]
+        finally:
+            await reader.close()
+
+    async def test_without_an_index_it_makes_none(self, tmp_path: Path) -> None:
+        root = tmp_path / "docs"
+        root.mkdir()
+        (root / "шарлотка.txt").write_text("Шарлотка: сахар, яйца, мука.", encoding="utf-8")
+        settings = ToolSettings(sandbox_dir=root, data_dir=tmp_path / "data")
+        reader = Toolbox(settings, watch="rescan", writes_index=False)
+        await reader.start()
+        try:
+            await reader.wait_synced()
+            assert not reader.status().ready
+            assert await _found(reader, "шарлотка") == ["шарлотка.txt"]  # by its name
+        finally:
+            await reader.close()
+        assert not (tmp_path / "data").exists()
