@@ -14,13 +14,14 @@ from aiogram.methods import SendMessage
 from bot.audit import AuditLog
 from bot.data_files import DataFiles
 from bot.documents import DocumentError, Documents
+from bot.telegram.texts import texts_for
 from bot.telegram.tuning import Tuning
-from tools.config import ToolSettings
-from tools.toolbox import Toolbox
 from tests.bot.access_support import button_data, sent_to, tap, texts_to, tuning
 from tests.fakes.accounts import ADMIN_ID, USER_ID, bot_user_json
 from tests.fakes.clock import FakeClock
 from tests.fakes.harness import Harness
+from tools.config import ToolSettings
+from tools.toolbox import Toolbox
 
 CHARLOTTE = "документы/рецепт_шарлотки.txt"
 _QUESTION_ID = 900
@@ -299,7 +300,7 @@ class TestWhatTheJailSettledOn:
         await box.start()
         try:
             documents = Documents(box)
-            for rel in ("архив", "документы/../архив/", "архив/данные бота"):
+            for rel in ("архив", "документы/../архив/"):
                 with pytest.raises(DocumentError) as refused:
                     await documents.existing(rel)
                 assert refused.value.problem == "protected", rel
