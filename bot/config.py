@@ -437,10 +437,6 @@ class Settings(ToolSettings):
         """Whether this Telegram user may ask questions."""
         return self.allow_all or user_id in self.allowed_user_ids or user_id in self.admin_ids
 
-    def may_answer_in_group(self, chat_id: int) -> bool:
-        """Whether the bot may answer in this group chat (ALLOWED_CHAT_IDS, when set)."""
-        return self.allow_all or not self.allowed_chat_ids or chat_id in self.allowed_chat_ids
-
     def is_admin(self, user_id: int) -> bool:
         """Whether this Telegram user may add documents and run admin commands."""
         return user_id in self.admin_ids
