@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import os
 import sys
 from typing import Any
 
@@ -49,7 +50,22 @@ FRONT_DOORS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the process exit code (`bot.exit_codes`: 2 for what to fix)."""
+    """Entry point; returns the process exit code (`bot.exit_codes`: 2 for what to fix).
+
+    A reader that stops reading (`check | head -1`) ends the output quietly: Python's own
+    recipe for a closed pipe, instead of a BrokenPipeError traceback on the terminal.
+    """
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, where a closed pipe can still be caught, not at exit
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # what is still buffered goes nowhere at exit
+        return exit_codes.OUTPUT_CLOSED
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
     command, options = parse_args(argv)
     try:
         settings = load_settings(required=_REQUIRED[command], wanted=_WANTED.get(command, ()))

@@ -15,5 +15,7 @@ from typing import Final
 STOPPED: Final = 0
 TRY_AGAIN: Final = 1
 FIX_SETTINGS: Final = 2
+OUTPUT_CLOSED: Final = 1
+"""Whoever read the output went away (`python -m bot check | head -1`); the rest is dropped."""
 INTERRUPTED: Final = 130
 """Ctrl-C before the bot had its own handler in place (128 + SIGINT, as shells report it)."""
