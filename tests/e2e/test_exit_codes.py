@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from aiohttp import web
 
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi
@@ -104,6 +105,49 @@ async def _run(settings: dict[str, str], cwd: Path) -> tuple[int, str]:
 
 def _errors(output: str) -> list[str]:
     return [line for line in output.splitlines() if " ERROR " in line]
+
+
+@pytest.fixture
+async def telegram_down() -> AsyncIterator[str]:
+    """A Bot API that answers every call with 500, as Telegram's servers do when they fail."""
+
+    async def failing(_: web.Request) -> web.Response:
+        body = {"ok": False, "error_code": 500, "description": "Internal Server Error"}
+        return web.json_response(body, status=500)
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", failing)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
+    finally:
+        await runner.cleanup()
+
+
+class TestTelegramDown:
+    @pytest.mark.parametrize("workers", [1, 2])
+    async def test_a_bot_api_answering_5xx_is_left_to_a_restart(
+        self,
+        workers: int,
+        usual: dict[str, str],
+        tmp_path: Path,
+        telegram_down: str,
+        postgres_url: str,
+    ) -> None:
+        settings = {**usual, "TELEGRAM_API_BASE": telegram_down}
+        if workers > 1:
+            settings.update(_workers(workers, postgres_url))
+
+        code, output = await _run(settings, tmp_path)
+
+        assert code == 1, output
+        (line,) = _errors(output)
+        assert "Telegram could not start the bot" in line
+        assert "Internal Server Error" in line
+        assert "Traceback" not in output
 
 
 class TestRefusedToken:
