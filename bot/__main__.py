@@ -13,9 +13,11 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import os
 import sys
 from typing import Any
 
+from bot import exit_codes
 from bot.agent import PromptError
 from bot.cli import parse_args
 from bot.config import Settings
@@ -23,7 +25,7 @@ from bot.data_files import DataDirError
 from bot.datadir import DataVersionError
 from bot.logs import setup_logging
 from bot.settings_loader import SettingsError, load_settings, warn_of_env_file
-from bot.storage import StorageError, database_secrets
+from bot.storage import DatabaseUnavailable, StorageError, database_secrets
 
 log = logging.getLogger("bot")
 
@@ -48,13 +50,28 @@ FRONT_DOORS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the process exit code (2 for bad settings)."""
+    """Entry point; returns the process exit code (`bot.exit_codes`: 2 for what to fix).
+
+    A reader that stops reading (`check | head -1`) ends the output quietly: Python's own
+    recipe for a closed pipe, instead of a BrokenPipeError traceback on the terminal.
+    """
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, where a closed pipe can still be caught, not at exit
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # what is still buffered goes nowhere at exit
+        return exit_codes.OUTPUT_CLOSED
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
     command, options = parse_args(argv)
     try:
         settings = load_settings(required=_REQUIRED[command], wanted=_WANTED.get(command, ()))
     except SettingsError as exc:
         print(exc.report(), file=sys.stderr)  # noqa: T201 - the terminal is the audience
-        return 2
+        return exit_codes.FIX_SETTINGS
     return run_command(command, settings, **options)
 
 
@@ -69,20 +86,29 @@ def run_command(command: str, settings: Settings, **options: Any) -> int:
     front_door = importlib.import_module(FRONT_DOORS[command])
     try:
         return int(asyncio.run(front_door.serve(settings, **options)))
-    except PromptError as exc:
-        log.error("the system prompt cannot be used: %s", exc)
-        return 2
-    except DataDirError as exc:
-        log.error("%s; set DATA_DIR to a folder this user may write", exc)
-        return 2
-    except DataVersionError as exc:
-        log.error("%s", exc)
-        return 2
-    except StorageError as exc:
-        log.error("%s; check DATABASE_URL", exc)
-        return 2
     except KeyboardInterrupt:
-        return 130
+        return exit_codes.INTERRUPTED
+    except Exception as exc:
+        for kind, line, code in _REFUSALS:
+            if isinstance(exc, kind):
+                log.error(line, exc)
+                return code
+        raise
+
+
+_REFUSALS: tuple[tuple[type[Exception], str, int], ...] = (
+    (PromptError, "the system prompt cannot be used: %s", exit_codes.FIX_SETTINGS),
+    (DataDirError, "%s; set DATA_DIR to a folder this user may write", exit_codes.FIX_SETTINGS),
+    (DataVersionError, "%s", exit_codes.FIX_SETTINGS),
+    (
+        DatabaseUnavailable,
+        "%s; check that the server runs at the host and port of DATABASE_URL",
+        exit_codes.TRY_AGAIN,
+    ),
+    (StorageError, "%s; check DATABASE_URL", exit_codes.FIX_SETTINGS),
+)
+"""What stops a command before it can start, the one line it is logged as, and the exit code
+(first match wins: `DatabaseUnavailable` is a `StorageError` that a restart may get past)."""
 
 
 def _secrets(settings: Settings) -> list[str]:

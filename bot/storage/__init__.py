@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from bot.storage.claims import PostgresUpdateClaims, SqliteUpdateClaims, UpdateClaims
     from bot.storage.conversation_lock import AdvisoryConversationLocks
-    from bot.storage.errors import SchemaVersionError, StorageError
+    from bot.storage.errors import DatabaseUnavailable, SchemaVersionError, StorageError
     from bot.storage.keys import advisory_key
     from bot.storage.migrations import MIGRATIONS, SCHEMA_VERSION, Migration, migrate
     from bot.storage.postgres import POOL_SIZE, PostgresDatabase, new_owner
@@ -51,6 +51,7 @@ _HOMES = {
     "POOL_SIZE": "postgres",
     "SCHEMA_VERSION": "migrations",
     "AdvisoryConversationLocks": "conversation_lock",
+    "DatabaseUnavailable": "errors",
     "LockSession": "session",
     "Migration": "migrations",
     "PostgresDatabase": "postgres",
@@ -72,6 +73,7 @@ __all__ = [
     "POOL_SIZE",
     "SCHEMA_VERSION",
     "AdvisoryConversationLocks",
+    "DatabaseUnavailable",
     "LockSession",
     "Migration",
     "PostgresDatabase",

@@ -11,5 +11,10 @@ class StorageError(Exception):
     """The database cannot be used; the text says why, without the password."""
 
 
+class DatabaseUnavailable(StorageError):
+    """The database server did not answer, or not yet (down, starting, out of connections): it
+    may pass by itself, so a restart later is worth it, unlike a refused login."""
+
+
 class SchemaVersionError(StorageError):
     """The database's schema is newer than this code, or an upgrade step failed."""

@@ -4,7 +4,9 @@
 process's identity lock and builds the pool. Stores are handed the database and run their
 queries on `pool`; work that must outlive a query (a conversation held for a whole question)
 uses `session` or a `connect()`ion of its own. Every message says where the database is without
-its password.
+its password, and tells a server that cannot be reached (`DatabaseUnavailable`, which may pass)
+from one that turns the bot away (a wrong password, a database that does not exist: the admin
+must fix DATABASE_URL).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Sequence
 
 import asyncpg
 
-from bot.storage.errors import StorageError
+from bot.storage.errors import DatabaseUnavailable, StorageError
 from bot.storage.keys import advisory_key
 from bot.storage.migrations import MIGRATIONS, Migration, migrate
 from bot.storage.session import LockSession
@@ -37,6 +39,14 @@ synchronous=NORMAL gives the history in DATA_DIR. A crash of the worker loses no
 of the database server may lose the last fraction of a second of commits, never consistency.
 Each question commits several times, and waiting for a disk flush each time would cost more
 than the rest of its storage work together (bench/bench_storage.py measures it)."""
+_PASSING = (
+    OSError,  # refused, timed out, unknown host
+    asyncpg.PostgresConnectionError,
+    asyncpg.InsufficientResourcesError,  # too many connections
+    asyncpg.OperatorInterventionError,  # starting up or shutting down
+)
+"""What a server that cannot take the bot right now raises; anything else at connect is an
+answer that no retry changes (a wrong password, no such database or role, no pg_hba entry)."""
 
 
 def new_owner() -> str:
@@ -78,7 +88,10 @@ class PostgresDatabase:
             pool = await asyncpg.create_pool(
                 url, min_size=1, max_size=pool_size, server_settings=_SESSION_SETTINGS
             )
-        except (OSError, asyncpg.PostgresError) as exc:
+        except _PASSING as exc:
+            await connection.close()
+            raise _unavailable(url, exc) from exc
+        except asyncpg.PostgresError as exc:
             await connection.close()
             msg = f"the database at {redact_url(url)} cannot be used: {exc}"
             raise StorageError(msg) from exc
@@ -114,6 +127,15 @@ class PostgresDatabase:
 async def _connect(url: str) -> asyncpg.Connection:
     try:
         return await asyncpg.connect(url)
-    except (OSError, asyncpg.PostgresError, ValueError) as exc:
-        msg = f"the database at {redact_url(url)} cannot be reached: {exc}"
+    except _PASSING as exc:
+        raise _unavailable(url, exc) from exc
+    except asyncpg.PostgresError as exc:
+        msg = f"the database at {redact_url(url)} does not let the bot in: {exc}"
         raise StorageError(msg) from exc
+    except ValueError as exc:  # asyncpg's reading of the URL
+        msg = f"the database URL {redact_url(url)} cannot be used: {exc}"
+        raise StorageError(msg) from exc
+
+
+def _unavailable(url: str, exc: Exception) -> DatabaseUnavailable:
+    return DatabaseUnavailable(f"the database at {redact_url(url)} cannot be reached: {exc}")

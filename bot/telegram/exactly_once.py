@@ -21,6 +21,8 @@ import time
 from typing import Any
 
 from aiogram import Bot, Dispatcher
+from aiogram.methods import TelegramMethod
+from aiogram.types import Update
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler
 from aiohttp import web
 
@@ -66,7 +68,7 @@ class ClaimingRequestHandler(SimpleRequestHandler):
         try:
             update: dict[str, Any] = await request.json(loads=bot.session.json_loads)
             update_id = int(update["update_id"])
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):  # nested past the parser's depth
             log.warning("a webhook request without a readable update was refused")
             return web.Response(status=400, text="not an update")
         try:
@@ -86,7 +88,7 @@ class ClaimingRequestHandler(SimpleRequestHandler):
         """Handle the update while its lease is kept alive; record it done whatever happens."""
         keeper = asyncio.create_task(self._keep_lease(update_id))
         try:
-            await self._background_feed_update(bot=bot, update=update)
+            await self._feed(bot, update)
         except Exception:  # the dispatcher let a handler's error through; it is done all the same
             log.exception("update %d failed", update_id)
         finally:
@@ -97,6 +99,15 @@ class ClaimingRequestHandler(SimpleRequestHandler):
                 await self._claims.finish(update_id)
             except Exception as exc:  # the lease runs out; no resend comes after a 200
                 log.warning("update %d could not be marked as done: %s", update_id, exc)
+
+    async def _feed(self, bot: Bot, update: dict[str, Any]) -> None:
+        """aiogram's `_background_feed_update` by its public parts: its `feed_raw_update` logs a
+        failure with the whole traceback before raising it, and `_handle_claimed` logs it once,
+        with the update's number."""
+        parsed = Update.model_validate(update, context={"bot": bot})
+        result = await self.dispatcher.feed_update(bot, parsed, **self.data)
+        if isinstance(result, TelegramMethod):
+            await self.dispatcher.silent_call_request(bot=bot, result=result)
 
     async def _keep_lease(self, update_id: int) -> None:
         """Renew the claim three times a lease, so it lasts while this worker lives."""

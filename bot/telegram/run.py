@@ -6,7 +6,8 @@ a heartbeat file in DATA_DIR is kept fresh for `python -m bot.healthcheck`. `GET
 `GET /metrics` are served on the webhook's server, or in polling mode on METRICS_LISTEN when it
 is set; aiohttp's server is imported only then, so a plain polling bot starts without it. With
 WORKERS > 1 in webhook mode this process becomes the parent of that many workers
-(`bot.telegram.workers`), each of which comes back here as a worker.
+(`bot.telegram.workers`), each of which comes back here as a worker. A start that fails ends
+with one line and an exit code that says whether a restart may help (`bot.exit_codes`).
 """
 
 from __future__ import annotations
@@ -22,10 +23,13 @@ from aiogram import Bot, Dispatcher
 from aiogram.exceptions import (
     ClientDecodeError,
     TelegramAPIError,
+    TelegramBadRequest,
     TelegramNetworkError,
+    TelegramNotFound,
     TelegramUnauthorizedError,
 )
 
+from bot import exit_codes
 from bot.config import Settings
 from bot.heartbeat import Heartbeat
 from bot.monitoring import Health
@@ -52,7 +56,7 @@ async def serve(settings: Settings) -> int:
         warn_of_env_file(settings)
     if settings.workers > 1 and seat is None:
         if settings.webhook_url:
-            return await supervise(settings, os.environ)
+            return await _supervise(settings)
         log.warning(
             "WORKERS is %d, but long polling runs as one process (Telegram allows one "
             "getUpdates consumer); set WEBHOOK_URL to run several workers",
@@ -61,6 +65,32 @@ async def serve(settings: Settings) -> int:
     if seat is not None:
         log.info("worker %d of %d (pid %d)", seat.index, settings.workers, os.getpid())
     return await _serve_bot(settings, seat)
+
+
+async def _supervise(settings: Settings) -> int:
+    """The parent of several workers, once it has tried what each of them would otherwise
+    find refused at the same moment: the database's login (bringing its schema up to date
+    once, too) and the token. A refusal is then one line and one exit code, not one per
+    worker and a round of restarts."""
+    await _try_database(settings)
+    bot = build_bot(settings)
+    try:
+        await bot.get_me()
+    except _START_FAILURES as exc:
+        return _start_failed(exc, settings)
+    finally:
+        await bot.session.close()
+    return await supervise(settings, os.environ)
+
+
+async def _try_database(settings: Settings) -> None:
+    """Open DATABASE_URL as a worker does and close it; raises `StorageError` with the reason."""
+    if settings.database_url is None:
+        return
+    from bot.storage import PostgresDatabase  # noqa: PLC0415  (the driver: only with a database)
+
+    database = await PostgresDatabase.open(settings.database_url.get_secret_value())
+    await database.close()
 
 
 async def _serve_bot(settings: Settings, seat: WorkerSeat | None) -> int:
@@ -80,26 +110,8 @@ async def _serve_bot(settings: Settings, seat: WorkerSeat | None) -> int:
                 await _serve_webhook(dp, bot, settings, services, seat=seat)
             else:
                 await _poll(dp, bot, settings, services)
-    except OSError as exc:  # a listening address that is taken or not this machine's
-        log.error("%s", exc.strerror or exc)
-        return 1
-    except TelegramUnauthorizedError:
-        log.error("Telegram refused BOT_TOKEN; copy the token from @BotFather again")
-        return 1
-    except TelegramNetworkError as exc:
-        log.error("cannot reach the Telegram Bot API: %s", exc)
-        return 1
-    except TelegramAPIError as exc:  # e.g. setWebhook refusing WEBHOOK_URL
-        log.error("Telegram refused to start the bot: %s", exc)
-        return 1
-    except ClientDecodeError as exc:  # a proxy's error page, or another service on that port
-        log.error(
-            "the server at %s did not answer like a Telegram Bot API (%s); "
-            "check TELEGRAM_API_BASE",
-            settings.telegram_api_base or "api.telegram.org",
-            _first_line(str(exc.data) if exc.data is not None else exc.message),
-        )
-        return 1
+    except _START_FAILURES as exc:
+        return _start_failed(exc, settings)
     finally:
         try:
             await bot.session.close()
@@ -108,7 +120,44 @@ async def _serve_bot(settings: Settings, seat: WorkerSeat | None) -> int:
         finally:
             await close_services(services)
     log.info("stopped")
-    return 0
+    return exit_codes.STOPPED
+
+
+_START_FAILURES = (OSError, TelegramAPIError, ClientDecodeError)
+"""What starting to serve raises that `_start_failed` turns into one line and an exit code."""
+
+
+def _start_failed(exc: Exception, settings: Settings) -> int:
+    """Log in one line why the bot could not start; the exit code says whether a restart may
+    help (`bot.exit_codes`): a refusal of the settings stops it, a network failure does not."""
+    match exc:
+        case TelegramUnauthorizedError() | TelegramNotFound():
+            log.error(
+                "Telegram refused BOT_TOKEN (%s); copy the token from @BotFather again",
+                exc.message,
+            )
+            return exit_codes.FIX_SETTINGS
+        case TelegramBadRequest():  # e.g. setWebhook refusing WEBHOOK_URL
+            log.error("Telegram refused to start the bot: %s", exc.message)
+            return exit_codes.FIX_SETTINGS
+        case TelegramNetworkError():
+            log.error("cannot reach the Telegram Bot API: %s", exc)
+            return exit_codes.TRY_AGAIN
+        case TelegramAPIError():  # 5xx, flood control: Telegram's side, for now
+            log.error("Telegram could not start the bot: %s", exc)
+            return exit_codes.TRY_AGAIN
+        case ClientDecodeError():  # a proxy's error page, or another service on that port
+            log.error(
+                "the server at %s did not answer like a Telegram Bot API (%s); "
+                "check TELEGRAM_API_BASE",
+                settings.telegram_api_base or "api.telegram.org",
+                _first_line(str(exc.data) if exc.data is not None else exc.message),
+            )
+            return exit_codes.TRY_AGAIN
+        case OSError():  # a listening address that is taken or not this machine's
+            log.error("%s", exc.strerror or exc)
+            return exit_codes.TRY_AGAIN
+    raise exc
 
 
 def health_and_metrics(services: Services) -> list[web.RouteDef]:

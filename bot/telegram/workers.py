@@ -11,10 +11,12 @@ resetting them.
 
 A worker that dies is started again after a pause that doubles with each quick failure (1 s up
 to 30 s; a worker that ran for a minute starts from 1 s again); one that keeps failing at once
-stops the whole bot, since no restart will help then. DATA_DIR is brought to this version once,
-by the parent, before the workers open it. SIGTERM or SIGINT is passed to every
-worker, which finishes its questions as a single process does; the parent exits 0 when they
-all did. Only worker 0 calls setWebhook.
+stops the whole bot, since no restart will help then. A worker that exits with
+`exit_codes.FIX_SETTINGS` has said so itself (a refused token or database login, after its one
+line): the parent stops the others at once and exits with the same code, starting nothing
+again. DATA_DIR is brought to this version once, by the parent, before the workers open it.
+SIGTERM or SIGINT is passed to every worker, which finishes its questions as a single process
+does; the parent exits 0 when they all did. Only worker 0 calls setWebhook.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bot import exit_codes
 from bot.config import Settings
 from bot.data_files import DataDirError, DataFiles
 from bot.datadir import upgrade
@@ -116,6 +119,7 @@ class Supervisor:
         self._stopping = asyncio.Event()
         self._processes: dict[int, asyncio.subprocess.Process] = {}
         self._failed = False
+        self._to_fix = False
 
     def stop(self) -> None:
         """Stop every worker (each finishes its questions first) and return from `run`."""
@@ -131,9 +135,11 @@ class Supervisor:
         """Keep the workers running until `stop` (or one keeps failing); the exit code."""
         log.info("starting %d webhook workers (parent pid %d)", len(self._sockets), os.getpid())
         exits = await asyncio.gather(*(self._keep(i) for i in range(len(self._sockets))))
-        if self._failed:
-            return 1
-        return 0 if all(code == 0 for code in exits) else 1
+        if self._to_fix:
+            return exit_codes.FIX_SETTINGS
+        if self._failed or any(code != exit_codes.STOPPED for code in exits):
+            return exit_codes.TRY_AGAIN
+        return exit_codes.STOPPED
 
     async def _keep(self, index: int) -> int:
         """Run worker `index` again each time it dies, until stopping; its last exit code."""
@@ -144,6 +150,13 @@ class Supervisor:
             code = await process.wait()
             if self._stopping.is_set():
                 log.info("worker %d (pid %d) stopped with exit code %d", index, process.pid, code)
+                return code
+            if code == exit_codes.FIX_SETTINGS:  # the worker logged why; a restart cannot help
+                log.info(
+                    "worker %d (pid %d) cannot run as set up; stopping the bot", index, process.pid
+                )
+                self._to_fix = True
+                self.stop()
                 return code
             failures = 1 if time.monotonic() - started >= HEALTHY_AFTER_S else failures + 1
             if failures >= GIVE_UP_AFTER:

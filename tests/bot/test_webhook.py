@@ -53,6 +53,43 @@ class TestWebhook:
                     harness.session.called("sendMessage")[-1].text
                 )
 
+    async def test_a_body_nested_too_deep_is_refused_as_bad_input(
+        self, make_dispatcher: Any
+    ) -> None:
+        depth = 200_000
+        body = '{"update_id": 7, "message": ' + "[" * depth + "]" * depth + "}"
+        async with make_dispatcher() as harness:
+            app = build_webhook_app(harness.dp, harness.bot, "/telegram", SECRET)
+            async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+                refused = await client.post("/telegram", data=body, headers={HEADER: SECRET})
+                assert refused.status == 400
+                assert await refused.text() == "not an update"
+                after = json.dumps(_update("/help"))
+                accepted = await client.post("/telegram", data=after, headers={HEADER: SECRET})
+                assert accepted.status == 200
+                await harness.session.wait_for(lambda s: bool(s.called("sendMessage")))
+
+    async def test_an_update_that_fails_is_logged_once_with_one_traceback(
+        self, make_dispatcher: Any, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        async def broken(_: Any) -> None:
+            msg = "a fault no handler expects"
+            raise RuntimeError(msg)
+
+        async with make_dispatcher() as harness:
+            harness.session.hooks["sendMessage"] = broken
+            app = build_webhook_app(harness.dp, harness.bot, "/telegram", SECRET)
+            with caplog.at_level(logging.INFO):
+                async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+                    body = json.dumps(_update("/help"))
+                    sent = await client.post("/telegram", data=body, headers={HEADER: SECRET})
+                    assert sent.status == 200
+                # the server's shutdown waits for the update's handling to end
+        with_traceback = [r for r in caplog.records if r.exc_info]
+        assert len(with_traceback) == 1, caplog.text
+        assert "update 1 failed" in with_traceback[0].getMessage()
+        assert caplog.text.count("Traceback (most recent call last)") == 1, caplog.text
+
     def test_a_secret_is_made_when_none_is_set(self) -> None:
         settings = load_settings(bot_token=BOT_TOKEN, webhook_url="https://bot.example.com/tg")
         first, second = webhook_secret(settings), webhook_secret(settings)

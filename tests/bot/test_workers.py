@@ -26,6 +26,9 @@ _WORKER = """
 import os, sys
 if os.environ.get("FAIL_AT_ONCE"):
     sys.exit(3)
+if os.environ.get("REFUSED_IN") == os.environ["BOT_WORKER"].partition(":")[0]:
+    print("the settings are refused", file=sys.stderr)
+    sys.exit(2)
 import asyncio, signal
 from aiohttp import web
 from bot.telegram.workers import worker_seat
@@ -156,6 +159,19 @@ class TestSupervisor:
         messages = " ".join(r.getMessage() for r in caplog.records)
         assert "exited with code 3" in messages
         assert "times in a row right after starting; stopping the bot" in messages
+
+    async def test_a_worker_refused_its_settings_stops_the_others_and_the_bot_with_2(
+        self, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        with caplog.at_level(logging.INFO, logger="bot.telegram.workers"):
+            async with _supervised(2, REFUSED_IN="1") as (_, _port, running):
+                code = await asyncio.wait_for(running, 60)
+        assert code == 2
+        messages = [r.getMessage() for r in caplog.records]
+        assert sum(m.startswith("worker 1 started") for m in messages) == 1, messages
+        assert not [m for m in messages if "starting it again" in m], messages
+        assert any("cannot run as set up; stopping the bot" in m for m in messages), messages
+        assert any(m.startswith("worker 0 (pid") and "stopped" in m for m in messages), messages
 
 
 class TestSettings:

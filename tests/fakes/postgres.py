@@ -4,7 +4,8 @@ It listens on a free loopback port and, for tests, keeps no data worth keeping (
 it starts in about a second and each test can have a fresh, empty database of its own. PostgreSQL
 refuses to run as root, so under root the server runs as the `postgres` system user (or
 `nobody`), which then owns the folder. `TEST_DATABASE_URL` names a server to use instead
-(its user must be allowed to create databases).
+(its user must be allowed to create databases). A server started with a `password` asks every
+login for it, as a real deployment does; otherwise any login is let in.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 _BINARIES = ("initdb", "pg_ctl")
 _SERVER_OPTIONS = "-c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=32MB"
@@ -85,14 +86,15 @@ class PostgresServer:
     _counter: int = field(default=0, repr=False)
 
     @classmethod
-    def start(cls, *, durable: bool = False) -> PostgresServer:
+    def start(cls, *, durable: bool = False, password: str | None = None) -> PostgresServer:
         """Use TEST_DATABASE_URL if set, else start a new server; raises `PostgresMissing`.
 
         `durable` keeps PostgreSQL's own defaults (every commit flushed to disk), for
-        measurements; tests skip the flushes.
+        measurements; tests skip the flushes. `password`: a new server whose logins need it
+        (the user `postgres` has it), even when TEST_DATABASE_URL is set.
         """
         given = os.environ.get("TEST_DATABASE_URL", "").strip()
-        if given:
+        if given and password is None:
             return cls(given)
         binaries = find_binaries()
         user = _server_user()
@@ -102,10 +104,17 @@ class PostgresServer:
             os.chown(folder, entry.pw_uid, entry.pw_gid)
         port = _free_port()
         data = str(folder / "data")
+        authentication = ["-A", "trust"]
+        if password is not None:
+            password_file = folder / "password"
+            password_file.write_text(password, encoding="utf-8")
+            if user is not None:
+                os.chown(password_file, entry.pw_uid, entry.pw_gid)
+            authentication = ["-A", "scram-sha-256", f"--pwfile={password_file}"]
         try:
             _run(
                 binaries / "initdb",
-                ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C"],
+                ["-D", data, *authentication, "-U", "postgres", "-E", "UTF8", "--locale=C"],
                 user=user,
             )
             options = f"-p {port} -k {folder} {_SERVER_OPTIONS}"
@@ -123,7 +132,8 @@ class PostgresServer:
             shutil.rmtree(folder, ignore_errors=True)
             msg = f"the test PostgreSQL did not start: {exc.stderr or exc}\n{detail}"
             raise RuntimeError(msg) from exc
-        url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        login = "postgres" if password is None else f"postgres:{quote(password, safe='')}"
+        url = f"postgresql://{login}@127.0.0.1:{port}/postgres"
         return cls(url, folder, binaries, user)
 
     def url_of(self, database: str) -> str:

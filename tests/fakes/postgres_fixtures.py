@@ -3,6 +3,7 @@
 `postgres_server` starts the server once (or takes TEST_DATABASE_URL) and skips, saying why,
 where there is no PostgreSQL. `postgres_url` is a fresh, empty database for one test;
 `postgres_database` is that database opened the way the bot opens it (schema migrated).
+`postgres_with_password` is a server of its own whose logins need a password.
 """
 
 from __future__ import annotations
@@ -21,6 +22,19 @@ def postgres_server() -> Iterator[PostgresServer]:
     """The run's PostgreSQL server; tests that need it are skipped when there is none."""
     try:
         server = PostgresServer.start()
+    except PostgresMissing as exc:
+        pytest.skip(str(exc))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_with_password() -> Iterator[PostgresServer]:
+    """A server that asks every login for its password (`admin_url` carries the right one)."""
+    try:
+        server = PostgresServer.start(password="right-Pa55word")
     except PostgresMissing as exc:
         pytest.skip(str(exc))
     try:

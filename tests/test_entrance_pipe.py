@@ -1,0 +1,54 @@
+"""A reader that closes the pipe early (`python -m bot check | head -1`) gets no traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.reliability.process import bot_env
+
+
+async def _with_stdout_closed(command: str, tmp_path: Path) -> tuple[int, str]:
+    """Run `python -m bot COMMAND` writing into a pipe nobody reads any more; exit code and
+    stderr."""
+    (tmp_path / "docs").mkdir()
+    env = bot_env(
+        OPENAI_API_KEY="sk-pipe-test-key-123",
+        SANDBOX_DIR=str(tmp_path / "docs"),
+        DATA_DIR=str(tmp_path / "data"),
+    )
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone before the first line
+    try:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            *command.split(),
+            cwd=tmp_path,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=asyncio.subprocess.PIPE,
+        )
+    finally:
+        os.close(write_end)
+    _, err = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode is not None
+    return process.returncode, err.decode(errors="replace")
+
+
+@pytest.mark.parametrize("command", ["check --offline", "pair"])
+async def test_a_closed_pipe_ends_the_output_without_a_traceback(
+    command: str, tmp_path: Path
+) -> None:
+    code, err = await _with_stdout_closed(command, tmp_path)
+
+    assert "BrokenPipeError" not in err
+    assert "Traceback" not in err
+    assert "Exception ignored" not in err
+    assert code == 1, err
