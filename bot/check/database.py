@@ -14,10 +14,16 @@ from bot.check.outcome import Outcome, failed, passed, skipped
 from bot.config import Settings
 from bot.storage import SCHEMA_VERSION, redact_url
 from bot.storage.lost import LOST
+from bot.storage.urls import scrub
 
 SUBJECT = "database"
 CONNECT_TIMEOUT_S = 10.0
 _UNREACHABLE: tuple[type[Exception], ...] = (*LOST, TimeoutError, ValueError)
+_REFUSED: tuple[type[Exception], ...] = (
+    asyncpg.InvalidAuthorizationSpecificationError,  # password, role, pg_hba
+    asyncpg.InvalidCatalogNameError,  # no such database
+)
+"""What a server that turns the bot away raises: the same words as `run` uses for it."""
 
 
 async def check_database(settings: Settings, *, offline: bool) -> Outcome:
@@ -30,12 +36,16 @@ async def check_database(settings: Settings, *, offline: bool) -> Outcome:
         return skipped(SUBJECT, f"{where} not tried (--offline)")
     try:
         connection = await asyncpg.connect(url, timeout=CONNECT_TIMEOUT_S)
+    except _REFUSED as exc:
+        return failed(SUBJECT, f"{where} does not let the bot in: {scrub(str(exc), url)}")
     except _UNREACHABLE as exc:
-        return failed(SUBJECT, f"{where} cannot be reached: {exc or type(exc).__name__}")
+        reason = scrub(str(exc), url) or type(exc).__name__
+        return failed(SUBJECT, f"{where} cannot be reached: {reason}")
     try:
         version = await _schema_version(connection)
     except LOST as exc:
-        return failed(SUBJECT, f"{where} answers, but its schema cannot be read: {exc}")
+        reason = scrub(str(exc), url)
+        return failed(SUBJECT, f"{where} answers, but its schema cannot be read: {reason}")
     finally:
         await asyncio.shield(connection.close())
     return _judged(where, version)

@@ -23,7 +23,7 @@ from bot.storage.errors import DatabaseUnavailable, StorageError
 from bot.storage.keys import advisory_key
 from bot.storage.migrations import MIGRATIONS, Migration, migrate
 from bot.storage.session import LockSession
-from bot.storage.urls import redact_url
+from bot.storage.urls import redact_url, scrub
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ class PostgresDatabase:
             raise _unavailable(url, exc) from exc
         except asyncpg.PostgresError as exc:
             await connection.close()
-            msg = f"the database at {redact_url(url)} cannot be used: {exc}"
+            msg = f"the database at {redact_url(url)} cannot be used: {scrub(str(exc), url)}"
             raise StorageError(msg) from exc
         except BaseException:
             await connection.close()
@@ -130,12 +130,13 @@ async def _connect(url: str) -> asyncpg.Connection:
     except _PASSING as exc:
         raise _unavailable(url, exc) from exc
     except asyncpg.PostgresError as exc:
-        msg = f"the database at {redact_url(url)} does not let the bot in: {exc}"
+        msg = f"the database at {redact_url(url)} does not let the bot in: {scrub(str(exc), url)}"
         raise StorageError(msg) from exc
     except ValueError as exc:  # asyncpg's reading of the URL
-        msg = f"the database URL {redact_url(url)} cannot be used: {exc}"
+        msg = f"the database URL {redact_url(url)} cannot be used: {scrub(str(exc), url)}"
         raise StorageError(msg) from exc
 
 
 def _unavailable(url: str, exc: Exception) -> DatabaseUnavailable:
-    return DatabaseUnavailable(f"the database at {redact_url(url)} cannot be reached: {exc}")
+    reason = scrub(str(exc), url)
+    return DatabaseUnavailable(f"the database at {redact_url(url)} cannot be reached: {reason}")

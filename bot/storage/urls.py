@@ -25,6 +25,7 @@ _HOST = r"(?:\[[^\]]*\]|[^:,\[\]@]*)(?::\d*)?"
 _HOSTS = re.compile(rf"{_HOST}(?:,{_HOST})*")
 """What stands between the user part and the path: hosts and ports, as libpq lists them."""
 _QUERY_FIELD = re.compile(r"\?[^=/?&]*=")
+_URL_SPLITS = re.compile(r"[/:@?&#=,;\\s]+")
 _KEYWORD_PASSWORD = re.compile(
     r"(?:^|\s)(?:ssl)?password\s*=\s*('(?:[^'\\]|\\.)*'?|\S*)", re.IGNORECASE
 )
@@ -47,6 +48,22 @@ def database_secrets(url: str) -> list[str]:
         found |= {raw, unquote(raw), unquote_plus(raw), _unquoted(raw)}
     found.discard("")
     return [url, *sorted(found - {url})]
+
+
+def scrub(text: str, url: str) -> str:
+    """`text` (a driver's error message about `url`) with every password of `url` masked.
+
+    A driver that misreads a URL quotes the piece it stumbled on, which can be part of a
+    password (`user:pa/ss@host` reads `pa` as a port), so each piece of a password between
+    the characters URLs split on is masked as well, down to three characters.
+    """
+    whole, *passwords = database_secrets(url)
+    hidden = {whole, *passwords}
+    for password in passwords:
+        hidden |= {piece for piece in _URL_SPLITS.split(password) if len(piece) >= 3}
+    for secret in sorted(hidden, key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    return text
 
 
 def _password_spans(url: str) -> list[tuple[int, int]]:

@@ -100,3 +100,26 @@ class TestWithoutConnecting:
         assert code == 0, printed
         assert "pg_dump" in printed and "127.0.0.1:1/bot" in printed
         assert "SECRET" not in printed and "VALUE" not in printed
+
+
+@pytest.mark.parametrize(
+    "database_url",
+    [
+        "postgresql://bot:SECRET/VALUE@127.0.0.1:1/bot",
+        "postgresql://bot:SECRET:VALUE@127.0.0.1:1/bot",
+        "postgresql://bot@127.0.0.1:1/bot?password=SECRET&VALUE",
+    ],
+)
+class TestWhatTheDriverQuotes:
+    """A driver that misreads such a URL quotes the piece it stumbled on: never a password's."""
+
+    async def test_check(self, tmp_path: Path, database_url: str) -> None:
+        code, printed = await run_bot(tmp_path, database_url, "check")
+        assert code != 0
+        assert "database" in printed
+        assert "SECRET" not in printed and "VALUE" not in printed, printed
+
+    async def test_pair(self, tmp_path: Path, database_url: str) -> None:
+        code, printed = await run_bot(tmp_path, database_url, "pair")
+        assert code != 0
+        assert "SECRET" not in printed and "VALUE" not in printed, printed

@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.storage import database_secrets, redact_url
+from bot.storage.urls import scrub
 
 SECRET = "SECRETVALUE"
 TABLE = [
@@ -113,3 +114,24 @@ def test_a_password_in_the_query_never_shows(password: str) -> None:
         assert "SECRET" not in shown
         assert shown == "postgresql://bot@db.example/docs?sslmode=require&password=***&port=5432"
         assert password in database_secrets(url)
+
+
+class TestScrub:
+    @pytest.mark.parametrize(
+        ("url", "said", "shown"),
+        [
+            (
+                "postgresql://bot:SECRET/VALUE@h/db",
+                "invalid literal for int() with base 10: 'SECRET'",
+                "invalid literal for int() with base 10: '***'",
+            ),
+            (
+                "postgresql://bot@h/db?password=s3cr3t%21",
+                "password authentication failed for s3cr3t!",
+                "password authentication failed for ***",
+            ),
+            ("postgresql://bot@h/db", "no password here", "no password here"),
+        ],
+    )
+    def test_a_drivers_words_lose_every_password(self, url: str, said: str, shown: str) -> None:
+        assert scrub(said, url) == shown
