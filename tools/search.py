@@ -288,7 +288,9 @@ class Searcher:
                     ranked.append(path)
                     total += 1
         pattern = snippet_pattern(groups) if groups else None
-        shown = [path for path in ranked if path in visible][:limit]
+        shown = [path for path in ranked if path in visible]
+        total -= len(ranked) - len(shown)  # gone from the folder, not yet from the index
+        shown = shown[:limit]
         results = [
             self._describe(conn, path, groups=groups, visible=visible, pattern=pattern)
             for path in shown

@@ -8,18 +8,25 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from bot.storage import PostgresDatabase, PostgresUpdateClaims, SqliteUpdateClaims, UpdateClaims
 from bot.telegram.exactly_once import MemoryClaims
 from bot.telegram.middlewares import InFlight
 from bot.telegram.webhook import build_webhook_app
+from tests.fakes import fake_llm as fake_llm_module
 from tests.fakes.accounts import USER_ID
 from tests.fakes.fake_llm import FakeLLM, Reply, text_reply
+from tests.fakes.fixtures import DispatcherFactory
 from tests.fakes.harness import Harness
+from tests.storage.lease_support import TRY_EVERY_S, leased, tries_until_taken
 
 SECRET = "s3cret_token-value"
 HEADER = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
@@ -38,14 +45,23 @@ def _update(update_id: int, text: str) -> str:
 
 
 class RenewalsSeen(MemoryClaims):
-    """Memory claims that let a test wait for the lease to be renewed."""
+    """Memory claims that note, on their own clock, when the claim and each renewal came."""
 
     def __init__(self) -> None:
         super().__init__()
+        self.claimed_at: dict[int, float] = {}
+        self.renewed_at: list[float] = []
         self.renewed = asyncio.Event()
+
+    async def claim(self, update_id: int, *, owner: str, lease_s: float) -> bool:
+        won = await super().claim(update_id, owner=owner, lease_s=lease_s)
+        if won:
+            self.claimed_at[update_id] = time.monotonic()
+        return won
 
     async def renew(self, update_id: int, *, owner: str, lease_s: float) -> None:
         await super().renew(update_id, owner=owner, lease_s=lease_s)
+        self.renewed_at.append(time.monotonic())
         self.renewed.set()
 
 
@@ -72,7 +88,7 @@ class HeldModel:
 
 @asynccontextmanager
 async def _served(
-    harness: Harness, claims: MemoryClaims, lease_s: float = 60.0
+    harness: Harness, claims: UpdateClaims, lease_s: float = 60.0
 ) -> AsyncIterator[TestClient[Any, Any]]:
     app = build_webhook_app(
         harness.dp, harness.bot, "/telegram", SECRET, claims=claims, owner="w1", lease_s=lease_s
@@ -81,12 +97,51 @@ async def _served(
         yield client
 
 
+@pytest.fixture
+async def patient_harness(
+    make_dispatcher: DispatcherFactory, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Harness]:
+    """A dispatcher whose model client waits longer than the leases here for an answer."""
+    real = fake_llm_module.make_client
+
+    def patient(llm: FakeLLM, **kw: Any) -> Any:
+        return real(llm, **{**kw, "timeout": 60.0})
+
+    monkeypatch.setattr(fake_llm_module, "make_client", patient)
+    async with make_dispatcher() as running:
+        yield running
+
+
 def _answers(harness: Harness, text: str) -> int:
     return sum(
         text in str(getattr(call, "text", ""))
         for call in harness.session.calls
         if call.__api_method__ in {"sendMessage", "editMessageText"}
     )
+
+
+class Resends:
+    """Copies of one update posted as Telegram resends it; each says whether it was taken
+    (handled here) or dropped (the route logs each copy it drops before it answers)."""
+
+    def __init__(
+        self, client: TestClient[Any, Any], caplog: pytest.LogCaptureFixture, update_id: int
+    ) -> None:
+        self._client = client
+        self._caplog = caplog
+        self._update_id = update_id
+        caplog.set_level(logging.INFO, logger="bot.telegram.exactly_once")
+
+    def _dropped(self) -> int:
+        dropped = f"update {self._update_id} was already taken"
+        return sum(dropped in r.getMessage() for r in self._caplog.records)
+
+    async def post(self) -> bool:
+        before = self._dropped()
+        update = _update(self._update_id, "Вопрос?")
+        reply = await self._client.post("/telegram", data=update, headers=HEADER)
+        assert reply.status == 200
+        return self._dropped() == before
 
 
 class TestOnce:
@@ -118,17 +173,48 @@ class TestOnce:
             await harness.session.wait_for(lambda _: _answers(harness, "Один ответ.") > 0)
         assert len(harness.llm.requests) == 1
 
-    async def test_the_lease_is_renewed_while_the_question_runs(self, harness: Harness) -> None:
+    async def test_the_lease_is_renewed_while_the_question_runs(
+        self, patient_harness: Harness
+    ) -> None:
+        harness = patient_harness
         held = HeldModel(harness.llm, "Долгий ответ.")
         claims = RenewalsSeen()
-        async with _served(harness, claims, lease_s=0.3) as client:
+        lease_s = 3.0
+        async with _served(harness, claims, lease_s=lease_s) as client:
             await client.post("/telegram", data=_update(9, "Вопрос?"), headers=HEADER)
             await harness.llm.wait_for_requests(1)
-            await asyncio.wait_for(claims.renewed.wait(), 10)
+            await asyncio.wait_for(claims.renewed.wait(), 30)
+            after = claims.renewed_at[0] - claims.claimed_at[9]
+            assert after < lease_s / 2, f"first renewed {after:.2f} s into a {lease_s} s lease"
             assert not await claims.claim(9, owner="w2", lease_s=60)
             held.release.set()
             await harness.session.wait_for(lambda _: _answers(harness, "Долгий ответ.") > 0)
         assert not await claims.claim(9, owner="w2", lease_s=60)
+
+    async def test_a_question_longer_than_its_lease_is_answered_once(
+        self, patient_harness: Harness, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        harness = patient_harness
+        held = HeldModel(harness.llm, "Долгий ответ.")
+        assert harness.services.claims is not None
+        lease_s = 1.5
+        other = await SqliteUpdateClaims.open(harness.services.files.update_claims)
+        try:
+            async with _served(harness, harness.services.claims, lease_s=lease_s) as client:
+                started = time.monotonic()
+                resends = Resends(client, caplog, 14)
+                assert await resends.post()
+                await harness.llm.wait_for_requests(1)
+                while time.monotonic() - started < 2 * lease_s:  # the model is still writing
+                    assert not await resends.post(), "taken again while the question ran"
+                    assert not await other.claim(14, owner="w2", lease_s=60), "taken by w2"
+                    await asyncio.sleep(TRY_EVERY_S)
+                held.release.set()
+                await harness.session.wait_for(lambda _: _answers(harness, "Долгий ответ.") > 0)
+        finally:
+            await other.close()
+        assert len(harness.llm.requests) == 1
+        assert _answers(harness, "Долгий ответ.") == 1
 
     async def test_a_failed_question_is_finished_too(self, harness: Harness) -> None:
         harness.llm.reply_error(400)
@@ -138,6 +224,39 @@ class TestOnce:
             await harness.llm.wait_for_requests(1)
         # The server has closed, so the handler has ended; its lease is long past.
         assert not await claims.claim(10, owner="w2", lease_s=60)
+
+
+class TestDeadWorker:
+    async def test_its_claim_runs_out_after_the_lease_and_the_resend_is_answered(
+        self,
+        make_dispatcher: DispatcherFactory,
+        postgres_url: str,
+        caplog: pytest.LogCaptureFixture,
+    ) -> None:
+        async with make_dispatcher(database_url=postgres_url, update_lease_s=2.0) as harness:
+            harness.llm.reply_text("Ответ после сбоя.")
+            lease_s = harness.settings.update_lease_s
+            claims = harness.services.claims
+            assert isinstance(claims, PostgresUpdateClaims)
+            # Another worker claimed the update, then died before its first renewal.
+            dead = await PostgresDatabase.open(postgres_url)
+            try:
+                gone = PostgresUpdateClaims(dead)
+                lease = await leased(
+                    lambda: gone.claim(21, owner="dead", lease_s=lease_s), lease_s
+                )
+            finally:
+                await dead.close()
+            async with _served(harness, claims, lease_s=lease_s) as client:
+                resends = Resends(client, caplog, 21)
+                early = await tries_until_taken(resends.post, lease)
+                await harness.session.wait_for(
+                    lambda _: _answers(harness, "Ответ после сбоя.") > 0
+                )
+                assert not await resends.post(), "an answered update is dropped"
+        assert early >= 1, "a resend while the dead worker's lease lasted was dropped"
+        assert len(harness.llm.requests) == 1
+        assert _answers(harness, "Ответ после сбоя.") == 1
 
 
 class TestRefused:

@@ -7,9 +7,11 @@ import asyncio
 from pathlib import Path
 
 from bot.storage import PostgresDatabase, PostgresUpdateClaims, SqliteUpdateClaims, UpdateClaims
+from tests.storage.lease_support import leased, tries_until_taken
 
 LONG = 600.0
 EXPIRED = 0.0  # a lease that has run out the moment it is given
+SHORT = 1.5  # seconds, long enough to be seen held; as minutes it would hold for 90 s
 
 
 class TestClaims:
@@ -24,14 +26,18 @@ class TestClaims:
         assert not await claims.claim(1, owner="a", lease_s=LONG)
 
     async def test_an_expired_claim_is_taken_over(self, claims: UpdateClaims) -> None:
-        assert await claims.claim(1, owner="dead", lease_s=EXPIRED)
-        assert await claims.claim(1, owner="alive", lease_s=LONG)
+        lease = await leased(lambda: claims.claim(1, owner="dead", lease_s=SHORT), SHORT)
+        early = await tries_until_taken(
+            lambda: claims.claim(1, owner="alive", lease_s=LONG), lease
+        )
+        assert early >= 1, "a try while the lease lasted was refused"
         assert not await claims.claim(1, owner="third", lease_s=LONG)
 
     async def test_renewal_keeps_the_claim(self, claims: UpdateClaims) -> None:
         assert await claims.claim(1, owner="a", lease_s=EXPIRED)
-        await claims.renew(1, owner="a", lease_s=LONG)
-        assert not await claims.claim(1, owner="b", lease_s=LONG)
+        lease = await leased(lambda: claims.renew(1, owner="a", lease_s=SHORT), SHORT)
+        early = await tries_until_taken(lambda: claims.claim(1, owner="b", lease_s=LONG), lease)
+        assert early >= 1, "a try while the renewed lease lasted was refused"
 
     async def test_renewal_by_a_loser_changes_nothing(self, claims: UpdateClaims) -> None:
         assert await claims.claim(1, owner="a", lease_s=EXPIRED)
