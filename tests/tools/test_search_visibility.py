@@ -54,11 +54,9 @@ async def pair(tmp_path: Path, gate: WorkerGate) -> AsyncIterator[tuple[Toolbox,
     (root / GONE).write_text("Шарлотка: сахар, яйца, мука.", encoding="utf-8")
     (root / KEPT).write_text("Сахар хранится в сахарнице.", encoding="utf-8")
     settings = ToolSettings(sandbox_dir=root, data_dir=tmp_path / "data")
-    writer = Toolbox(
-        settings, watch_interval=0.05, shared_index=True, extraction_worker=gate.command
-    )
+    writer = Toolbox(settings, watch_interval=0.05, extraction_worker=gate.command)
     await writer.start()
-    reader = Toolbox(settings, watch_interval=0.05, shared_index=True)
+    reader = Toolbox(settings, watch_interval=0.05)
     await reader.start()
     try:
         yield writer, reader, root
