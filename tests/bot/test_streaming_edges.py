@@ -3,6 +3,7 @@ Markdown left open mid-stream, streams cut off or refused, and a send that fails
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -22,6 +23,8 @@ from tests.bot.stream_support import (
 )
 from tests.fakes.accounts import ADMIN_ID, USER_ID
 from tests.fakes.fake_llm import FakeLLM, Reply, text_reply
+from tests.fakes.fake_stream import StreamHold
+from tests.fakes.fake_telegram import FakeTelegramSession
 from tests.fakes.fixtures import DispatcherFactory
 from tests.fakes.harness import Harness
 
@@ -35,6 +38,19 @@ OPEN_MARKDOWN = (
 
 def in_private(harness: Harness, text: str = "вопрос") -> Any:
     return harness.updates.message(text)
+
+
+def _first_part_sent_then_the_rest_drafted(session: FakeTelegramSession) -> bool:
+    """A message with the answer's first paragraph, then a draft of a later one."""
+    names = [(c.__api_method__, str(getattr(c, "text", ""))) for c in session.calls]
+    sent = [
+        i
+        for i, (name, text) in enumerate(names)
+        if name != "sendMessageDraft" and "Абзац 0" in text
+    ]
+    return bool(sent) and any(
+        name == "sendMessageDraft" and "Абзац" in text for name, text in names[sent[0] + 1 :]
+    )
 
 
 class TestDraftsRefused:
@@ -79,10 +95,20 @@ class TestLongAnswers:
 
         expected = await whole_answer(make_dispatcher, watch, script, in_private)
         assert len(expected) >= 2
+        second = render_answer(LONG)[1].plain
+        # the model stops halfway through the second part until the chat shows the first
+        hold = StreamHold(after_chars=LONG.index(second[:40]) + len(second) // 2)
         async with make_dispatcher() as harness:
-            slow_stream(harness.llm, chars=24, delay_s=0.003)
+            slow_stream(harness.llm, chars=24)
+            harness.llm.streaming.hold = hold
             script(harness.llm)
-            await harness.feed(in_private(harness))
+            asking = asyncio.create_task(harness.feed(in_private(harness)))
+            try:
+                await asyncio.wait_for(hold.reached(), 30)
+                await harness.session.wait_for(_first_part_sent_then_the_rest_drafted, 30)
+            finally:
+                hold.release()
+                await asking
         assert watch.screen_html() == expected, "exactly the parts of a whole answer"
         first = next(s for s in watch.shown if s.message_id is not None and "Абзац 0" in s.text)
         assert any(d.at > first.at and "Абзац" in d.text for d in watch.drafts()), (

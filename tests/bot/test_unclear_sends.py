@@ -8,6 +8,7 @@ or a stray cursor when a placeholder's own send was the unclear one.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -37,21 +38,42 @@ def answer_sends(harness: Any) -> int:
     )
 
 
+@dataclass(frozen=True)
+class Chat:
+    """The chat after one answer: its messages by id, oldest first; those whose send's reply
+    was lost (in the chat, though the bot was never told); the answer sends it took."""
+
+    messages: list[tuple[int, str]]
+    lost: frozenset[int]
+    sends: int
+
+    @property
+    def screen(self) -> list[str]:
+        return [text for _, text in self.messages]
+
+    def known(self) -> list[str]:
+        """The messages the bot knows it made: the chat without the lost ones."""
+        return [text for message_id, text in self.messages if message_id not in self.lost]
+
+
 async def run(
     make_dispatcher: DispatcherFactory,
     ask: Any,
     settings: dict[str, Any],
     *,
     fail: int | None = None,
+    drops: int = 1,
     carried: bool = False,
-) -> tuple[list[str], int]:
-    """The chat after one long answer, and how many answer sends it took; the `fail`-th
-    answer send (0-based) gets a dropped connection, after Telegram acted if `carried`."""
+) -> Chat:
+    """The chat after one long answer; from the `fail`-th answer send (0-based) on, `drops`
+    sends in a row get a dropped connection, after Telegram acted if `carried`."""
     async with make_dispatcher(**settings) as harness:
         watch = Watch.on(harness.session)
 
         async def drop(method: Any) -> None:
-            if method.text == RUSSIAN.progress_thinking or answer_sends(harness) - 1 != fail:
+            if method.text == RUSSIAN.progress_thinking or fail is None:
+                return
+            if not fail <= answer_sends(harness) - 1 < fail + drops:
                 return
             cause = aiohttp.ServerDisconnectedError()
             if carried:
@@ -65,16 +87,25 @@ async def run(
         harness.session.hooks["sendMessage"] = drop
         await harness.feed(ask(harness))
         assert fail is None or len(watch.refused) >= 1, "the drop happened"
-        assert fail is None or carried == bool(harness.session.lost_replies)
-        return watch.screen_html(), answer_sends(harness)
+        lost = frozenset(int(result.message_id) for _, result in harness.session.lost_replies)
+        assert fail is None or carried == bool(lost)
+        messages = [(message_id, watch.html[message_id]) for message_id in sorted(watch.html)]
+        return Chat(messages, lost, answer_sends(harness))
 
 
-def without_one_repeat(screen: list[str]) -> list[str]:
-    """The chat with one part shown twice in a row counted once."""
-    for index in range(1, len(screen)):
-        if screen[index] == screen[index - 1]:
-            return screen[:index] + screen[index + 1 :]
-    return screen
+def assert_only_what_the_bot_could_not_know(chat: Chat, clean: list[str]) -> None:
+    """Exactly the whole answer, plus each message whose reply was lost and nothing else:
+    a bare cursor, or a copy of a part right above that part's resend (cursors aside), never
+    above another lost copy (the part was sent blind only once)."""
+    assert PLACEHOLDER not in clean
+    assert chat.known() == clean, "every part once, in order, and no other extra"
+    for index, (message_id, text) in enumerate(chat.messages):
+        if message_id not in chat.lost or text == PLACEHOLDER:
+            continue
+        below = [(i, t) for i, t in chat.messages[index + 1 :] if t != PLACEHOLDER]
+        assert below, f"a lost copy with no resend below it: {text[:40]!r}"
+        assert below[0][1] == text, "a lost copy sits right above its part's resend"
+        assert below[0][0] not in chat.lost, "the part was sent blind twice"
 
 
 WHERE = [
@@ -98,11 +129,11 @@ class TestDroppedConnection:
         which: str,
     ) -> None:
         settings = {**where, "stream": stream}
-        clean, sends = await run(make_dispatcher, ask, settings)
-        assert len(clean) >= 4, "a long answer in several messages"
-        fail = {"first": 0, "middle": sends // 2, "last": sends - 1}[which]
-        screen, _ = await run(make_dispatcher, ask, settings, fail=fail)
-        assert screen == clean, "every part exactly once, in order, nothing stray"
+        clean = await run(make_dispatcher, ask, settings)
+        assert len(clean.screen) >= 4, "a long answer in several messages"
+        fail = {"first": 0, "middle": clean.sends // 2, "last": clean.sends - 1}[which]
+        chat = await run(make_dispatcher, ask, settings, fail=fail)
+        assert chat.screen == clean.screen, "every part exactly once, in order, nothing stray"
 
     @pytest.mark.parametrize("which", ["first", "last"])
     async def test_after_telegram_acted_no_part_is_lost(
@@ -114,10 +145,24 @@ class TestDroppedConnection:
         which: str,
     ) -> None:
         settings = {**where, "stream": stream}
-        clean, sends = await run(make_dispatcher, ask, settings)
-        fail = {"first": 0, "middle": sends // 2, "last": sends - 1}[which]
-        screen, _ = await run(make_dispatcher, ask, settings, fail=fail, carried=True)
-        answer = [text for text in screen if text != PLACEHOLDER]
-        assert len(screen) - len(answer) <= 1, "at most the stray cursor of an unclear send"
-        assert without_one_repeat(answer) == clean, "every part in order, none lost"
-        assert len(answer) - len(clean) <= 1, "at most the copy the bot could not know about"
+        clean = await run(make_dispatcher, ask, settings)
+        fail = {"first": 0, "last": clean.sends - 1}[which]
+        chat = await run(make_dispatcher, ask, settings, fail=fail, carried=True)
+        assert len(chat.lost) == 1
+        assert len(chat.screen) == len(clean.screen) + 1, "exactly the one message it lost"
+        assert_only_what_the_bot_could_not_know(chat, clean.screen)
+
+    @pytest.mark.parametrize("which", ["first", "last"])
+    async def test_a_resend_unclear_too_shows_the_part_at_most_twice(
+        self,
+        make_dispatcher: DispatcherFactory,
+        ask: Any,
+        where: dict[str, Any],
+        stream: str,
+        which: str,
+    ) -> None:
+        settings = {**where, "stream": stream}
+        clean = await run(make_dispatcher, ask, settings)
+        fail = {"first": 0, "last": clean.sends - 1}[which]
+        chat = await run(make_dispatcher, ask, settings, fail=fail, drops=2, carried=True)
+        assert_only_what_the_bot_could_not_know(chat, clean.screen)

@@ -4,7 +4,8 @@ The content is cut into pieces of `content_chars` characters; each tool call is 
 first piece with its index, id and name, then its arguments in pieces, the calls interleaved;
 the finish reason comes in a last choice, `usage` (when `stream_options.include_usage` asks
 for it) in a chunk with no choices, then `data: [DONE]`. `delay_s` paces the pieces, which is
-how tests and benchmarks watch an answer grow.
+how tests and benchmarks watch an answer grow; a `StreamHold` stops the stream part way until
+the test lets it go on, so a test can look at the chat while the answer is surely unfinished.
 """
 
 from __future__ import annotations
@@ -21,6 +22,28 @@ if TYPE_CHECKING:
     from tests.fakes.fake_llm import Reply
 
 
+class StreamHold:
+    """Holds a streamed answer once `after_chars` characters of its content are out, until
+    `release()`; `reached()` returns once a stream is held there."""
+
+    def __init__(self, after_chars: int) -> None:
+        self.after_chars = after_chars
+        self._reached = asyncio.Event()
+        self._released = asyncio.Event()
+
+    async def reached(self) -> None:
+        await self._reached.wait()
+
+    def release(self) -> None:
+        self._released.set()
+
+    async def pass_point(self, chars_out: int) -> None:
+        """Called by the server as content goes out: waits here while the hold applies."""
+        if chars_out >= self.after_chars and not self._released.is_set():
+            self._reached.set()
+            await self._released.wait()
+
+
 @dataclass
 class Streaming:
     """The server's streaming behaviour; `refuse` answers streamed requests with a 400."""
@@ -29,6 +52,7 @@ class Streaming:
     argument_chars: int = 10
     delay_s: float = 0.0
     refuse: bool = False
+    hold: StreamHold | None = None
 
 
 def stream_chunks(
@@ -101,6 +125,7 @@ async def send_stream(
         status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
     )
     await response.prepare(request)
+    content_out = 0
     for sent, event in enumerate(stream_chunks(completion, body, streaming)):
         if reply.cut_after is not None and sent >= reply.cut_after:
             assert request.transport is not None
@@ -111,6 +136,9 @@ async def send_stream(
             await response.write_eof()
             return response
         await response.write(b"data: " + json.dumps(event, ensure_ascii=False).encode() + b"\n\n")
+        if streaming.hold is not None:
+            content_out += sum(len(c["delta"].get("content") or "") for c in event["choices"])
+            await streaming.hold.pass_point(content_out)
         if streaming.delay_s:
             await asyncio.sleep(streaming.delay_s)
     await response.write(b"data: [DONE]\n\n")

@@ -31,10 +31,21 @@ class TestLength:
         too_long = await _refusal(bot.send_message(USER_ID, "😀" * 2048 + "."))
         assert too_long == "Bad Request: message is too long"
 
-    async def test_length_is_of_the_visible_text_not_the_markup(self, bot: Bot) -> None:
-        await bot.send_message(USER_ID, "<b>" + "x" * 4096 + "</b>", parse_mode="HTML")
-        await bot.send_message(USER_ID, "&lt;" * 4096, parse_mode="HTML")
-        await bot.send_message(USER_ID, "  " + "x" * 4096 + "\n")  # trimmed first
+    @pytest.mark.parametrize(
+        ("frame", "unit", "parse_mode", "shown"),
+        [
+            ("<b>{}</b>", "x", "HTML", "x"),
+            ("{}", "&lt;", "HTML", "<"),
+            ("  {}\n", "x", None, "x"),  # trimmed first
+        ],
+    )
+    async def test_length_is_of_the_visible_text_not_the_markup(
+        self, bot: Bot, frame: str, unit: str, parse_mode: str | None, shown: str
+    ) -> None:
+        sent = await bot.send_message(USER_ID, frame.format(unit * 4096), parse_mode=parse_mode)
+        assert sent.text == shown * 4096
+        one_more = bot.send_message(USER_ID, frame.format(unit * 4097), parse_mode=parse_mode)
+        assert await _refusal(one_more) == "Bad Request: message is too long"
 
     async def test_an_edit_too_long_has_its_own_wording(self, bot: Bot) -> None:
         sent = await bot.send_message(USER_ID, "статус")
@@ -94,19 +105,29 @@ class TestHtml:
         assert refusal.startswith("Bad Request: can't parse entities: ")
 
     @pytest.mark.parametrize(
-        "html",
+        ("html", "shown", "entity"),
         [
-            "AT&T & co; a > b",
-            '<b class="x">unknown attributes are ignored</b>',
-            '<a href="javascript:x">a link Telegram drops, not a refusal</a>',
-            "<code><b>nested in code</b></code>",
-            '<pre><code class="language-py">x = 1</code></pre>',
-            "<blockquote expandable>q</blockquote>",
-            "<B>upper case</B>",
+            ("AT&T & co; a > b", "AT&T & co; a > b", None),
+            ('<b class="x">unknown attributes are ignored</b>', "unknown attributes are ignored",
+             ("bold", 0, 30)),
+            ('<a href="javascript:x">a link Telegram drops, not a refusal</a>',
+             "a link Telegram drops, not a refusal", None),
+            ("<code><b>nested in code</b></code>", "nested in code", ("code", 0, 14)),
+            ('<pre><code class="language-py">x = 1</code></pre>', "x = 1", ("pre", 0, 5)),
+            ("<blockquote expandable>q</blockquote>", "q", ("expandable_blockquote", 0, 1)),
+            ("<B>upper case</B>", "upper case", ("bold", 0, 10)),
         ],
-    )
-    async def test_what_telegram_accepts(self, bot: Bot, html: str) -> None:
-        await bot.send_message(USER_ID, html, parse_mode="HTML")
+    )  # fmt: skip
+    async def test_what_telegram_accepts(
+        self, bot: Bot, html: str, shown: str, entity: tuple[str, int, int] | None
+    ) -> None:
+        sent = await bot.send_message(USER_ID, html, parse_mode="HTML")
+        assert sent.text == shown
+        kept = [(e.type, e.offset, e.length) for e in sent.entities or []]
+        if entity is None:
+            assert kept == []
+        else:
+            assert entity in kept
 
     async def test_without_a_parse_mode_tags_are_plain_text(self, bot: Bot) -> None:
         sent = await bot.send_message(USER_ID, "<div>x</div>")
@@ -179,8 +200,13 @@ class TestMessagesThatExist:
             "text": "статус",
         }
         bot_session.add_result("sendMessage", result)
-        await bot.send_message(USER_ID, "статус")
-        await bot.edit_message_text("ответ", chat_id=USER_ID, message_id=900)
+        before = await _refusal(bot.edit_message_text("ответ", chat_id=USER_ID, message_id=900))
+        assert before == "Bad Request: message to edit not found"
+        sent = await bot.send_message(USER_ID, "статус")
+        assert sent.message_id == 900
+        edited = await bot.edit_message_text("ответ", chat_id=USER_ID, message_id=900)
+        assert not isinstance(edited, bool)
+        assert (edited.message_id, edited.text) == (900, "ответ")
 
 
 class TestRecordingAndScripts:

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -32,6 +33,7 @@ from tools.config import ToolSettings
 from tools.reading import BEGIN, END
 
 NOBODY = 65534
+WRITTEN = re.compile(r"первая строка|начали заново|строка номер \d+ с текстом")
 
 
 async def call(box: Toolbox, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -39,6 +41,13 @@ async def call(box: Toolbox, name: str, args: dict[str, Any]) -> dict[str, Any]:
     assert "\u202e" not in raw  # bidi controls are escaped in the JSON text
     result: dict[str, Any] = json.loads(raw)
     return result
+
+
+def text_lines(document: str) -> list[str]:
+    """The file's lines in a read_file page, without the markers and line numbers."""
+    assert document.startswith(BEGIN) and document.endswith(END)
+    body = document[len(BEGIN) : -len(END)].strip("\n")
+    return [line.split("| ", 1)[1] for line in body.split("\n")] if body else []
 
 
 async def started(root: Path, data: Path, **options: Any) -> Toolbox:
@@ -199,9 +208,13 @@ class TestHostileDocuments:
         box = await started(root, tmp_path / "data")
         try:
             text = await call(box, "read_file", {"path": "broken.txt"})
-            assert "Начало текста." in text["document"]
+            assert "Начало текста. \ufffd(" in text["document"], "damaged bytes become U+FFFD"
+            assert "\ufffd(\ufffdend" in text["document"], "the text after them is kept"
             overlong = await call(box, "read_file", {"path": "overlong.txt"})
-            assert "error" in overlong or "document" in overlong
+            assert "error" not in overlong, "text in no valid UTF-8 is read in a code page"
+            (shown,) = text_lines(overlong["document"])
+            assert len(shown) == 500, "one character a byte, none dropped"
+            assert "/" not in shown, "an overlong form never reads as what it disguises"
         finally:
             await box.close()
 
@@ -309,7 +322,11 @@ class TestChangingFiles:
         try:
             for _ in range(30):
                 page = await call(toolbox, "read_file", {"path": "растущий.txt"})
-                assert "error" in page or page["document"].startswith(BEGIN)
+                assert "error" not in page, "a file being written is still read"
+                lines = text_lines(page["document"])
+                # the last line may be caught half written; every other one is as written
+                for line in lines[:-1]:
+                    assert WRITTEN.fullmatch(line), line
         finally:
             stop.set()
             thread.join()

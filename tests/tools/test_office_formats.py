@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -287,6 +288,24 @@ class TestLegacyDoc:
             assert "памятка.doc" in (await found(box, "отпускных выплат"))[:1]
         finally:
             await box.close()
+
+    @pytest.mark.parametrize("converter", ["antiword", "catdoc"])
+    def test_each_converter_reads_the_memo(
+        self, monkeypatch: pytest.MonkeyPatch, converter: str
+    ) -> None:
+        if shutil.which(converter) is None:
+            pytest.skip(f"{converter} is not installed (apt-get install {converter})")
+        monkeypatch.setattr(legacy, "available_converters", lambda: [converter])
+        text = legacy.doc_text((FIXTURES / "vacation_memo.doc").read_bytes(), Budget(10_000))
+        lines = [line for line in text.split("\n") if line]
+        assert lines[:2] == [
+            "Памятка об отпусках",
+            "Отпускные выплачиваются не позднее чем за три дня до начала отпуска.",
+        ]
+        assert lines[-1] == (
+            "Vacation pay is transferred to the employee's card three days before the leave."
+        )
+        assert len(lines) == 1 + 3 * 6, "every paragraph, once"
 
     def test_without_a_converter_the_error_says_what_to_install(
         self, monkeypatch: pytest.MonkeyPatch

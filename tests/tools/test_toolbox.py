@@ -88,6 +88,9 @@ class TestArguments:
         as_text = await toolbox.execute("search_files", '{"query": "сахар"}')
         as_map = await toolbox.execute("search_files", {"query": "сахар"})
         assert as_text == as_map
+        assert as_text.error is None
+        found = json.loads(as_text.text)
+        assert found["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
 
     async def test_null_means_the_default(self, toolbox: Toolbox) -> None:
         found = await result_of(toolbox, "search_files", {"query": "отпуск", "limit": None})
