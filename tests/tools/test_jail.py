@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from tests.fakes.sandbox_fixtures import SANDBOX_FILES
 from tools import Toolbox
@@ -106,7 +107,10 @@ def driven(host: tuple[Path, Path], tmp_path: Path) -> Iterator[Callable[..., An
     """A started toolbox over the hostile host, driven from synchronous code."""
     root, data = host
     runner = LoopThread()
-    box = Toolbox(ToolSettings(sandbox_dir=root, data_dir=data), watch_interval=0.2)
+    # DATA_DIR inside the documents folder, which the settings refuse: the jail must hide it
+    # even so, so the settings' own check is bypassed here
+    hostile = ToolSettings.model_construct(sandbox_dir=root, data_dir=data)
+    box = Toolbox(hostile, watch_interval=0.2)
 
     async def start() -> None:
         await box.start()
@@ -315,7 +319,12 @@ class TestDataFolderInside:
     async def test_stays_invisible_however_it_is_spelled(
         self, sandbox_dir: Path, spell: Callable[[Path], Path]
     ) -> None:
-        box = Toolbox(ToolSettings(sandbox_dir=sandbox_dir, data_dir=spell(sandbox_dir)))
+        data_dir = spell(sandbox_dir)
+        with pytest.raises(ValidationError, match="DATA_DIR"):
+            ToolSettings(sandbox_dir=sandbox_dir, data_dir=data_dir)
+        # refused at start; the jail must hide it all the same should that check be bypassed
+        unchecked = ToolSettings.model_construct(sandbox_dir=sandbox_dir, data_dir=data_dir)
+        box = Toolbox(unchecked)
         await box.start()
         try:
             await asyncio.wait_for(box.wait_ready(), 30)
