@@ -104,6 +104,7 @@ class AgentFactory(Protocol):
         system_prompt: str = ...,
         base_url: str | None = ...,
         stream: str = ...,
+        store: HistoryStore | None = ...,
     ) -> Agent: ...
 
 
@@ -138,6 +139,7 @@ def make_agent(
         system_prompt: str = "Answer from the documents.",
         base_url: str | None = None,
         stream: str = "auto",
+        store: HistoryStore | None = None,
     ) -> Agent:
         config = AgentConfig(
             model="test-model",
@@ -150,7 +152,7 @@ def make_agent(
         client = make_client(fake_llm, timeout=timeout, max_retries=max_retries)
         if base_url is not None:
             client = client.with_options(base_url=base_url)
-        return Agent(config, client, tools or scenario_tools, history)
+        return Agent(config, client, tools or scenario_tools, store or history)
 
     return factory
 

@@ -81,7 +81,8 @@ class TestCrashMidQuestion:
     async def test_sigkill_mid_chain_then_restart(
         self, fake_llm: FakeLLM, tmp_path: Path, make_agent: AgentFactory
     ) -> None:
-        path = tmp_path / "data" / "history.sqlite3"
+        # the restarted bot's own folder: no other process holds this history
+        path = tmp_path / "bot" / "history.sqlite3"
         fake_llm.reply_text("Первый ответ")
         fake_llm.reply_tool_calls(("search_files", {"query": "шарлотка"}))
         fake_llm.reply_hang()
@@ -100,13 +101,12 @@ class TestCrashMidQuestion:
         try:
             agent_history_states = await store.turn_states("chat:1")
             reopened_turns = await store.load_turns("chat:1", 10)
+            fake_llm.reply_text("После перезапуска")
+            answer = await make_agent(store=store).ask("chat:1", "Третий вопрос")
         finally:
             await store.close()
         assert agent_history_states == ["done", "interrupted"]
         assert [t[0]["content"] for t in reopened_turns] == ["Первый вопрос"]
-
-        fake_llm.reply_text("После перезапуска")
-        answer = await make_agent().ask("chat:1", "Третий вопрос")
         assert answer.text == "После перезапуска"
         sent = fake_llm.requests[-1]
         assert_request_valid(sent)
@@ -117,21 +117,24 @@ class TestCrashMidQuestion:
         ]
 
     async def test_a_dangling_call_on_disk_is_never_sent(
-        self, fake_llm: FakeLLM, make_agent: AgentFactory, history: HistoryStore, tmp_path: Path
+        self, fake_llm: FakeLLM, make_agent: AgentFactory, tmp_path: Path
     ) -> None:
-        agent = make_agent()
-        fake_llm.reply_text("Первый ответ")
-        await agent.ask("chat:1", "Первый вопрос")
-        path = tmp_path / "data" / "history.sqlite3"
+        path = tmp_path / "bot" / "history.sqlite3"
+        first = await HistoryStore.open(path)
+        try:
+            fake_llm.reply_text("Первый ответ")
+            await make_agent(store=first).ask("chat:1", "Первый вопрос")
+        finally:
+            await first.close()
         write_crashed_turn(path)
 
         restarted = await HistoryStore.open(path)
         try:
             assert await restarted.turn_states("chat:1") == ["done", "interrupted"]
+            fake_llm.reply_text("После перезапуска")
+            answer = await make_agent(store=restarted).ask("chat:1", "Третий вопрос")
         finally:
             await restarted.close()
-        fake_llm.reply_text("После перезапуска")
-        answer = await agent.ask("chat:1", "Третий вопрос")
 
         assert answer.text == "После перезапуска"
         sent = fake_llm.requests[-1]
