@@ -13,7 +13,7 @@ from functools import cached_property
 from pathlib import Path
 
 from tools.errors import ContentError
-from tools.extract import Extractor
+from tools.extract.extractor import Extractor
 
 
 @dataclass(frozen=True)

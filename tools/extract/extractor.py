@@ -1,7 +1,7 @@
 """Text from one document, by format, normalised into lines the tools can number and page.
 
 Plain formats are handled here in the calling thread; PDF, office files, e-books and e-mails go
-to the isolated worker (`tools.formats` says which route a file name takes).
+to the isolated worker (`tools.extract.formats` says which route a file name takes).
 Every path out of here is bounded: file size, characters kept and line length.
 """
 
@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.encodings import decode_bytes
 from tools.errors import ContentError, ExtractionError
-from tools.formats.kinds import OCR_KINDS, SUPPORTED, in_worker, kind_of
-from tools.htmltext import html_text
-from tools.isolated import IsolatedExtractor, StillWorking
+from tools.extract.encodings import decode_bytes
+from tools.extract.formats.kinds import OCR_KINDS, SUPPORTED, in_worker, kind_of
+from tools.extract.htmltext import html_text
+from tools.extract.isolated import IsolatedExtractor, StillWorking
 
 MAX_TEXT_CHARS = 10_000_000
 OCR_DEADLINE = 900.0

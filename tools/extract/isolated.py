@@ -18,7 +18,7 @@ from tools.errors import ContentError, ExtractionError
 log = logging.getLogger(__name__)
 _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
 _MAX_REPLY = 256 * 1024 * 1024
-_WORKER = ("-m", "tools.extract_worker")
+_WORKER = ("-m", "tools.extract.worker")
 _REMEMBERED_TIMEOUTS = 1024
 _RETRY_HINT = (
     "The search index recognises it in the background; read it again in a few minutes, or"

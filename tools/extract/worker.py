@@ -18,8 +18,8 @@ import json
 import resource
 import sys
 
-from tools.formats.base import Budget, FormatError, Unfinished
-from tools.formats.registry import parser_for
+from tools.extract.formats.base import Budget, FormatError, Unfinished
+from tools.extract.formats.registry import parser_for
 
 MEMORY_LIMIT = 1024 * 1024 * 1024
 

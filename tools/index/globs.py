@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import re
 
-from tools.terms import fold
+from tools.index.terms import fold
 
 
 def glob_match(path: str, globs: list[str]) -> bool:

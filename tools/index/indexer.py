@@ -35,11 +35,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.cache import DocumentCache, cached_extract
 from tools.errors import ContentError, ExtractionError, SandboxError
-from tools.extract import Extractor
-from tools.formats.kinds import in_worker, kind_of
-from tools.index import (
+from tools.extract.cache import DocumentCache, cached_extract
+from tools.extract.extractor import Extractor
+from tools.extract.formats.kinds import in_worker, kind_of
+from tools.index.languages import text_language
+from tools.index.store import (
     IndexWriter,
     Prepared,
     ReaderPool,
@@ -48,11 +49,10 @@ from tools.index import (
     remove_files,
     terms_folder,
 )
-from tools.languages import text_language
-from tools.sandbox import Entry, Sandbox
-from tools.terms import Stemmer, fold
-from tools.watch import FolderWatcher, WatchMode
-from tools.writer_lock import WriterLock
+from tools.index.terms import Stemmer, fold
+from tools.index.watch import FolderWatcher, WatchMode
+from tools.index.writer_lock import WriterLock
+from tools.jail.sandbox import Entry, Sandbox
 
 log = logging.getLogger(__name__)
 COMMIT_EVERY = 2.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tools.terms import fold
+from tools.index.terms import fold
 
 SNIPPETS = 2
 SNIPPET_CHARS = 160

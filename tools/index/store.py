@@ -2,7 +2,7 @@
 
 SQLite (`search-index.sqlite3`) records each indexed file's size, mtime and error, and its
 text compressed, so snippets are cut without parsing a document again. The terms live in
-`search-index.terms/` (`tools.term_index`). One writer lives on the indexer's single thread;
+`search-index.terms/` (`tools.index.term_index`). One writer lives on the indexer's single thread;
 searches borrow reader connections from a small pool (WAL mode lets them read while the writer
 writes) and a searcher of the terms.
 
@@ -24,8 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the engine loads with the first index opened, not at start
-    from tools.term_index import TermDoc, TermIndex, TermWriter
+    from tools.index.term_index import TermDoc, TermIndex, TermWriter
 
+INDEX_FILE = "search-index.sqlite3"
+"""The search index's file name in DATA_DIR (DATA_DIR's own layout names it from here)."""
+INDEX_TERMS = "search-index.terms"
+"""The folder beside it that holds the index's terms."""
 SCHEMA_VERSION = "7"
 WAL_LIMIT = 16 * 1024 * 1024
 _SCHEMA = (
@@ -54,7 +58,7 @@ class Prepared:
     blob: bytes | None
 
     def terms(self) -> TermDoc:
-        from tools.term_index import TermDoc  # noqa: PLC0415 - see the imports
+        from tools.index.term_index import TermDoc  # noqa: PLC0415 - see the imports
 
         return TermDoc(self.path, self.mtime_ns, self.name_terms, self.body_text)
 
@@ -123,7 +127,7 @@ class IndexWriter:
             raise sqlite3.DatabaseError(msg)
         self._in_tx = False
         self.terms: TermWriter | None = None
-        from tools.term_index import TermIndex  # noqa: PLC0415 - see the imports
+        from tools.index.term_index import TermIndex  # noqa: PLC0415 - see the imports
 
         try:
             self.terms = TermIndex(terms_folder(path), create=True).writer()
@@ -220,7 +224,7 @@ class ReaderPool:
         Raises:
             FileNotFoundError: no index has been written yet.
         """
-        from tools.term_index import TermIndex  # noqa: PLC0415 - see the imports
+        from tools.index.term_index import TermIndex  # noqa: PLC0415 - see the imports
 
         with self._lock:
             if self._terms is None:

@@ -29,7 +29,7 @@ from typing import Any
 
 import tantivy
 
-from tools.terms import fold
+from tools.index.terms import fold
 
 WRITER_HEAP = 32_000_000
 """Bytes the writer buffers before it writes a segment (Tantivy's floor is 15 MB)."""

@@ -26,7 +26,7 @@ from typing import Literal
 
 import watchfiles
 
-from tools.sandbox import is_hidden_name
+from tools.jail.sandbox import is_hidden_name
 
 log = logging.getLogger(__name__)
 

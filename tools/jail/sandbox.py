@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from tools.errors import PathNotFoundError, SandboxError
+from tools.jail.scope import Scope
 from tools.jsontext import BIDI_CONTROLS
-from tools.scope import Scope
 
 MAX_PATH_CHARS = 1024
 MAX_PART_BYTES = 255

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import zipfile
 
-from tools.formats.base import FormatError
+from tools.extract.formats.base import FormatError
 
 MAX_MEMBERS = 20_000
 MAX_UNPACKED = 200 * 1024 * 1024

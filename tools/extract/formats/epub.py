@@ -16,10 +16,10 @@ from xml.etree.ElementTree import Element
 
 from selectolax.lexbor import LexborHTMLParser
 
-from tools.formats.archive import open_zip, read_member
-from tools.formats.base import Budget, FormatError, Lines, cut_note, plain
-from tools.formats.safexml import local, parse
-from tools.htmltext import html_text
+from tools.extract.formats.archive import open_zip, read_member
+from tools.extract.formats.base import Budget, FormatError, Lines, cut_note, plain
+from tools.extract.formats.safexml import local, parse
+from tools.extract.htmltext import html_text
 
 MAX_CHAPTERS = 2_000
 MAX_PART_BYTES = 32 * 1024 * 1024

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import io
 
-from tools.formats.base import Budget, FormatError
-from tools.formats.ocr import Tesseract, check_pixels
-from tools.formats.ocrnote import NO_TEXT_RECOGNISED
-from tools.formats.scans import Recognition
+from tools.extract.formats.base import Budget, FormatError
+from tools.extract.formats.ocr import Tesseract, check_pixels
+from tools.extract.formats.ocrnote import NO_TEXT_RECOGNISED
+from tools.extract.formats.scans import Recognition
 
 
 def image_text(data: bytes, budget: Budget, engine: Tesseract | None = None) -> str:

@@ -1,7 +1,7 @@
 """Which route a file takes, by the suffix of its name.
 
 Plain text, HTML and JSON are read in the bot's own process; every other supported kind is
-parsed by the isolated worker (`tools.formats.registry` maps those kinds to their parsers).
+parsed by the isolated worker (`tools.extract.formats.registry` maps those kinds to their parsers).
 A kind names the format in messages ("this xlsx file ...").
 """
 

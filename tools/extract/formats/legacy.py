@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools.formats.base import Budget, FormatError, Lines
-from tools.formats.rtf import rtf_text
-from tools.formats.word import docx_text
+from tools.extract.formats.base import Budget, FormatError, Lines
+from tools.extract.formats.rtf import rtf_text
+from tools.extract.formats.word import docx_text
 
 NOT_HERE = "not supported here: .doc needs antiword or LibreOffice installed"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"

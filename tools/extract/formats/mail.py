@@ -16,8 +16,8 @@ from email import policy
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
 
-from tools.formats.base import Budget, FormatError, Lines, plain
-from tools.htmltext import html_text
+from tools.extract.formats.base import Budget, FormatError, Lines, plain
+from tools.extract.htmltext import html_text
 
 _HEADERS = (("Subject", "subject"), ("From", "from"), ("To", "to"), ("Cc", "cc"), ("Date", "date"))
 _WORD = re.compile(r"\w+")

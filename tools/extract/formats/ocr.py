@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from typing import TYPE_CHECKING
 
-from tools.formats.base import FormatError
+from tools.extract.formats.base import FormatError
 
 if TYPE_CHECKING:
     from PIL.Image import Image

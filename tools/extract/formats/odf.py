@@ -15,10 +15,10 @@ from contextlib import contextmanager
 from typing import IO
 from xml.etree.ElementTree import Element
 
-from tools.formats.archive import open_zip
-from tools.formats.base import Budget, FormatError, Lines, cut_note, plain
-from tools.formats.safexml import blocks
-from tools.formats.slides import MAX_SLIDES
+from tools.extract.formats.archive import open_zip
+from tools.extract.formats.base import Budget, FormatError, Lines, cut_note, plain
+from tools.extract.formats.safexml import blocks
+from tools.extract.formats.slides import MAX_SLIDES
 
 _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"

@@ -11,10 +11,10 @@ from __future__ import annotations
 import io
 import time
 
-from tools.formats.base import Budget, FormatError
-from tools.formats.ocr import MAX_PIXELS, Tesseract, check_pixels
-from tools.formats.ocrnote import NEEDS_OCR, NO_TEXT_RECOGNISED
-from tools.formats.scans import Recognition
+from tools.extract.formats.base import Budget, FormatError
+from tools.extract.formats.ocr import MAX_PIXELS, Tesseract, check_pixels
+from tools.extract.formats.ocrnote import NEEDS_OCR, NO_TEXT_RECOGNISED
+from tools.extract.formats.scans import Recognition
 
 MAX_PDF_PAGES = 3_000
 DPI = 300

@@ -1,7 +1,7 @@
 """Kind → parser, for every kind the isolated worker reads.
 
 Imported only by the worker. A new kind is a parser module beside the others, a line here and
-a suffix in `tools.formats.kinds`.
+a suffix in `tools.extract.formats.kinds`.
 """
 
 from __future__ import annotations
@@ -9,17 +9,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from tools.formats.base import Parser
-from tools.formats.epub import epub_text
-from tools.formats.images import image_text
-from tools.formats.legacy import doc_text
-from tools.formats.mail import eml_text
-from tools.formats.odf import odp_text, odt_text
-from tools.formats.pdf import pdf_text
-from tools.formats.rtf import rtf_text
-from tools.formats.sheets import ods_text, xls_text, xlsx_text
-from tools.formats.slides import pptx_text
-from tools.formats.word import docx_text
+from tools.extract.formats.base import Parser
+from tools.extract.formats.epub import epub_text
+from tools.extract.formats.images import image_text
+from tools.extract.formats.legacy import doc_text
+from tools.extract.formats.mail import eml_text
+from tools.extract.formats.odf import odp_text, odt_text
+from tools.extract.formats.pdf import pdf_text
+from tools.extract.formats.rtf import rtf_text
+from tools.extract.formats.sheets import ods_text, xls_text, xlsx_text
+from tools.extract.formats.slides import pptx_text
+from tools.extract.formats.word import docx_text
 
 PARSERS: Mapping[str, Parser] = MappingProxyType(
     {

@@ -10,7 +10,7 @@ import codecs
 import re
 from collections.abc import Callable
 
-from tools.formats.base import Budget, FormatError, Lines
+from tools.extract.formats.base import Budget, FormatError, Lines
 
 _CODE_PAGE = re.compile(rb"\\ansicpg(\d{3,5})")
 _HEADER_WITHIN = 64

@@ -14,7 +14,7 @@ from xml.etree.ElementTree import Element, ParseError
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring, iterparse
 
-from tools.formats.base import FormatError
+from tools.extract.formats.base import FormatError
 
 
 def parse(data: bytes, kind: str) -> Element:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from tools.formats.base import Budget, FormatError, Unfinished, cut_note
-from tools.formats.ocr import Tesseract
-from tools.formats.ocrnote import NEEDS_OCR, STILL_RECOGNISING, ocr_note
+from tools.extract.formats.base import Budget, FormatError, Unfinished, cut_note
+from tools.extract.formats.ocr import Tesseract
+from tools.extract.formats.ocrnote import NEEDS_OCR, STILL_RECOGNISING, ocr_note
 
 if TYPE_CHECKING:
     from PIL.Image import Image

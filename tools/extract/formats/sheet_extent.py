@@ -20,9 +20,9 @@ from xml.sax.handler import ContentHandler, feature_namespaces
 from defusedxml import DefusedXmlException
 from defusedxml.sax import make_parser
 
-from tools.formats.archive import read_member
-from tools.formats.base import FormatError
-from tools.formats.safexml import local, parse
+from tools.extract.formats.archive import read_member
+from tools.extract.formats.base import FormatError
+from tools.extract.formats.safexml import local, parse
 
 _CHUNK = 1024 * 1024
 _LONGEST_TAG = 64 * 1024

@@ -6,9 +6,9 @@ Formulas give the values the file last saved for them. Fully empty rows and colu
 out, trailing empty cells trimmed, whole numbers shown without `.0` and dates as dates.
 
 Limits: a sheet whose filled cells span more than `MAX_SHEET_CELLS` is skipped with a note
-(found before the reader runs, see `tools.formats.sheet_extent`; an ods file, whose sheets the
-reader loads all at once, is refused instead); at most `MAX_ROWS` rows of
-a sheet, `MAX_CELLS` cells and `MAX_SHEETS` sheets of a workbook are read, each cut said.
+(found before the reader runs, see `tools.extract.formats.sheet_extent`; an ods file, whose
+sheets the reader loads all at once, is refused instead); at most `MAX_ROWS` rows of a sheet,
+`MAX_CELLS` cells and `MAX_SHEETS` sheets of a workbook are read, each cut said.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from tools.formats.archive import open_zip
-from tools.formats.base import Budget, FormatError, Lines, cut_note, plain
-from tools.formats.sheet_extent import Span, ods_spans, xlsx_spans
+from tools.extract.formats.archive import open_zip
+from tools.extract.formats.base import Budget, FormatError, Lines, cut_note, plain
+from tools.extract.formats.sheet_extent import Span, ods_spans, xlsx_spans
 
 if TYPE_CHECKING:
     from python_calamine import CalamineWorkbook

@@ -12,8 +12,8 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from tools.formats.archive import check_zip
-from tools.formats.base import Budget, FormatError, Lines, cut_note, plain
+from tools.extract.formats.archive import check_zip
+from tools.extract.formats.base import Budget, FormatError, Lines, cut_note, plain
 
 if TYPE_CHECKING:
     from pptx.shapes.base import BaseShape

@@ -8,8 +8,8 @@ from __future__ import annotations
 import io
 import zipfile
 
-from tools.formats.archive import check_zip
-from tools.formats.base import Budget, FormatError, Lines, plain
+from tools.extract.formats.archive import check_zip
+from tools.extract.formats.base import Budget, FormatError, Lines, plain
 
 
 def docx_text(data: bytes, budget: Budget) -> str:
