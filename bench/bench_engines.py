@@ -31,9 +31,9 @@ from bench.queries import query_mix
 from bench.results import BenchResult, Metric
 from bench.stats import median, p95
 from bench.toolbox import folder_mb
-from tools.extract import Extractor, Limits
+from tools.extract.extractor import Extractor, Limits
+from tools.index.terms import STOP_WORDS, Stemmer
 from tools.search import NAME_WEIGHT, split_query
-from tools.terms import STOP_WORDS, Stemmer
 
 TOP_MARK = "_"
 """Marks a document's top terms in the FTS5 table (no word holds it), as the index did there."""
@@ -92,8 +92,8 @@ def _documents(root: Path) -> Iterator[Doc]:
 
 
 class Fts5:
-    """The index as tools/index.py lays it out, terms only. Searched two ways: `bounded` ranks
-    as search_files does (common words: the documents about them), else every match is
+    """The index as tools/index/store.py lays it out, terms only. Searched two ways: `bounded`
+    ranks as search_files does (common words: the documents about them), else every match is
     scored, as the index did before."""
 
     label = "SQLite FTS5"

@@ -20,7 +20,7 @@ from bench.results import Aim, BenchResult, Metric
 from bench.stats import median
 from bench.toolbox import search_paths, settings_for, wait_ready
 from tools import Toolbox
-from tools.watch import WatchMode
+from tools.index.watch import WatchMode
 
 TITLE = "idle: CPU of watching a quiet folder, and a dropped file searchable, rescan vs notify"
 WORDS: tuple[str, ...] = (

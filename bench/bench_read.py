@@ -135,7 +135,7 @@ def worker_peak_mb() -> float:
         except OSError:
             continue  # gone meanwhile, or not ours to read
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if fields.get("PPid", "").strip() != mine or b"tools.extract_worker" not in command:
+        if fields.get("PPid", "").strip() != mine or b"tools.extract.worker" not in command:
             continue
         peaks.append(int(fields.get("VmHWM", "0 kB").split()[0]) / 1024.0)
     return max(peaks, default=math.nan)

@@ -6,8 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from tools.jail.scope import Scope
 from tools.results import ToolResult
-from tools.scope import Scope
 
 SEARCH_RESULT = json.dumps(
     {

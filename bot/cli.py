@@ -12,7 +12,7 @@ from typing import Any
 
 from bot.config import Settings
 from bot.version import bot_version
-from tools.documents_folder import shown
+from tools.jail.documents_folder import shown
 
 
 def settings_help() -> str:

@@ -15,7 +15,7 @@ import pytest
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
-from tools.documents_folder import documents_folder_problem
+from tools.jail.documents_folder import documents_folder_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-documents-folder-key-97531"

@@ -1,7 +1,23 @@
 """Read-only tools over the documents folder: search_files, read_file, list_files.
 
-Its names load their modules on first use (`__getattr__`): `tools.results` or `tools.scope`
-alone do not start the toolbox, the indexer and their libraries.
+Read it from the door, top to bottom; imports point down this list and never back up, and
+nothing in here imports `tools` itself (the names below are for the bot, the tests and benches):
+
+- `__main__`: `python -m tools search|read|list|reindex`, the JSON the model would get;
+- `toolbox`: the toolbox the agent uses, building the jail, the extractor and the index;
+- the three tools, none importing another: `search` (search_files over the index), `reading`
+  (read_file, one page of a document) and `listing` (list_files, a folder's entries);
+- what the tools share: `tool` (one tool as one object), `schemas` (their argument models),
+  `results` (a call's result), `cutting` (a result cut to a budget), `paths` (modification
+  times and close-name guesses), `config` (the settings the tools need);
+- `index/`: the search index (on disk, its terms, its build, watching the folder);
+- `extract/`: text from documents, risky formats parsed in an isolated worker (`formats/`);
+- `jail/`: the jail every path goes through, the scope that narrows it, the documents folder;
+- the floor: `errors` (the errors the model sees) and `jsontext` (the JSON text results are
+  written as).
+
+Its names load their modules on first use (`__getattr__`): `tools.results` or
+`tools.jail.scope` alone do not start the toolbox, the indexer and their libraries.
 """
 
 from __future__ import annotations
@@ -10,24 +26,22 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tools.indexer import FileReport, IndexStatus, ReindexReport
-    from tools.sandbox import Sandbox
+    from tools.index.indexer import FileReport, IndexStatus, ReindexReport
+    from tools.index.store import INDEX_FILE, INDEX_TERMS
+    from tools.jail.sandbox import Sandbox
     from tools.toolbox import Toolbox, build_toolbox
 
 _HOMES = {
-    "FileReport": "tools.indexer",
-    "IndexStatus": "tools.indexer",
-    "ReindexReport": "tools.indexer",
-    "Sandbox": "tools.sandbox",
+    "FileReport": "tools.index.indexer",
+    "IndexStatus": "tools.index.indexer",
+    "ReindexReport": "tools.index.indexer",
+    "INDEX_FILE": "tools.index.store",
+    "INDEX_TERMS": "tools.index.store",
+    "Sandbox": "tools.jail.sandbox",
     "Toolbox": "tools.toolbox",
     "build_toolbox": "tools.toolbox",
 }
 """Each public name and the module it lives in."""
-
-INDEX_FILE = "search-index.sqlite3"
-"""The search index's file name in DATA_DIR (DATA_DIR's own layout names it from here)."""
-INDEX_TERMS = "search-index.terms"
-"""The folder beside it that holds the index's terms."""
 
 __all__ = [
     "INDEX_FILE",

@@ -20,11 +20,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from tools.config import ToolSettings
-from tools.documents_folder import documents_folder_problem
-from tools.indexer import IndexInUseError
+from tools.index.indexer import IndexInUseError
+from tools.jail.documents_folder import documents_folder_problem
+from tools.jail.scope import Scope, ScopeError
 from tools.jsontext import to_json
 from tools.results import ToolResult
-from tools.scope import Scope, ScopeError
 from tools.toolbox import Toolbox
 
 READY_TIMEOUT = 600.0

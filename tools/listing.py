@@ -6,8 +6,8 @@ from collections import Counter
 from typing import Any
 
 from tools.errors import ExtractionError
+from tools.jail.sandbox import Entry, Sandbox
 from tools.paths import modified_iso
-from tools.sandbox import Entry, Sandbox
 
 MAX_ENTRIES = 200
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tools.terms import Stemmer, fold
+from tools.index.terms import Stemmer, fold
 
 
 def modified_iso(mtime_ns: int) -> str:

@@ -26,14 +26,14 @@ from typing import Any
 import tantivy
 
 from tools.errors import ToolError
-from tools.globs import FoldedNames, glob_match, glob_regex
-from tools.index import is_damaged, load_text
-from tools.indexer import Indexer
-from tools.languages import LANGUAGE_NAMES, common_languages
+from tools.index.globs import FoldedNames, glob_match, glob_regex
+from tools.index.indexer import Indexer
+from tools.index.languages import LANGUAGE_NAMES, common_languages
+from tools.index.snippets import find_snippets, snippets_from_start
+from tools.index.store import is_damaged, load_text
+from tools.index.term_index import TermIndex, folders_of
+from tools.index.terms import STOP_WORDS, Stemmer, fold, words
 from tools.paths import modified_iso
-from tools.snippets import find_snippets, snippets_from_start
-from tools.term_index import TermIndex, folders_of
-from tools.terms import STOP_WORDS, Stemmer, fold, words
 
 NAME_WEIGHT = 8.0
 SNIPPET_WINDOW = 32 * 1024  # bytes inflated first: the words are usually near the start
@@ -361,7 +361,7 @@ class Searcher:
     @staticmethod
     def _glob_query(schema: tantivy.Schema, globs: list[str]) -> tantivy.Query:
         """Every glob matches: one with `/` the whole folded path, one without the file's name
-        or one of its folders' (`tools.globs`). A name glob with `*` only around a text
+        or one of its folders' (`tools.index.globs`). A name glob with `*` only around a text
         (`*invoice*`) is looked up among the names' endings, and one that only opens with `*`
         (`*.pdf`) from the end of the names: either walks only the names that can match."""
         parts = []

@@ -15,9 +15,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from tools.errors import ToolError
+from tools.jail.scope import Scope
 from tools.results import ToolResult
 from tools.schemas import tool_spec
-from tools.scope import Scope
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ path, an unreadable file) comes back as a failed `ToolResult` (`{"error", "hint"
 model), never as an exception. Blocking work (SQLite, extraction) runs in threads, so the event
 loop never stalls.
 
-Each call may carry a scope (`tools.scope`): the folders this question may see. It narrows the
+Each call may carry a scope (`tools.jail.scope`): the folders this question may see. It narrows the
 jail, the search query, listings and close-name suggestions alike, so nothing outside is named,
 counted or quoted, and an outside path reads as a missing one.
 """
@@ -21,28 +21,27 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tools import INDEX_FILE, INDEX_TERMS
-from tools.allocator import tune_allocator
-from tools.cache import DocumentCache
 from tools.config import ToolSettings
 from tools.cutting import cut_entries, cut_page, cut_results
-from tools.documents_folder import documents_folder_problem
 from tools.errors import PathNotFoundError, ToolError
-from tools.extract import Extractor, Limits
-from tools.formats.ocrnote import ocr_pages
-from tools.index import stored_text
-from tools.indexer import FULL_RESCAN_EVERY, FileReport, Indexer, IndexStatus, ReindexReport
+from tools.extract.cache import DocumentCache
+from tools.extract.extractor import Extractor, Limits
+from tools.extract.formats.ocrnote import ocr_pages
+from tools.index.allocator import tune_allocator
+from tools.index.indexer import FULL_RESCAN_EVERY, FileReport, Indexer, IndexStatus, ReindexReport
+from tools.index.store import INDEX_FILE, INDEX_TERMS, stored_text
+from tools.index.terms import Stemmer
+from tools.index.watch import WatchMode
+from tools.index.writer_lock import WriterLock
+from tools.jail.documents_folder import documents_folder_problem
+from tools.jail.sandbox import Sandbox
+from tools.jail.scope import Scope
 from tools.listing import list_folder
 from tools.paths import did_you_mean, suggest_paths
 from tools.reading import Reader
 from tools.results import ToolResult
-from tools.sandbox import Sandbox
 from tools.schemas import ListArgs, ReadArgs, SearchArgs
-from tools.scope import Scope
-from tools.terms import Stemmer
 from tools.tool import Tool
-from tools.watch import WatchMode
-from tools.writer_lock import WriterLock
 
 if TYPE_CHECKING:  # the index engine loads with the first search, not at start
     from tools.search import Searcher
@@ -57,9 +56,9 @@ class Toolbox:
 
     `validates_arguments` tells a caller to pass the model's raw arguments through: the
     toolbox checks them itself and explains every problem to the model. A lock file beside the
-    index picks the one process that writes it (`tools.writer_lock`): the first to start holds
-    it, every other one on the same DATA_DIR (another worker, the terminal chat) reads what it
-    writes. `writes_index=False` never writes, even when nobody holds the lock: the admin's
+    index picks the one process that writes it (`tools.index.writer_lock`): the first to start
+    holds it, every other one on the same DATA_DIR (another worker, the terminal chat) reads
+    what it writes. `writes_index=False` never writes, even when nobody holds the lock: the admin's
     command line, which must not touch a running bot's index.
     """
 
@@ -160,7 +159,7 @@ class Toolbox:
         problem = documents_folder_problem(Path(self.settings.sandbox_dir))
         if problem is not None:
             log.warning("%s (the bot keeps looking for it; no documents until then)", problem)
-        tune_allocator()  # before the build's threads allocate (see tools.allocator)
+        tune_allocator()  # before the build's threads allocate (see tools.index.allocator)
         await self.indexer.start()
 
     async def close(self) -> None:

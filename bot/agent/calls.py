@@ -24,8 +24,8 @@ from bot.agent.observer import UNKNOWN_TOOL, NoObserver, Observer
 from bot.agent.prompts import REPEATED_CALL_HINT
 from bot.agent.replies import ToolCall
 from bot.agent.types import EventHandler, ToolFinished, ToolRunner, ToolStarted
+from tools.jail.scope import Scope
 from tools.results import ToolResult
-from tools.scope import Scope
 
 logger = logging.getLogger(__name__)
 

@@ -41,8 +41,8 @@ from bot.agent.types import (
     Usage,
 )
 from bot.logs.context import question_context
+from tools.jail.scope import Scope
 from tools.results import ToolResult
-from tools.scope import Scope
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tools.jail.scope import Scope
 from tools.results import ToolResult
-from tools.scope import Scope
 
 
 class ToolRunner(Protocol):

@@ -12,10 +12,10 @@ from collections import Counter
 from pathlib import Path
 
 from bot.check.outcome import Outcome, failed, passed, shown
-from tools.documents_folder import documents_folder_problem
 from tools.errors import ExtractionError, SandboxError
-from tools.extract import Extractor, Limits
-from tools.sandbox import Sandbox
+from tools.extract.extractor import Extractor, Limits
+from tools.jail.documents_folder import documents_folder_problem
+from tools.jail.sandbox import Sandbox
 
 SUBJECT = "documents"
 _SHOWN_REASONS = 4

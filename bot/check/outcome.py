@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tools.documents_folder import shown
+from tools.jail.documents_folder import shown
 
 __all__ = ["Outcome", "failed", "passed", "shown", "skipped"]
 

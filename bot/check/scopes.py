@@ -10,7 +10,7 @@ from __future__ import annotations
 from bot.check.outcome import Outcome, failed, passed
 from bot.config import Settings
 from tools.errors import SandboxError
-from tools.sandbox import Sandbox
+from tools.jail.sandbox import Sandbox
 
 SUBJECT = "scopes"
 

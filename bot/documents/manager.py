@@ -31,7 +31,7 @@ from typing import Literal
 from bot.documents.trash import RestoreConflict, Trash, TrashItem, move_without_overwrite
 from tools import Toolbox
 from tools.errors import PathNotFoundError, SandboxError
-from tools.scope import Scope
+from tools.jail.scope import Scope
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.scope import Scope, ScopeError
+from tools.jail.scope import Scope, ScopeError
 
 DEFAULT_KEY = "default"
 _ID = re.compile(r"-?[0-9]{1,20}")

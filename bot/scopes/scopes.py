@@ -18,8 +18,8 @@ from typing import Literal
 from bot.scopes.rules import ScopeRules
 from bot.scopes.store import ChatOverride, ScopeStore, load_scope
 from tools.errors import SandboxError
-from tools.sandbox import Sandbox
-from tools.scope import Scope, intersect, narrower
+from tools.jail.sandbox import Sandbox
+from tools.jail.scope import Scope, intersect, narrower
 
 log = logging.getLogger(__name__)
 

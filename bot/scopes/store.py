@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from bot.storage.sqlite_thread import SqliteThread
-from tools.scope import EVERYTHING, Scope
+from tools.jail.scope import EVERYTHING, Scope
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS chat_scopes (

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bot.scopes.store import ChatOverride, dump_scope, load_scope
-from tools.scope import Scope
+from tools.jail.scope import Scope
 
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase

@@ -3,17 +3,17 @@
 A file the reader would refuse (an `.exe`, or bytes that are not text under a name the reader
 takes for text) is searchable never, so an upload of one is refused instead of kept with "no
 text could be extracted". The kinds named to the admin come from the formats' own table
-(`tools.formats.kinds`), so a new format shows up here by itself. An admin can still put any
-file into the documents folder by hand.
+(`tools.extract.formats.kinds`), so a new format shows up here by itself. An admin can still
+put any file into the documents folder by hand.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tools.encodings import detect_encoding
 from tools.errors import ContentError
-from tools.formats.kinds import HTML_SUFFIXES, WORKER_KINDS, kind_of
+from tools.extract.encodings import detect_encoding
+from tools.extract.formats.kinds import HTML_SUFFIXES, WORKER_KINDS, kind_of
 
 _SNIFF_BYTES = 64 * 1024
 

@@ -41,8 +41,8 @@ from tools.jsontext import BIDI_CONTROLS
 
 if TYPE_CHECKING:
     from tools import Toolbox
-    from tools.sandbox import Sandbox
-    from tools.scope import Scope
+    from tools.jail.sandbox import Sandbox
+    from tools.jail.scope import Scope
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ import pytest
 from bot.agent import Agent, AgentConfig, HistoryStore, ToolRunner
 from bot.agent.tokens import TokenCounter
 from tests.fakes.fake_llm import FakeLLM, make_client
+from tools.jail.scope import Scope
 from tools.results import ToolResult
-from tools.scope import Scope
 
 SPECS: list[dict[str, Any]] = [
     {

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from bot.telegram.handlers.listing import FILES_PER_FOLDER, overview
 from bot.telegram.texts import RUSSIAN
-from tools.sandbox import Entry
+from tools.jail.sandbox import Entry
 
 
 def _entries(root_files: int, folders: list[int]) -> list[Entry]:

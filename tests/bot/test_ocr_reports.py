@@ -11,7 +11,7 @@ import pytest
 
 from bot.check.documents import check_documents, describe_reasons
 from bot.telegram.texts import ENGLISH, RUSSIAN
-from tools.formats.ocrnote import NEEDS_OCR
+from tools.extract.formats.ocrnote import NEEDS_OCR
 
 
 def blank_png() -> bytes:

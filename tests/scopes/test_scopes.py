@@ -8,7 +8,7 @@ import pytest
 
 from bot.scopes import Scopes, ScopesFileError, SqliteScopeStore, load_rules, parse_rules
 from bot.settings_loader import SettingsError, load_settings
-from tools.scope import Scope, ScopeError, intersect, narrower
+from tools.jail.scope import Scope, ScopeError, intersect, narrower
 
 EXAMPLE = """
 default = ["общие"]          # everyone not listed

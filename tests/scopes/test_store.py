@@ -10,7 +10,7 @@ import pytest
 from bot.scopes import ChatOverride, ScopeStore, SqliteScopeStore
 from bot.scopes.store_postgres import PostgresScopeStore
 from bot.storage import PostgresDatabase
-from tools.scope import Scope
+from tools.jail.scope import Scope
 
 
 @pytest.fixture

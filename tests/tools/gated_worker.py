@@ -54,7 +54,7 @@ def _wait_at_gate(folder: Path, data: bytes) -> None:
 
 
 def main() -> None:
-    from tools import extract_worker  # noqa: PLC0415  (found through PYTHONPATH)
+    from tools.extract import worker as extract_worker  # noqa: PLC0415  (found through PYTHONPATH)
 
     folder = Path(sys.argv[1])
     handle = extract_worker._handle

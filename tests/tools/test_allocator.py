@@ -7,7 +7,7 @@ import platform
 
 import pytest
 
-from tools.allocator import tune_allocator
+from tools.index.allocator import tune_allocator
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="the settings are glibc's (mallopt)")

@@ -14,8 +14,8 @@ import pytest
 
 from tools import Toolbox
 from tools.config import ToolSettings
+from tools.index.terms import Stemmer
 from tools.search import Searcher
-from tools.terms import Stemmer
 
 FILLER = [
     "склад поставка накладная клиент менеджер договор счет оплата",

@@ -12,13 +12,13 @@ import pytest
 
 from tests.tools.docgen import docx_file, reportlab_pdf, text_pdf
 from tools import Toolbox
-from tools.cache import Document, DocumentCache
 from tools.config import ToolSettings
-from tools.encodings import decode_bytes
 from tools.errors import ExtractionError
-from tools.extract import Extractor, Limits
-from tools.formats.base import Budget
-from tools.formats.word import docx_text
+from tools.extract.cache import Document, DocumentCache
+from tools.extract.encodings import decode_bytes
+from tools.extract.extractor import Extractor, Limits
+from tools.extract.formats.base import Budget
+from tools.extract.formats.word import docx_text
 
 SHORT_RUSSIAN = [
     "Привет",

@@ -17,7 +17,7 @@ from tests.tools.gated_worker import GATE_MARK, WorkerGate
 from tools import Toolbox
 from tools.config import ToolSettings
 from tools.errors import ContentError, ExtractionError
-from tools.isolated import IsolatedExtractor
+from tools.extract.isolated import IsolatedExtractor
 from tools.results import ToolResult
 
 

@@ -24,7 +24,7 @@ from tests.fakes.sandbox_fixtures import SANDBOX_FILES
 from tools import Toolbox
 from tools.config import ToolSettings
 from tools.errors import PathNotFoundError, SandboxError
-from tools.sandbox import Sandbox
+from tools.jail.sandbox import Sandbox
 
 MARKER = "SECRET-OUTSIDE-5e8f4"
 ATTACKS_FILE = Path(__file__).with_name("path_attacks.txt")

@@ -9,7 +9,7 @@ from typing import Any
 
 from tools import Toolbox
 from tools.config import ToolSettings
-from tools.languages import languages_of
+from tools.index.languages import languages_of
 
 
 async def _search(root: Path, data: Path, query: str) -> dict[str, Any]:

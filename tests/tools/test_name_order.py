@@ -11,8 +11,8 @@ import pytest
 
 from tools import Toolbox
 from tools.config import ToolSettings
-from tools.term_index import order_key
-from tools.terms import fold
+from tools.index.term_index import order_key
+from tools.index.terms import fold
 
 TIED = [f"отчеты/квартал_{i:02d}.txt" for i in range(40)]  # one key: the same first characters
 OTHERS = [

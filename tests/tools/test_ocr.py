@@ -24,22 +24,22 @@ from tests.tools.scan_docgen import (
     text_image,
 )
 from tools import Toolbox
-from tools.cache import DocumentCache
 from tools.config import ToolSettings
-from tools.extract import OCR_DEADLINE, Extractor, Limits
-from tools.formats import scans
-from tools.formats.base import Budget, FormatError, Unfinished
-from tools.formats.images import image_text
-from tools.formats.ocr import Tesseract
-from tools.formats.ocrnote import (
+from tools.extract.cache import DocumentCache
+from tools.extract.extractor import OCR_DEADLINE, Extractor, Limits
+from tools.extract.formats import scans
+from tools.extract.formats.base import Budget, FormatError, Unfinished
+from tools.extract.formats.images import image_text
+from tools.extract.formats.ocr import Tesseract
+from tools.extract.formats.ocrnote import (
     NEEDS_OCR,
     NO_TEXT_RECOGNISED,
     STILL_RECOGNISING,
     ocr_note,
     ocr_pages,
 )
-from tools.formats.pdf import pdf_text
-from tools.isolated import StillWorking
+from tools.extract.formats.pdf import pdf_text
+from tools.extract.isolated import StillWorking
 
 needs_tesseract = pytest.mark.skipif(not tesseract_ready(), reason=NEEDS_TESSERACT)
 needs_font = pytest.mark.skipif(not FONT.exists(), reason=NEEDS_FONT)

@@ -27,10 +27,10 @@ from tests.tools.office_docgen import (
 )
 from tools import Toolbox
 from tools.config import ToolSettings
-from tools.formats import legacy
-from tools.formats.base import Budget, FormatError
-from tools.formats.kinds import kind_of
-from tools.formats.sheets import xlsx_text
+from tools.extract.formats import legacy
+from tools.extract.formats.base import Budget, FormatError
+from tools.extract.formats.kinds import kind_of
+from tools.extract.formats.sheets import xlsx_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
 STAFF: list[list[Any]] = [
@@ -157,7 +157,7 @@ class TestSpreadsheets:
     def test_rows_past_the_limit_are_cut_with_a_note(
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        from tools.formats import sheets  # noqa: PLC0415
+        from tools.extract.formats import sheets  # noqa: PLC0415
 
         monkeypatch.setattr(sheets, "MAX_ROWS", 3)
         rows = [[f"строка {n}", n] for n in range(10)]

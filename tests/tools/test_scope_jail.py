@@ -24,7 +24,7 @@ from tests.tools.test_jail import ATTACKS, MARKER, LoopThread, build_host
 from tools import Toolbox
 from tools.config import ToolSettings
 from tools.errors import PathNotFoundError
-from tools.scope import Scope
+from tools.jail.scope import Scope
 
 HANDBOOK = "hr/public/handbook.md"
 FILES = {

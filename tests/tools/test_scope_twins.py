@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tools.errors import PathNotFoundError
-from tools.sandbox import Sandbox
-from tools.scope import Scope
+from tools.jail.sandbox import Sandbox
+from tools.jail.scope import Scope
 
 _LETTERS = "аёйeéхыz"
 NAMES = (

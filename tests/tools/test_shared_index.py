@@ -15,7 +15,7 @@ import pytest
 
 from tools import Toolbox
 from tools.config import ToolSettings
-from tools.indexer import IndexInUseError
+from tools.index.indexer import IndexInUseError
 
 
 def _box(root: Path, data: Path) -> Toolbox:

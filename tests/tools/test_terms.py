@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.terms import Stemmer
+from tools.index.terms import Stemmer
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from tools import Toolbox
-from tools.globs import FoldedNames, glob_match
+from tools.index.globs import FoldedNames, glob_match
+from tools.index.snippets import find_snippets, snippets_from_start
 from tools.search import split_query
-from tools.snippets import find_snippets, snippets_from_start
 
 
 async def call(box: Toolbox, name: str, args: dict[str, Any] | str) -> dict[str, Any]:

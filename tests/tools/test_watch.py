@@ -20,8 +20,8 @@ import pytest
 import watchfiles
 
 from tools import Toolbox
-from tools import watch as watch_module
 from tools.config import ToolSettings
+from tools.index import watch as watch_module
 
 HOUR = 3600.0
 
@@ -240,7 +240,7 @@ class TestFallback:
         no_notifications: list[int],
         caplog: pytest.LogCaptureFixture,
     ) -> None:
-        caplog.set_level(logging.WARNING, logger="tools.watch")
+        caplog.set_level(logging.WARNING, logger="tools.index.watch")
         toolbox = await started(make_box(docs, tmp_path / "data"))
         try:
             watcher = toolbox.indexer.watcher

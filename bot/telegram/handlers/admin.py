@@ -26,8 +26,8 @@ from bot.telegram.tuning import Tuning
 from bot.telegram.upload_kinds import readable_suffixes
 from bot.telegram.uploads import UploadError, names_a_folder, safe_file_name, save_upload
 from tools import Toolbox
-from tools.formats.ocrnote import NEEDS_OCR
-from tools.scope import Scope
+from tools.extract.formats.ocrnote import NEEDS_OCR
+from tools.jail.scope import Scope
 
 log = logging.getLogger(__name__)
 

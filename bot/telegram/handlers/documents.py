@@ -39,7 +39,7 @@ from bot.telegram.handlers.replies import say
 from bot.telegram.texts import Texts
 from bot.telegram.texts.people import when
 from bot.telegram.tuning import Tuning
-from tools.scope import Scope
+from tools.jail.scope import Scope
 
 log = logging.getLogger(__name__)
 

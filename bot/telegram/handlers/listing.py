@@ -13,7 +13,7 @@ from html import escape
 from itertools import islice
 
 from bot.telegram.texts.names import visible
-from tools.sandbox import Entry, Sandbox
+from tools.jail.sandbox import Entry, Sandbox
 
 FILES_PER_FOLDER = 5
 MAX_LINES = 50

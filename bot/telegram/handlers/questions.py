@@ -43,7 +43,7 @@ from bot.telegram.output.streaming import AnswerStream, OnScreen
 from bot.telegram.render import render_answer
 from bot.telegram.texts import Texts
 from bot.telegram.tuning import Tuning
-from tools.scope import Scope
+from tools.jail.scope import Scope
 
 log = logging.getLogger(__name__)
 

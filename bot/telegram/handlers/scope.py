@@ -25,8 +25,8 @@ from bot.telegram.texts.scope import ScopeTexts, scope_texts
 from bot.telegram.tuning import Tuning
 from tools import Toolbox
 from tools.errors import PathNotFoundError, SandboxError
-from tools.sandbox import Sandbox
-from tools.scope import EVERYTHING, Scope, ScopeError, clean_folder
+from tools.jail.sandbox import Sandbox
+from tools.jail.scope import EVERYTHING, Scope, ScopeError, clean_folder
 
 log = logging.getLogger(__name__)
 

@@ -31,8 +31,8 @@ from bot.telegram.texts.names import visible
 from bot.telegram.tuning import Tuning
 from tools import Sandbox, Toolbox
 from tools.errors import SandboxError
+from tools.jail.scope import Scope
 from tools.reading import BEGIN, END
-from tools.scope import Scope
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from html import escape
 
 from bot.telegram.texts.names import visible
 from bot.telegram.texts.people import when, who
-from tools.scope import Scope
+from tools.jail.scope import Scope
 
 
 @dataclass(frozen=True, slots=True)

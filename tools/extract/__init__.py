@@ -1,0 +1,13 @@
+"""Text from documents: plain formats in the calling thread, risky ones in an isolated worker.
+
+- `extractor`: `Extractor`, a document's text by its format, bounded in size and lines;
+- `isolated`: the parent side of the worker, one child process restarted when it misbehaves;
+- `worker`: the child process (`python -m tools.extract.worker`) that runs the parsers under
+  memory and time limits;
+- `formats/`: which route a file takes by its name, and the parsers the worker runs;
+- `cache`: extracted documents kept in memory, so paging a long PDF parses it once;
+- `encodings`: bytes to text, the old Russian code pages included;
+- `htmltext`: the visible text of an HTML page.
+
+Imports nothing of `tools` but the floor (`tools.errors`).
+"""

@@ -1,0 +1,16 @@
+"""The search index: documents' words and names, kept in step with the documents folder.
+
+- `indexer`: `Indexer`, which builds the index and keeps it in step with the folder;
+- `store`: the index on disk (an SQLite file of documents beside their terms) and its names in
+  DATA_DIR;
+- `term_index`: the terms of names and contents in Tantivy, and the queries' fields;
+- `terms`: words to index terms (folded, split, stemmed);
+- `languages`: which languages the indexed documents are written in;
+- `globs`: name globs matched against the paths, case- and ё-folded;
+- `snippets`: the lines of a document where the query words occur;
+- `watch`: the changes in the documents folder, as the OS reports them;
+- `writer_lock`: one writer for an index several processes share;
+- `allocator`: keeps the C allocator from holding memory a build has finished with.
+
+Imports the jail and extraction below it, nothing of the tools above (`tools.errors` aside).
+"""
