@@ -311,7 +311,7 @@ class TestLegacyDoc:
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         monkeypatch.setattr(legacy, "available_converters", list)
-        with pytest.raises(FormatError, match="needs antiword or LibreOffice installed"):
+        with pytest.raises(FormatError, match="needs antiword, catdoc or LibreOffice installed"):
             legacy.doc_text((FIXTURES / "vacation_memo.doc").read_bytes(), Budget(1000))
 
 

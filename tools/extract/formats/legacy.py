@@ -24,7 +24,7 @@ from tools.extract.formats.base import Budget, FormatError, Lines
 from tools.extract.formats.rtf import rtf_text
 from tools.extract.formats.word import docx_text
 
-NOT_HERE = "not supported here: .doc needs antiword or LibreOffice installed"
+NOT_HERE = "not supported here: .doc needs antiword, catdoc or LibreOffice installed"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _SHARE_OF_DEADLINE = 0.8
 _PR_SET_PDEATHSIG = 1
