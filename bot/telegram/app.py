@@ -136,7 +136,7 @@ def build_dispatcher(
         confirmations=stores.confirmations,
         retention=Retention(settings, services.history, documents, clock=tuning.wall_clock),
     )
-    dp.update.outer_middleware(ChatContextMiddleware())
+    dp.update.outer_middleware(ChatContextMiddleware(scopes))
     dp.update.outer_middleware(PairingMiddleware(access))
     dp.update.outer_middleware(AccessMiddleware(access, access_requests))
     dp.message.middleware(

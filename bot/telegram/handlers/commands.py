@@ -56,7 +56,6 @@ async def on_start(
     tuning: Tuning,
     is_admin: bool,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """What the bot does and how many documents it sees; one line on privacy in groups."""
     texts = chat_context.texts
@@ -64,7 +63,7 @@ async def on_start(
         await say(bot, chat_context, texts.group_privacy, tuning)
         return
     index = toolbox.status()
-    seen = await _documents_seen(toolbox, scopes, message, chat_context)
+    seen = await _documents_seen(toolbox, chat_context)
     greeting = texts.start(seen, ready=index.ready, admin=is_admin, voice=settings.voice_enabled)
     await say(bot, chat_context, greeting, tuning)
 
@@ -103,14 +102,10 @@ async def on_files(
     toolbox: Toolbox,
     tuning: Tuning,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """What is in the documents folder, in short (within the asker's scope here)."""
     texts = chat_context.texts
-    scope = None
-    if scopes is not None:
-        asker = message.from_user.id if message.from_user is not None else None
-        scope = await scopes.for_question(chat_context.place.chat_id, asker)
+    scope = await chat_context.scope()
     entries = await asyncio.to_thread(scan, toolbox.sandbox.within(scope))
     listing = overview(entries, texts.files_more_in_folder)
     if not listing.files:
@@ -148,7 +143,7 @@ async def on_status(
         tokens=used.tokens,
         window=used.window,
         messages=used.messages,
-        documents=await _documents_seen(toolbox, scopes, message, chat_context),
+        documents=await _documents_seen(toolbox, chat_context),
         ready=index.ready,
         last=last,
     )
@@ -160,14 +155,9 @@ async def on_status(
     await say(bot, chat_context, text, tuning)
 
 
-async def _documents_seen(
-    toolbox: Toolbox, scopes: Scopes | None, message: Message, chat_context: ChatContext
-) -> int:
+async def _documents_seen(toolbox: Toolbox, chat_context: ChatContext) -> int:
     """How many documents the asker may see here: a scope's count never includes outside."""
-    scope = None
-    if scopes is not None:
-        asker = message.from_user.id if message.from_user is not None else None
-        scope = await scopes.for_question(chat_context.place.chat_id, asker)
+    scope = await chat_context.scope()
     if scope is None:
         return toolbox.status().documents
     return len(await asyncio.to_thread(toolbox.allowed_files, scope))

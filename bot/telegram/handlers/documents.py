@@ -33,7 +33,6 @@ from bot.audit import AuditLog
 from bot.config import Settings
 from bot.confirmations import Confirmations, Pending
 from bot.documents import DocumentError, Documents, is_trash_id
-from bot.scopes import Scopes
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import say
 from bot.telegram.texts import Texts
@@ -90,7 +89,6 @@ async def on_rm(
     settings: Settings,
     tuning: Tuning,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """Check the path and ask for a tap before it goes to the trash."""
     texts = chat_context.texts
@@ -104,7 +102,7 @@ async def on_rm(
         await say(bot, chat_context, texts.rm_usage, tuning)
         return
     try:
-        scope = await _scope(scopes, message.chat.id, message.from_user.id)
+        scope = await chat_context.scope()
         rel = await documents.existing(path, scope)
     except DocumentError as exc:
         await say(bot, chat_context, texts.path_problem(exc.problem, exc.path), tuning)
@@ -127,7 +125,6 @@ async def on_mv(
     confirmations: Confirmations,
     tuning: Tuning,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """Check both paths and ask for a tap before anything moves."""
     texts = chat_context.texts
@@ -139,7 +136,7 @@ async def on_mv(
         await say(bot, chat_context, texts.mv_usage, tuning)
         return
     try:
-        scope = await _scope(scopes, message.chat.id, message.from_user.id)
+        scope = await chat_context.scope()
         plan = await documents.move_target(parts[0], parts[1], scope)
     except DocumentError as exc:
         await say(bot, chat_context, texts.path_problem(exc.problem, exc.path), tuning)
@@ -161,15 +158,13 @@ async def on_trash(
     settings: Settings,
     tuning: Tuning,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """What is in the trash, newest first, each with a restore button."""
     texts = chat_context.texts
     if chat_context.is_group:
         await say(bot, chat_context, texts.manage_in_private, tuning)
         return
-    asker = message.from_user.id if message.from_user is not None else None
-    scope = await _scope(scopes, message.chat.id, asker)
+    scope = await chat_context.scope()
     items = (await documents.trashed(scope))[:TRASH_SHOWN]
     text = texts.trash_listing(
         [(item.path, when(item.deleted_at)) for item in items], settings.trash_days
@@ -204,7 +199,6 @@ async def on_confirm(
     confirmations: Confirmations,
     audit: AuditLog,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """A tap on "Yes" or "Cancel" under `/rm` or `/mv`: only its admin, only once."""
     texts = chat_context.texts
@@ -226,7 +220,7 @@ async def on_confirm(
         await _replace(bot, pressed, texts.cancelled)
         return
     try:
-        scope = await _scope(scopes, pressed.chat.id, query.from_user.id)
+        scope = await chat_context.scope()
         reply = await _do(
             pending,
             documents=documents,
@@ -253,7 +247,6 @@ async def on_restore(
     audit: AuditLog,
     tuning: Tuning,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """A tap on an item under `/trash`: it goes back where it was, unless something is there."""
     texts = chat_context.texts
@@ -264,7 +257,7 @@ async def on_restore(
         await _pop_up(query, texts.restore_gone)
         return
     try:
-        scope = await _scope(scopes, chat_context.place.chat_id, query.from_user.id)
+        scope = await chat_context.scope()
         item = await documents.restore(callback_data.item_id, scope)
     except DocumentError as exc:
         await _pop_up(query, None)
@@ -346,13 +339,6 @@ async def _ask(
         ]
     )
     await bot.send_message(message.chat.id, question, parse_mode="HTML", reply_markup=buttons)
-
-
-async def _scope(scopes: Scopes | None, chat_id: int, user_id: int | None) -> Scope | None:
-    """The scope the admin works within in this chat; None for the whole folder."""
-    if scopes is None:
-        return None
-    return await scopes.for_question(chat_id, user_id)
 
 
 async def _replace(bot: Bot, pressed: Message, html: str) -> None:
