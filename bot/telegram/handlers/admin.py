@@ -19,6 +19,7 @@ from bot.config import Settings
 from bot.telegram.albums import AlbumMemory
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.filters import addressed
+from bot.telegram.handlers.private import in_private
 from bot.telegram.handlers.replies import say
 from bot.telegram.texts import Texts
 from bot.telegram.tuning import Tuning
@@ -36,7 +37,7 @@ def make_router() -> Router:
     router = Router(name="admin")
     router.message.filter(MagicData(F.is_admin))
     router.message.register(on_reindex, Command("reindex"))
-    router.message.register(on_document, F.document, F.chat.type == "private")
+    router.message.register(on_document, F.document, in_private)
     router.message.register(on_document_in_group, F.document, addressed)
     return router
 

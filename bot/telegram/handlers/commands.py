@@ -22,6 +22,7 @@ from bot.telegram.context import ChatContext
 from bot.telegram.handlers.access_lists import status_section
 from bot.telegram.handlers.filters import bare_unknown_command
 from bot.telegram.handlers.listing import overview, scan
+from bot.telegram.handlers.private import in_private, reply_with
 from bot.telegram.handlers.replies import say
 from bot.telegram.texts.scope import scope_texts
 from bot.telegram.tuning import Tuning
@@ -34,7 +35,8 @@ log = logging.getLogger(__name__)
 def make_router() -> Router:
     """A fresh router (routers attach to one dispatcher only, so none is shared)."""
     router = Router(name="commands")
-    router.message.register(on_start, CommandStart())
+    router.message.register(on_start, CommandStart(), in_private)
+    router.message.register(reply_with(lambda t: t.group_privacy), CommandStart())
     router.message.register(on_help, Command("help"))
     router.message.register(on_reset, Command("reset", "new"))
     router.message.register(on_files, Command("files"))
@@ -57,11 +59,8 @@ async def on_start(
     is_admin: bool,
     chat_context: ChatContext,
 ) -> None:
-    """What the bot does and how many documents it sees; one line on privacy in groups."""
+    """What the bot does and how many documents it sees (a group hears how it is used there)."""
     texts = chat_context.texts
-    if chat_context.is_group:
-        await say(bot, chat_context, texts.group_privacy, tuning)
-        return
     index = toolbox.status()
     seen = await _documents_seen(toolbox, chat_context)
     greeting = texts.start(seen, ready=index.ready, admin=is_admin, voice=settings.voice_enabled)
