@@ -88,7 +88,8 @@ class Asker:
             return
         conversation = chat_context.conversation
         log.debug("question in %s: %r", conversation, question)
-        question = with_quote(question, quoted_context(message, me))
+        quoted = quoted_context(message, me, in_group=chat_context.is_group)
+        question = with_quote(question, quoted)
         place = chat_context.place
         scope = await self._scope(conversation, chat_context)
         progress = Progress(
