@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from dataclasses import dataclass
 from typing import Protocol
 
 from aiogram import Bot, Router
@@ -35,6 +36,27 @@ class ConversationLog(Protocol):
     async def forget_user(self, user_id: int) -> int:
         """Delete every conversation of one person; how many."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Forgetting:
+    """Everything `/forget` deletes of one person, store by store, in one place."""
+
+    history: ConversationLog
+    locks: KeyedLocks
+    source_links: SourceLinks
+    access: AccessPolicy
+    confirmations: Confirmations
+
+    async def forget(self, user_id: int) -> int:
+        """Delete it all; how many conversations went. Their private conversation waits for a
+        question in flight to end, so no turn is written after the deletion."""
+        async with self.locks.hold(f"chat:{user_id}"):
+            deleted = await self.history.forget_user(user_id)
+            await self.source_links.forget_chat(user_id)
+            await self.access.forget(user_id)
+            await self.confirmations.forget_user(user_id)
+        return deleted
 
 
 class ForgetAnswer(ConfirmButton, prefix="forget"):
@@ -73,10 +95,7 @@ async def on_forget_answer(
     callback_data: ForgetAnswer,
     *,
     bot: Bot,
-    history: ConversationLog,
-    locks: KeyedLocks,
-    source_links: SourceLinks,
-    access: AccessPolicy,
+    forgetting: Forgetting,
     confirmations: Confirmations,
     chat_context: ChatContext,
 ) -> None:
@@ -86,13 +105,7 @@ async def on_forget_answer(
     async def forget(pending: Pending) -> str:
         user_id = pending.user_id
         try:
-            # Their private conversation waits for a question in flight to end, so no turn is
-            # written after the deletion.
-            async with locks.hold(f"chat:{user_id}"):
-                deleted = await history.forget_user(user_id)
-                await source_links.forget_chat(user_id)
-                await access.forget(user_id)
-                await confirmations.forget_user(user_id)
+            deleted = await forgetting.forget(user_id)
         except (sqlite3.Error, OSError):
             log.exception("forgetting user %d failed", user_id)
             return texts.error_generic
