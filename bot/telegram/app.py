@@ -30,6 +30,7 @@ from bot.telegram.access_requests import AccessRequests
 from bot.telegram.api_errors import count_api_errors
 from bot.telegram.context import ChatContextMiddleware
 from bot.telegram.handlers import make_routers
+from bot.telegram.handlers.privacy import Forgetting
 from bot.telegram.handlers.questions import Asker
 from bot.telegram.menu import register_commands
 from bot.telegram.middlewares import (
@@ -129,14 +130,15 @@ def build_dispatcher(
         transcriber=services.transcriber,
         metrics=services.metrics,
         scopes=scopes,
-        history=services.history,
-        locks=services.locks,
         audit=audit,
         documents=documents,
         confirmations=stores.confirmations,
+        forgetting=Forgetting(
+            services.history, services.locks, source_links, access, stores.confirmations
+        ),
         retention=Retention(settings, services.history, documents, clock=tuning.wall_clock),
     )
-    dp.update.outer_middleware(ChatContextMiddleware())
+    dp.update.outer_middleware(ChatContextMiddleware(scopes))
     dp.update.outer_middleware(PairingMiddleware(access))
     dp.update.outer_middleware(AccessMiddleware(access, access_requests))
     dp.message.middleware(

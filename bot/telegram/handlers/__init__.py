@@ -1,4 +1,9 @@
-"""The bot's routers, one per feature, collected in the order they must be tried."""
+"""The bot's routers, one per feature, collected in the order they must be tried.
+
+Beside them: `private` (handlers for private chats only, and the one reply they give
+elsewhere), `confirm` (the one "are you sure?" flow), `replies` (how handlers send texts and
+answer taps), `filters`, `compose` and `listing`.
+"""
 
 from __future__ import annotations
 

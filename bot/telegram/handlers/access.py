@@ -18,6 +18,7 @@ from bot.access import AccessPolicy
 from bot.telegram.access_requests import AccessDecision, AccessRequests, person_of
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.access_lists import users_listing
+from bot.telegram.handlers.private import in_private, reply_with
 from bot.telegram.handlers.replies import say
 from bot.telegram.menu import take_admin_menu
 from bot.telegram.tuning import Tuning
@@ -32,9 +33,12 @@ def make_router() -> Router:
     router = Router(name="access")
     router.callback_query.register(on_decision, AccessDecision.filter())
     router.message.filter(MagicData(F.is_admin))
-    router.message.register(on_allow, Command("allow"))
-    router.message.register(on_deny, Command("deny"))
-    router.message.register(on_users, Command("users"))
+    router.message.register(on_allow, Command("allow"), in_private)
+    router.message.register(on_deny, Command("deny"), in_private)
+    router.message.register(on_users, Command("users"), in_private)
+    router.message.register(
+        reply_with(lambda t: t.access_in_private), Command("allow", "deny", "users")
+    )
     return router
 
 
@@ -53,15 +57,12 @@ async def _named_user(
     tuning: Tuning,
     chat_context: ChatContext,
 ) -> int | None:
-    """The user id an admin's `/allow` or `/deny` names, in a private chat; None once the admin
-    was told why not (a group, or no id)."""
-    texts = chat_context.texts
-    if chat_context.is_group:
-        await say(bot, chat_context, texts.access_in_private, tuning)
-        return None
+    """The user id an admin's `/allow` or `/deny` names; None once the admin was told that
+    it names none."""
     user_id = _target(command)
     if user_id is None or message.from_user is None:
-        await say(bot, chat_context, texts.access_usage.format(command=name), tuning)
+        text = chat_context.texts.access_usage.format(command=name)
+        await say(bot, chat_context, text, tuning)
         return None
     return user_id
 
@@ -130,11 +131,7 @@ async def on_users(
     message: Message, *, bot: Bot, access: AccessPolicy, tuning: Tuning, chat_context: ChatContext
 ) -> None:
     """Everyone who may use the bot: from `.env`, and granted in Telegram."""
-    texts = chat_context.texts
-    if chat_context.is_group:
-        await say(bot, chat_context, texts.access_in_private, tuning)
-        return
-    await say(bot, chat_context, users_listing(texts, access), tuning)
+    await say(bot, chat_context, users_listing(chat_context.texts, access), tuning)
 
 
 async def on_decision(

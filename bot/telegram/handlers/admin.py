@@ -16,10 +16,10 @@ from aiogram.types import Message
 
 from bot.audit import AuditLog
 from bot.config import Settings
-from bot.scopes import Scopes
 from bot.telegram.albums import AlbumMemory
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.filters import addressed
+from bot.telegram.handlers.private import in_private
 from bot.telegram.handlers.replies import say
 from bot.telegram.texts import Texts
 from bot.telegram.tuning import Tuning
@@ -37,7 +37,7 @@ def make_router() -> Router:
     router = Router(name="admin")
     router.message.filter(MagicData(F.is_admin))
     router.message.register(on_reindex, Command("reindex"))
-    router.message.register(on_document, F.document, F.chat.type == "private")
+    router.message.register(on_document, F.document, in_private)
     router.message.register(on_document_in_group, F.document, addressed)
     return router
 
@@ -61,14 +61,15 @@ async def on_document(
     albums: AlbumMemory,
     audit: AuditLog,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """Save the document (a path-like caption names the folder); say whether its text was read.
 
-    The upload is written to the audit log once the file is in place."""
+    It lands inside the admin's scope in this chat (without a caption, in its first folder), as
+    a question there would see it. The upload is written to the audit log once the file is in
+    place."""
     texts = chat_context.texts
     assert message.document is not None
-    scope = await _upload_scope(scopes, message, chat_context)
+    scope = await chat_context.scope()
     caption = (message.caption or "").strip()
     group = message.media_group_id
     if caption:
@@ -105,17 +106,6 @@ async def on_document(
     if caption and folder is None:
         reply += "\n" + texts.caption_not_folder
     await say(bot, chat_context, reply, tuning)
-
-
-async def _upload_scope(
-    scopes: Scopes | None, message: Message, chat_context: ChatContext
-) -> Scope | None:
-    """The scope the admin works within in this chat: an upload lands inside it (without a
-    caption, in its first folder), as a question there would see it."""
-    if scopes is None:
-        return None
-    admin = message.from_user.id if message.from_user is not None else None
-    return await scopes.for_question(chat_context.place.chat_id, admin)
 
 
 def _upload_problem(

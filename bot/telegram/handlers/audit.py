@@ -8,6 +8,7 @@ from aiogram.types import Message
 
 from bot.audit import SHOWN, AuditEntry, AuditLog
 from bot.telegram.context import ChatContext
+from bot.telegram.handlers.private import in_private, reply_with
 from bot.telegram.handlers.replies import say
 from bot.telegram.texts import Texts
 from bot.telegram.texts.people import when, who
@@ -18,7 +19,8 @@ def make_router() -> Router:
     """Admins only; anyone else's `/audit` falls through to the admin-only notice."""
     router = Router(name="audit")
     router.message.filter(MagicData(F.is_admin))
-    router.message.register(on_audit, Command("audit"))
+    router.message.register(on_audit, Command("audit"), in_private)
+    router.message.register(reply_with(lambda t: t.access_in_private), Command("audit"))
     return router
 
 
@@ -26,12 +28,8 @@ async def on_audit(
     message: Message, *, bot: Bot, audit: AuditLog, tuning: Tuning, chat_context: ChatContext
 ) -> None:
     """The last `SHOWN` entries, oldest first, newest at the bottom."""
-    texts = chat_context.texts
-    if chat_context.is_group:
-        await say(bot, chat_context, texts.access_in_private, tuning)
-        return
     entries = await audit.recent(SHOWN)
-    await say(bot, chat_context, audit_text(texts, entries), tuning)
+    await say(bot, chat_context, audit_text(chat_context.texts, entries), tuning)
 
 
 def audit_text(texts: Texts, entries: list[AuditEntry]) -> str:

@@ -22,6 +22,7 @@ from bot.telegram.context import ChatContext
 from bot.telegram.handlers.access_lists import status_section
 from bot.telegram.handlers.filters import bare_unknown_command
 from bot.telegram.handlers.listing import overview, scan
+from bot.telegram.handlers.private import in_private, reply_with
 from bot.telegram.handlers.replies import say
 from bot.telegram.texts.scope import scope_texts
 from bot.telegram.tuning import Tuning
@@ -34,7 +35,8 @@ log = logging.getLogger(__name__)
 def make_router() -> Router:
     """A fresh router (routers attach to one dispatcher only, so none is shared)."""
     router = Router(name="commands")
-    router.message.register(on_start, CommandStart())
+    router.message.register(on_start, CommandStart(), in_private)
+    router.message.register(reply_with(lambda t: t.group_privacy), CommandStart())
     router.message.register(on_help, Command("help"))
     router.message.register(on_reset, Command("reset", "new"))
     router.message.register(on_files, Command("files"))
@@ -56,15 +58,11 @@ async def on_start(
     tuning: Tuning,
     is_admin: bool,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
-    """What the bot does and how many documents it sees; one line on privacy in groups."""
+    """What the bot does and how many documents it sees (a group hears how it is used there)."""
     texts = chat_context.texts
-    if chat_context.is_group:
-        await say(bot, chat_context, texts.group_privacy, tuning)
-        return
     index = toolbox.status()
-    seen = await _documents_seen(toolbox, scopes, message, chat_context)
+    seen = await _documents_seen(toolbox, chat_context)
     greeting = texts.start(seen, ready=index.ready, admin=is_admin, voice=settings.voice_enabled)
     await say(bot, chat_context, greeting, tuning)
 
@@ -103,14 +101,10 @@ async def on_files(
     toolbox: Toolbox,
     tuning: Tuning,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """What is in the documents folder, in short (within the asker's scope here)."""
     texts = chat_context.texts
-    scope = None
-    if scopes is not None:
-        asker = message.from_user.id if message.from_user is not None else None
-        scope = await scopes.for_question(chat_context.place.chat_id, asker)
+    scope = await chat_context.scope()
     entries = await asyncio.to_thread(scan, toolbox.sandbox.within(scope))
     listing = overview(entries, texts.files_more_in_folder)
     if not listing.files:
@@ -148,7 +142,7 @@ async def on_status(
         tokens=used.tokens,
         window=used.window,
         messages=used.messages,
-        documents=await _documents_seen(toolbox, scopes, message, chat_context),
+        documents=await _documents_seen(toolbox, chat_context),
         ready=index.ready,
         last=last,
     )
@@ -160,14 +154,9 @@ async def on_status(
     await say(bot, chat_context, text, tuning)
 
 
-async def _documents_seen(
-    toolbox: Toolbox, scopes: Scopes | None, message: Message, chat_context: ChatContext
-) -> int:
+async def _documents_seen(toolbox: Toolbox, chat_context: ChatContext) -> int:
     """How many documents the asker may see here: a scope's count never includes outside."""
-    scope = None
-    if scopes is not None:
-        asker = message.from_user.id if message.from_user is not None else None
-        scope = await scopes.for_question(chat_context.place.chat_id, asker)
+    scope = await chat_context.scope()
     if scope is None:
         return toolbox.status().documents
     return len(await asyncio.to_thread(toolbox.allowed_files, scope))

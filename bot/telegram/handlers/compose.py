@@ -20,7 +20,7 @@ CUT_MARK = "✂️ …"
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&])")
 
 
-def quoted_context(message: Message, me: User) -> str | None:
+def quoted_context(message: Message, me: User, *, in_group: bool) -> str | None:
     """The text the question quotes or replies to, when the model has not seen it already.
 
     A selected quote wins over the whole replied-to message. The bot's own messages in a
@@ -33,7 +33,7 @@ def quoted_context(message: Message, me: User) -> str | None:
     if replied is None:
         return None
     own = replied.from_user is not None and replied.from_user.id == me.id
-    if own and message.chat.type == "private":
+    if own and not in_group:
         return None
     text = (replied.text or replied.caption or "").strip()
     return text or None

@@ -17,25 +17,18 @@ import sqlite3
 from html import escape
 
 from aiogram import Bot, F, Router
-from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command, CommandObject, MagicData
 from aiogram.filters.callback_data import CallbackData
-from aiogram.types import (
-    CallbackQuery,
-    InaccessibleMessage,
-    InlineKeyboardButton,
-    InlineKeyboardMarkup,
-    Message,
-    User,
-)
+from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
 
 from bot.audit import AuditLog
 from bot.config import Settings
 from bot.confirmations import Confirmations, Pending
 from bot.documents import DocumentError, Documents, is_trash_id
-from bot.scopes import Scopes
 from bot.telegram.context import ChatContext
-from bot.telegram.handlers.replies import say
+from bot.telegram.handlers.confirm import Confirm, ConfirmButton
+from bot.telegram.handlers.private import in_private, reply_with
+from bot.telegram.handlers.replies import pop_up, say
 from bot.telegram.texts import Texts
 from bot.telegram.texts.people import when
 from bot.telegram.tuning import Tuning
@@ -47,11 +40,8 @@ TRASH_SHOWN = 20
 _BUTTON_PATH = 40
 
 
-class DocumentAction(CallbackData, prefix="doc"):
+class DocumentAction(ConfirmButton, prefix="doc"):
     """A confirm button: `doc:y:<id>` does the action kept under the id, `doc:n:<id>` drops it."""
-
-    answer: str
-    confirm_id: str
 
 
 class RestoreItem(CallbackData, prefix="restore"):
@@ -60,15 +50,25 @@ class RestoreItem(CallbackData, prefix="restore"):
     item_id: str
 
 
+CHANGE = Confirm(DocumentAction, actions={"rm", "mv"}, yes=lambda texts: texts.confirm_button)
+
+
 def make_router() -> Router:
-    """Admin-only commands and their buttons; others' commands fall through to the notice."""
+    """Admin-only commands and their buttons, in private chats; others' commands fall through
+    to the notice."""
     router = Router(name="documents")
-    router.callback_query.register(on_confirm, DocumentAction.filter())
-    router.callback_query.register(on_restore, RestoreItem.filter())
+    router.callback_query.register(on_confirm, CHANGE.filter())
+    router.callback_query.register(
+        on_restore, RestoreItem.filter(), in_private, MagicData(F.is_admin)
+    )
+    router.callback_query.register(reply_with(lambda t: t.admin_only), RestoreItem.filter())
     router.message.filter(MagicData(F.is_admin))
-    router.message.register(on_rm, Command("rm"))
-    router.message.register(on_mv, Command("mv"))
-    router.message.register(on_trash, Command("trash"))
+    router.message.register(on_rm, Command("rm"), in_private)
+    router.message.register(on_mv, Command("mv"), in_private)
+    router.message.register(on_trash, Command("trash"), in_private)
+    router.message.register(
+        reply_with(lambda t: t.manage_in_private), Command("rm", "mv", "trash")
+    )
     return router
 
 
@@ -90,13 +90,9 @@ async def on_rm(
     settings: Settings,
     tuning: Tuning,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """Check the path and ask for a tap before it goes to the trash."""
     texts = chat_context.texts
-    if chat_context.is_group:
-        await say(bot, chat_context, texts.manage_in_private, tuning)
-        return
     raw = (command.args or "").strip()
     parts = split_paths(raw)
     path = parts[0] if len(parts) == 1 else raw
@@ -104,18 +100,13 @@ async def on_rm(
         await say(bot, chat_context, texts.rm_usage, tuning)
         return
     try:
-        scope = await _scope(scopes, message.chat.id, message.from_user.id)
-        rel = await documents.existing(path, scope)
+        rel = await documents.existing(path, await chat_context.scope())
     except DocumentError as exc:
         await say(bot, chat_context, texts.path_problem(exc.problem, exc.path), tuning)
         return
-    question = texts.rm_confirm.format(
-        path=f"<code>{escape(rel)}</code>", days=texts.number(settings.trash_days)
-    )
+    question = texts.rm_confirm.format(path=_code(rel), days=texts.number(settings.trash_days))
     pending = Pending(message.from_user.id, message.chat.id, "rm", (rel,))
-    await _ask(
-        bot, message, question=question, pending=pending, confirmations=confirmations, texts=texts
-    )
+    await CHANGE.ask(bot, chat_context, pending, question, confirmations=confirmations)
 
 
 async def on_mv(
@@ -127,30 +118,21 @@ async def on_mv(
     confirmations: Confirmations,
     tuning: Tuning,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """Check both paths and ask for a tap before anything moves."""
     texts = chat_context.texts
-    if chat_context.is_group:
-        await say(bot, chat_context, texts.manage_in_private, tuning)
-        return
     parts = split_paths((command.args or "").strip())
     if len(parts) != 2 or message.from_user is None:
         await say(bot, chat_context, texts.mv_usage, tuning)
         return
     try:
-        scope = await _scope(scopes, message.chat.id, message.from_user.id)
-        plan = await documents.move_target(parts[0], parts[1], scope)
+        plan = await documents.move_target(parts[0], parts[1], await chat_context.scope())
     except DocumentError as exc:
         await say(bot, chat_context, texts.path_problem(exc.problem, exc.path), tuning)
         return
-    question = texts.mv_confirm.format(
-        source=f"<code>{escape(plan.source)}</code>", target=f"<code>{escape(plan.target)}</code>"
-    )
+    question = texts.mv_confirm.format(source=_code(plan.source), target=_code(plan.target))
     pending = Pending(message.from_user.id, message.chat.id, "mv", (plan.source, plan.target))
-    await _ask(
-        bot, message, question=question, pending=pending, confirmations=confirmations, texts=texts
-    )
+    await CHANGE.ask(bot, chat_context, pending, question, confirmations=confirmations)
 
 
 async def on_trash(
@@ -161,16 +143,10 @@ async def on_trash(
     settings: Settings,
     tuning: Tuning,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """What is in the trash, newest first, each with a restore button."""
     texts = chat_context.texts
-    if chat_context.is_group:
-        await say(bot, chat_context, texts.manage_in_private, tuning)
-        return
-    asker = message.from_user.id if message.from_user is not None else None
-    scope = await _scope(scopes, message.chat.id, asker)
-    items = (await documents.trashed(scope))[:TRASH_SHOWN]
+    items = (await documents.trashed(await chat_context.scope()))[:TRASH_SHOWN]
     text = texts.trash_listing(
         [(item.path, when(item.deleted_at)) for item in items], settings.trash_days
     )
@@ -204,43 +180,36 @@ async def on_confirm(
     confirmations: Confirmations,
     audit: AuditLog,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """A tap on "Yes" or "Cancel" under `/rm` or `/mv`: only its admin, only once."""
     texts = chat_context.texts
-    pressed = query.message
-    if pressed is None or isinstance(pressed, InaccessibleMessage):
-        await _pop_up(query, texts.confirm_expired)
-        return
-    pending = await confirmations.take(
-        callback_data.confirm_id, user_id=query.from_user.id, chat_id=pressed.chat.id
+
+    async def change(pending: Pending) -> str:
+        try:
+            scope = await chat_context.scope()
+            return await _do(
+                pending,
+                documents=documents,
+                audit=audit,
+                user=query.from_user,
+                texts=texts,
+                scope=scope,
+            )
+        except DocumentError as exc:  # the folder changed since the question was asked
+            return texts.path_problem(exc.problem, exc.path)
+        except (OSError, sqlite3.Error):
+            log.exception("%s of %s failed", pending.action, pending.args)
+            return texts.change_failed
+
+    await CHANGE.settle(
+        query,
+        callback_data,
+        bot=bot,
+        texts=texts,
+        confirmations=confirmations,
+        carry_out=change,
+        refusal=None if is_admin else texts.admin_only,
     )
-    if pending is None or pending.action not in {"rm", "mv"}:
-        await _pop_up(query, texts.confirm_expired)
-        return
-    if not is_admin:
-        await _pop_up(query, texts.admin_only)
-        return
-    await _pop_up(query, None)
-    if callback_data.answer != "y":
-        await _replace(bot, pressed, texts.cancelled)
-        return
-    try:
-        scope = await _scope(scopes, pressed.chat.id, query.from_user.id)
-        reply = await _do(
-            pending,
-            documents=documents,
-            audit=audit,
-            user=query.from_user,
-            texts=texts,
-            scope=scope,
-        )
-    except DocumentError as exc:  # the folder changed since the question was asked
-        reply = texts.path_problem(exc.problem, exc.path)
-    except (OSError, sqlite3.Error):
-        log.exception("%s of %s failed", pending.action, pending.args)
-        reply = texts.change_failed
-    await _replace(bot, pressed, reply)
 
 
 async def on_restore(
@@ -248,50 +217,39 @@ async def on_restore(
     callback_data: RestoreItem,
     *,
     bot: Bot,
-    is_admin: bool,
     documents: Documents,
     audit: AuditLog,
     tuning: Tuning,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """A tap on an item under `/trash`: it goes back where it was, unless something is there."""
     texts = chat_context.texts
-    if not is_admin or chat_context.is_group:
-        await _pop_up(query, texts.admin_only)
-        return
     if not is_trash_id(callback_data.item_id):
-        await _pop_up(query, texts.restore_gone)
+        await pop_up(query, texts.restore_gone)
         return
     try:
-        scope = await _scope(scopes, chat_context.place.chat_id, query.from_user.id)
-        item = await documents.restore(callback_data.item_id, scope)
+        item = await documents.restore(callback_data.item_id, await chat_context.scope())
     except DocumentError as exc:
-        await _pop_up(query, None)
+        await pop_up(query, None)
         if exc.problem == "exists":
-            reply = texts.restore_conflict.format(path=f"<code>{escape(exc.path)}</code>")
+            reply = texts.restore_conflict.format(path=_code(exc.path))
         else:
             reply = texts.path_problem(exc.problem, exc.path)
         await say(bot, chat_context, reply, tuning)
         return
     except OSError:
         log.exception("restoring trash item %s failed", callback_data.item_id)
-        await _pop_up(query, None)
+        await pop_up(query, None)
         await say(bot, chat_context, texts.change_failed, tuning)
         return
     if item is None:
-        await _pop_up(query, texts.restore_gone)
+        await pop_up(query, texts.restore_gone)
         return
-    await _pop_up(query, None)
+    await pop_up(query, None)
     await audit.record(
         "restore", item.path, actor_id=query.from_user.id, actor_name=query.from_user.full_name
     )
-    await say(
-        bot,
-        chat_context,
-        texts.restore_done.format(path=f"<code>{escape(item.path)}</code>"),
-        tuning,
-    )
+    await say(bot, chat_context, texts.restore_done.format(path=_code(item.path)), tuning)
 
 
 async def _do(
@@ -308,70 +266,18 @@ async def _do(
         (path,) = pending.args
         item = await documents.delete(path, by=user.id, scope=scope)
         await audit.record("delete", item.path, actor_id=user.id, actor_name=user.full_name)
-        return texts.rm_done.format(path=f"<code>{escape(item.path)}</code>")
+        return texts.rm_done.format(path=_code(item.path))
     source, target = pending.args
     moved = await documents.move(source, target, scope)
     await audit.record(
         "move", moved.source, detail=moved.target, actor_id=user.id, actor_name=user.full_name
     )
-    return texts.mv_done.format(
-        source=f"<code>{escape(moved.source)}</code>",
-        target=f"<code>{escape(moved.target)}</code>",
-    )
+    return texts.mv_done.format(source=_code(moved.source), target=_code(moved.target))
 
 
-async def _ask(
-    bot: Bot,
-    message: Message,
-    *,
-    question: str,
-    pending: Pending,
-    confirmations: Confirmations,
-    texts: Texts,
-) -> None:
-    """Keep the action under a new id and send the question with its two buttons."""
-    confirm_id = await confirmations.ask(pending)
-    buttons = InlineKeyboardMarkup(
-        inline_keyboard=[
-            [
-                InlineKeyboardButton(
-                    text=texts.confirm_button,
-                    callback_data=DocumentAction(answer="y", confirm_id=confirm_id).pack(),
-                ),
-                InlineKeyboardButton(
-                    text=texts.cancel_button,
-                    callback_data=DocumentAction(answer="n", confirm_id=confirm_id).pack(),
-                ),
-            ]
-        ]
-    )
-    await bot.send_message(message.chat.id, question, parse_mode="HTML", reply_markup=buttons)
-
-
-async def _scope(scopes: Scopes | None, chat_id: int, user_id: int | None) -> Scope | None:
-    """The scope the admin works within in this chat; None for the whole folder."""
-    if scopes is None:
-        return None
-    return await scopes.for_question(chat_id, user_id)
-
-
-async def _replace(bot: Bot, pressed: Message, html: str) -> None:
-    """The question becomes its outcome, and its buttons go away."""
-    try:
-        await bot.edit_message_text(
-            text=html, chat_id=pressed.chat.id, message_id=pressed.message_id, parse_mode="HTML"
-        )
-    except TelegramAPIError as exc:  # deleted meanwhile: say it anew instead
-        log.info("confirm message %d not edited: %s", pressed.message_id, exc)
-        await bot.send_message(pressed.chat.id, html, parse_mode="HTML")
-
-
-async def _pop_up(query: CallbackQuery, text: str | None) -> None:
-    """Answer the tap (a pop-up when there is something to say); a stale query is only logged."""
-    try:
-        await query.answer(text, show_alert=text is not None)
-    except TelegramAPIError as exc:
-        log.info("could not answer a button tap: %s", exc)
+def _code(path: str) -> str:
+    """A path as the bot's HTML shows it."""
+    return f"<code>{escape(path)}</code>"
 
 
 def _short(path: str) -> str:

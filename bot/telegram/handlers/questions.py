@@ -88,10 +88,10 @@ class Asker:
             return
         conversation = chat_context.conversation
         log.debug("question in %s: %r", conversation, question)
-        question = with_quote(question, quoted_context(message, me))
+        quoted = quoted_context(message, me, in_group=chat_context.is_group)
+        question = with_quote(question, quoted)
         place = chat_context.place
-        asker_id = message.from_user.id if message.from_user is not None else None
-        scope = await self._scope(conversation, place.chat_id, asker_id)
+        scope = await self._scope(conversation, chat_context)
         progress = Progress(
             bot,
             place,
@@ -155,12 +155,12 @@ class Asker:
             len(parts),
         )
 
-    async def _scope(self, conversation: str, chat_id: int, user_id: int | None) -> Scope | None:
+    async def _scope(self, conversation: str, chat_context: ChatContext) -> Scope | None:
         """The scope this question is answered within. A conversation whose scope narrowed
         since its last question starts afresh: its history may hold text from outside."""
+        scope = await chat_context.scope()
         if self.scopes is None:
-            return None
-        scope = await self.scopes.for_question(chat_id, user_id)
+            return scope
         if await self.scopes.narrowed_since_last(conversation, scope):
             log.info("the scope of %s narrowed: a new conversation starts", conversation)
             await self.agent.reset(conversation)

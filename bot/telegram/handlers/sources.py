@@ -22,7 +22,6 @@ from aiogram.types import CallbackQuery
 
 from bot.access import AccessPolicy
 from bot.config import Settings
-from bot.scopes import Scopes
 from bot.source_links import SourceLink, SourceLinks
 from bot.telegram.context import ChatContext
 from bot.telegram.output.pacing import ChatPlace
@@ -52,7 +51,6 @@ async def on_source(
     toolbox: Toolbox,
     tuning: Tuning,
     chat_context: ChatContext,
-    scopes: Scopes | None = None,
 ) -> None:
     """Send the document behind the button, or say in a pop-up why not."""
     texts = chat_context.texts
@@ -81,7 +79,7 @@ async def on_source(
         )
         await _answer(query, texts.button_no_access)
         return
-    scope = await scopes.for_question(pressed.chat.id, query.from_user.id) if scopes else None
+    scope = await chat_context.scope()
     jail = toolbox.sandbox.within(scope)
     if not await asyncio.to_thread(jail.admits_file, link.path):
         log.info("source button %s is outside user %d's scope", link_id, query.from_user.id)

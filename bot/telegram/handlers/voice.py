@@ -23,7 +23,7 @@ from aiogram.types import Message
 from bot.agent import AgentError
 from bot.config import Settings
 from bot.speech import Transcriber
-from bot.telegram.addressing import has_words, is_group, replies_to_bot
+from bot.telegram.addressing import has_words, replies_to_bot
 from bot.telegram.context import ChatContext
 from bot.telegram.downloads import DownloadError, read_file_bytes
 from bot.telegram.handlers.questions import Asker
@@ -54,9 +54,9 @@ def make_router() -> Router:
     return router
 
 
-async def for_bot(message: Message, bot: Bot) -> bool:
+async def for_bot(message: Message, bot: Bot, chat_context: ChatContext) -> bool:
     """Private chats always; in groups only a reply to one of the bot's messages."""
-    return not is_group(message.chat) or replies_to_bot(message, await bot.me())
+    return not chat_context.is_group or replies_to_bot(message, await bot.me())
 
 
 def voice_off(message: Message, transcriber: Transcriber | None) -> bool:
