@@ -30,7 +30,7 @@ from bot.scopes import Scopes
 from bot.telegram.addressing import conversation_key, is_group
 from bot.telegram.output.pacing import ChatPlace
 from bot.telegram.texts import Texts, texts_for
-from tools.scope import Scope
+from tools.jail.scope import Scope
 
 __all__ = ["CHAT_CONTEXT", "ChatContext", "ChatContextMiddleware", "ScopeOnce", "chat_context"]
 

@@ -8,7 +8,7 @@ from tests.bot.access_support import button_data, tap, texts_to
 from tests.bot.test_documents import _QUESTION_ID, CHARLOTTE, _ask
 from tests.fakes.accounts import ADMIN_ID, USER_ID
 from tests.fakes.harness import Harness
-from tools.scope import Scope
+from tools.jail.scope import Scope
 
 
 class CountedStore:
