@@ -3,7 +3,8 @@
 `version` stamps one number for every store in the folder; `migrations` upgrades an older
 folder in place and refuses a newer one; `backup` and `restore` are `python -m bot backup DEST`
 and `python -m bot restore SRC`, which need only DATA_DIR; `manifest` says what a backup may
-hold. No aiogram here.
+hold; `copying` copies entries without ever overwriting one (databases online); `postgres_note`
+is what both say when the shared state lives in PostgreSQL. No aiogram here.
 """
 
 from bot.datadir.migrations import upgrade

@@ -4,7 +4,12 @@
 - `context` (what each update is: its conversation, language, place, whether it is a group,
   and the sender's scope there, read once on first use), `addressing` (who a message is for),
   `tuning` (timing knobs), `albums`, `downloads` (files from Telegram, with a size limit),
-  `uploads` and `upload_parts`, `recordings` (what a voice question carries);
+  `uploads`, `upload_parts` and `upload_kinds` (what an admin's upload may be, and where it
+  goes), `recordings` (what a voice question carries), `menu` (the command menu per language);
+- `access_requests` (a stranger's request, with buttons for every admin), `check` (getMe for
+  `python -m bot check`), `api_errors` (the Bot API's failures, counted), `shared_stores` (the
+  stores several workers share), `webhook` and `exactly_once` (the webhook route, each update
+  claimed once), `workers` (the parent of several webhook workers);
 - `middlewares/` (access, rate limit, paste joining, per-conversation order),
   `handlers/` (one router per feature);
 - `output/` (the status message, the answer shown as it is written, answer delivery, edit

@@ -1,4 +1,9 @@
-"""Middlewares, one job each: pairing, access control, rate limit, per-conversation order."""
+"""Middlewares, one job each: `pairing` (a code makes its sender the admin), `access` (who may
+use the bot, where), `rate_limit` (a sliding hour of questions per user), `order` (one update
+of a conversation at a time), `pastes` (a long paste Telegram split, joined again),
+`in_flight` (the handler tasks running, so shutdown lets them finish) and `notices` (whom the
+bot told something recently, so refusals do not flood).
+"""
 
 from bot.telegram.middlewares.access import AccessMiddleware
 from bot.telegram.middlewares.in_flight import InFlight

@@ -4,6 +4,11 @@
 `parse_mode="HTML"` and the same text without markup, sent when Telegram rejects the HTML.
 While an answer is still being written, `settled` picks the beginning of it that is safe to
 render and show now.
+
+Inside: `blocks` parses Markdown with markdown-it and walks its blocks, `inline` styles the
+text within them, `tables` lays tables out for a phone, `emitter` writes the styled spans with
+their spacing, `split` cuts them into message-sized parts, `partial` finds the settled part of
+a growing answer, `markup` and `text` turn spans into HTML and plain text.
 """
 
 from __future__ import annotations
