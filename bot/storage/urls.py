@@ -18,9 +18,11 @@ from urllib.parse import unquote, unquote_plus
 
 MASK = "***"
 _SCHEME = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*://")
-_QUERY_PASSWORD = re.compile(r"[?&]\s*(?:ssl)?password\s*=((?:[^&]|&(?![^&=]*=))*)", re.IGNORECASE)
-"""A password in the query runs to the next `&key=`: an `&` left unencoded in it (which no
-driver reads, but an admin may write) does not end it."""
+_QUERY_FIELD_VALUE = re.compile(r"[?&]([^&=]*)=((?:[^&]|&(?![^&=]*=))*)")
+"""A query field; its value runs to the next `&key=`: an `&` left unencoded in a password
+(which no driver reads, but an admin may write) does not end it."""
+_PASSWORD_NAMES = {"password", "sslpassword"}
+"""Query names holding a password, compared after decoding (asyncpg decodes `pass%77ord`)."""
 _HOST = r"(?:\[[^\]]*\]|[^:,\[\]@]*)(?::\d*)?"
 _HOSTS = re.compile(rf"{_HOST}(?:,{_HOST})*")
 """What stands between the user part and the path: hosts and ports, as libpq lists them."""
@@ -80,7 +82,11 @@ def _password_spans(url: str) -> list[tuple[int, int]]:
         if colon >= 0:
             spans.append((colon + 1, at))
             query_from = at
-    spans += [m.span(1) for m in _QUERY_PASSWORD.finditer(url, query_from) if m.group(1)]
+    spans += [
+        m.span(2)
+        for m in _QUERY_FIELD_VALUE.finditer(url, query_from)
+        if m.group(2) and unquote_plus(m.group(1)).strip().lower() in _PASSWORD_NAMES
+    ]
     return spans
 
 

@@ -65,6 +65,12 @@ TABLE = [
         "postgresql://db/docs?password=SECRET&VALUE&sslmode=require",
         "postgresql://db/docs?password=***&sslmode=require",
     ),
+    # asyncpg decodes the query's names too, so a percent-encoded name is still the password
+    ("postgresql://bot@db/docs?pass%77ord=SECRETVALUE", "postgresql://bot@db/docs?pass%77ord=***"),
+    (
+        "postgresql://bot@db/docs?sslmode=require&%70assword=SECRETVALUE",
+        "postgresql://bot@db/docs?sslmode=require&%70assword=***",
+    ),
 ]
 
 
