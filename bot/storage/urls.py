@@ -93,15 +93,21 @@ def _password_spans(url: str) -> list[tuple[int, int]]:
 def _end_of_user_part(url: str, after: int) -> int | None:
     """The `@` that ends the user part: the last one followed by hosts and ports (up to the
     path, the query or the end) and not inside a query, so that whatever the password holds
-    unencoded (`@`, `:`, `/`, `?`) stays in it."""
-    at = url.rfind("@", after)
-    while at >= 0:
+    unencoded (`@`, `:`, `/`, `?`) stays in it. Without such an `@` (a port written as a
+    word), the last one outside a query: showing too little beats showing the password."""
+    outside_query = [
+        at for at in _positions(url, "@", after) if _QUERY_FIELD.search(url, after, at) is None
+    ]
+    for at in reversed(outside_query):
         ends = [i for i in (url.find("/", at), url.find("?", at)) if i >= 0]
-        hosts = _HOSTS.fullmatch(url, at + 1, min(ends, default=len(url)))
-        if hosts is not None and _QUERY_FIELD.search(url, after, at) is None:
+        if _HOSTS.fullmatch(url, at + 1, min(ends, default=len(url))) is not None:
             return at
-        at = url.rfind("@", after, at)
-    return None
+    # no hosts a driver reads (`db:PORT`): the last `@` still ends what may be a password
+    return outside_query[-1] if outside_query else None
+
+
+def _positions(text: str, char: str, start: int) -> list[int]:
+    return [i for i in range(start, len(text)) if text[i] == char]
 
 
 def _unquoted(raw: str) -> str:
