@@ -22,14 +22,24 @@ def settings_help() -> str:
         "takes its default):"
     ]
     for name, field in Settings.model_fields.items():
-        default = field.get_default(call_default_factory=True)
-        if isinstance(default, Path):
-            default = shown(default)  # ./sandbox, as .env.example writes it
-        if isinstance(default, frozenset):
-            default = ",".join(str(i) for i in sorted(default)) or "empty"
-        text = "unset" if default is None else str(default)
+        text = _written(field.get_default(call_default_factory=True))
         lines.append(f"  {name.upper():<22} {field.description} [default: {text}]")
     return "\n".join(lines)
+
+
+def _written(default: object) -> str:
+    """A default as .env.example writes it: ./sandbox, false, 50 (not Path, False, 50.0)."""
+    if default is None:
+        return "unset"
+    if isinstance(default, Path):
+        return shown(default)
+    if isinstance(default, frozenset):
+        return ",".join(str(i) for i in sorted(default)) or "empty"
+    if isinstance(default, bool):
+        return str(default).lower()
+    if isinstance(default, float) and default.is_integer():
+        return str(int(default))
+    return str(default)
 
 
 def program_name(argv0: str) -> str:

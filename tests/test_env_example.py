@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.cli import settings_help
 from bot.config import Settings
+from tests import docs_text
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
@@ -144,3 +146,22 @@ class TestEveryLineLeftEmpty:
         settings = Settings(_env_file=env_file)
         assert settings.history_days is None
         assert settings.sandbox_dir == Path("./sandbox")
+
+
+class TestTheHelpAndTheReferenceAgree:
+    """What .env.example writes as a default, `--help` and the configuration page say too."""
+
+    @pytest.mark.parametrize(
+        ("key", "shipped"),
+        re.findall(
+            r"^([A-Z][A-Z0-9_]*)=(.+)$",
+            (ROOT / ".env.example").read_text(encoding="utf-8"),
+            flags=re.M,
+        ),
+    )
+    def test_with_the_example_on_each_default(self, key: str, shipped: str) -> None:
+        line = next(line for line in settings_help().splitlines() if line.startswith(f"  {key} "))
+        assert line.endswith(f"[default: {shipped}]"), line
+        reference = docs_text.page("configuration.md")
+        row = next(row for row in reference.splitlines() if row.startswith(f"| `{key}` |"))
+        assert f"| `{shipped}` |" in row, row

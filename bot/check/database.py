@@ -18,7 +18,7 @@ from bot.storage.urls import scrub
 
 SUBJECT = "database"
 CONNECT_TIMEOUT_S = 10.0
-_UNREACHABLE: tuple[type[Exception], ...] = (*LOST, TimeoutError, ValueError)
+_UNREACHABLE: tuple[type[Exception], ...] = (*LOST, TimeoutError)
 _REFUSED: tuple[type[Exception], ...] = (
     asyncpg.InvalidAuthorizationSpecificationError,  # password, role, pg_hba
     asyncpg.InvalidCatalogNameError,  # no such database
@@ -34,13 +34,9 @@ async def check_database(settings: Settings, *, offline: bool) -> Outcome:
     where = redact_url(url)
     if offline:
         return skipped(SUBJECT, f"{where} not tried (--offline)")
-    try:
-        connection = await asyncpg.connect(url, timeout=CONNECT_TIMEOUT_S)
-    except _REFUSED as exc:
-        return failed(SUBJECT, f"{where} does not let the bot in: {scrub(str(exc), url)}")
-    except _UNREACHABLE as exc:
-        reason = scrub(str(exc), url) or type(exc).__name__
-        return failed(SUBJECT, f"{where} cannot be reached: {reason}")
+    connection = await _connected(url, where)
+    if isinstance(connection, Outcome):
+        return connection
     try:
         version = await _schema_version(connection)
     except LOST as exc:
@@ -49,6 +45,20 @@ async def check_database(settings: Settings, *, offline: bool) -> Outcome:
     finally:
         await asyncio.shield(connection.close())
     return _judged(where, version)
+
+
+async def _connected(url: str, where: str) -> asyncpg.Connection | Outcome:
+    """A connection to `url`, or the failed line saying why there is none."""
+    try:
+        return await asyncpg.connect(url, timeout=CONNECT_TIMEOUT_S)
+    except _REFUSED as exc:
+        return failed(SUBJECT, f"{where} does not let the bot in: {scrub(str(exc), url)}")
+    except ValueError as exc:  # asyncpg's reading of the URL (before LOST: an InterfaceError too)
+        reason = scrub(str(exc), url) or type(exc).__name__
+        return failed(SUBJECT, f"the database URL {where} cannot be used: {reason}")
+    except _UNREACHABLE as exc:
+        reason = scrub(str(exc), url) or type(exc).__name__
+        return failed(SUBJECT, f"{where} cannot be reached: {reason}")
 
 
 def _judged(where: str, version: int) -> Outcome:

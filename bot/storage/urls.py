@@ -18,9 +18,11 @@ from urllib.parse import unquote, unquote_plus
 
 MASK = "***"
 _SCHEME = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*://")
-_QUERY_PASSWORD = re.compile(r"[?&]\s*(?:ssl)?password\s*=((?:[^&]|&(?![^&=]*=))*)", re.IGNORECASE)
-"""A password in the query runs to the next `&key=`: an `&` left unencoded in it (which no
-driver reads, but an admin may write) does not end it."""
+_QUERY_FIELD_VALUE = re.compile(r"[?&]([^&=]*)=((?:[^&]|&(?![^&=]*=))*)")
+"""A query field; its value runs to the next `&key=`: an `&` left unencoded in a password
+(which no driver reads, but an admin may write) does not end it."""
+_PASSWORD_NAMES = {"password", "sslpassword"}
+"""Query names holding a password, compared after decoding (asyncpg decodes `pass%77ord`)."""
 _HOST = r"(?:\[[^\]]*\]|[^:,\[\]@]*)(?::\d*)?"
 _HOSTS = re.compile(rf"{_HOST}(?:,{_HOST})*")
 """What stands between the user part and the path: hosts and ports, as libpq lists them."""
@@ -80,22 +82,32 @@ def _password_spans(url: str) -> list[tuple[int, int]]:
         if colon >= 0:
             spans.append((colon + 1, at))
             query_from = at
-    spans += [m.span(1) for m in _QUERY_PASSWORD.finditer(url, query_from) if m.group(1)]
+    spans += [
+        m.span(2)
+        for m in _QUERY_FIELD_VALUE.finditer(url, query_from)
+        if m.group(2) and unquote_plus(m.group(1)).strip().lower() in _PASSWORD_NAMES
+    ]
     return spans
 
 
 def _end_of_user_part(url: str, after: int) -> int | None:
     """The `@` that ends the user part: the last one followed by hosts and ports (up to the
     path, the query or the end) and not inside a query, so that whatever the password holds
-    unencoded (`@`, `:`, `/`, `?`) stays in it."""
-    at = url.rfind("@", after)
-    while at >= 0:
+    unencoded (`@`, `:`, `/`, `?`) stays in it. Without such an `@` (a port written as a
+    word), the last one outside a query: showing too little beats showing the password."""
+    outside_query = [
+        at for at in _positions(url, "@", after) if _QUERY_FIELD.search(url, after, at) is None
+    ]
+    for at in reversed(outside_query):
         ends = [i for i in (url.find("/", at), url.find("?", at)) if i >= 0]
-        hosts = _HOSTS.fullmatch(url, at + 1, min(ends, default=len(url)))
-        if hosts is not None and _QUERY_FIELD.search(url, after, at) is None:
+        if _HOSTS.fullmatch(url, at + 1, min(ends, default=len(url))) is not None:
             return at
-        at = url.rfind("@", after, at)
-    return None
+    # no hosts a driver reads (`db:PORT`): the last `@` still ends what may be a password
+    return outside_query[-1] if outside_query else None
+
+
+def _positions(text: str, char: str, start: int) -> list[int]:
+    return [i for i in range(start, len(text)) if text[i] == char]
 
 
 def _unquoted(raw: str) -> str:

@@ -38,6 +38,20 @@ _CLOSE_WAIT_S = 10.0
 """At shutdown, how long finished handlers get to record their claims as done."""
 
 
+_MAX_UPDATE_ID = 2**63 - 1
+"""The largest number a claim's column holds (PostgreSQL's bigint)."""
+
+
+def _update_number(raw: object) -> int:
+    """The update's number as Telegram writes it: a whole number, not a float such as
+    `Infinity` or `1e400` (which `int()` turns into an error other than ValueError or into a
+    number no claim can hold); ValueError otherwise."""
+    if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= _MAX_UPDATE_ID:
+        msg = f"update_id {raw!r} is not an update number"
+        raise ValueError(msg)
+    return raw
+
+
 class ClaimingRequestHandler(SimpleRequestHandler):
     """aiogram's webhook route with a claim on each update before it is handled.
 
@@ -67,7 +81,7 @@ class ClaimingRequestHandler(SimpleRequestHandler):
             return web.Response(status=503, text="stopping; send it again")
         try:
             update: dict[str, Any] = await request.json(loads=bot.session.json_loads)
-            update_id = int(update["update_id"])
+            update_id = _update_number(update["update_id"])
         except (ValueError, KeyError, TypeError, RecursionError):  # nested past the parser's depth
             log.warning("a webhook request without a readable update was refused")
             return web.Response(status=400, text="not an update")

@@ -267,8 +267,19 @@ class TestWhatTheJailSettledOn:
             "/rm ёлка.txt",
             "/mv nope/../link.txt документы/",
             "/mv ёлка.txt документы/",
+            '/rm "link.txt "',
+            '/mv "hrlink " документы/',
         ],
-        ids=["dotdot", "folder-link", "through-a-link", "decomposed-name", "mv-dotdot", "mv-nfd"],
+        ids=[
+            "dotdot",
+            "folder-link",
+            "through-a-link",
+            "decomposed-name",
+            "mv-dotdot",
+            "mv-nfd",
+            "trailing-space",
+            "mv-trailing-space",
+        ],
     )
     async def test_a_link_is_refused_however_its_path_is_written(
         self, harness: Harness, command: str

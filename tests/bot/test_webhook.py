@@ -69,6 +69,32 @@ class TestWebhook:
                 assert accepted.status == 200
                 await harness.session.wait_for(lambda s: bool(s.called("sendMessage")))
 
+    @pytest.mark.parametrize(
+        "update_id",
+        [
+            "Infinity",
+            "-Infinity",
+            "NaN",
+            "1e400",
+            "1.5",
+            "-1",
+            "true",
+            "9223372036854775808",
+            '"7x"',
+            "null",
+        ],
+    )
+    async def test_an_update_number_that_is_no_number_is_refused_as_bad_input(
+        self, make_dispatcher: Any, update_id: str
+    ) -> None:
+        body = '{"update_id": ' + update_id + ', "message": {}}'
+        async with make_dispatcher() as harness:
+            app = build_webhook_app(harness.dp, harness.bot, "/telegram", SECRET)
+            async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+                refused = await client.post("/telegram", data=body, headers={HEADER: SECRET})
+                assert refused.status == 400
+                assert await refused.text() == "not an update"
+
     async def test_an_update_that_fails_is_logged_once_with_one_traceback(
         self, make_dispatcher: Any, caplog: pytest.LogCaptureFixture
     ) -> None:

@@ -59,3 +59,14 @@ class TestDatabaseLine:
         assert outcome.ok is (None if offline else False)
         assert "s3cr3t-pass" not in outcome.text
         assert "postgresql://bot:***@127.0.0.1:1/bot" in outcome.text
+
+    async def test_a_url_the_driver_cannot_read_is_named_so(self, tmp_path: Path) -> None:
+        """The same words as `run` and `pair` use: the URL is wrong, not the server away."""
+        url = "postgresql://bot@127.0.0.1:1/bot?sslmode=bogus&password=s3cr3t-pass"
+        outcome = await check_database(settings_for(url, tmp_path), offline=False)
+        assert outcome.ok is False
+        assert outcome.text.startswith(
+            "the database URL postgresql://bot@127.0.0.1:1/bot?sslmode=bogus&password=*** "
+            "cannot be used: `sslmode`"
+        ), outcome.text
+        assert "s3cr3t-pass" not in outcome.text

@@ -65,6 +65,15 @@ TABLE = [
         "postgresql://db/docs?password=SECRET&VALUE&sslmode=require",
         "postgresql://db/docs?password=***&sslmode=require",
     ),
+    # a port that is not a number (a placeholder left in) still ends the user part
+    ("postgresql://bot:SECRETVALUE@db:PORT/docs", "postgresql://bot:***@db:PORT/docs"),
+    ("postgresql://bot:SECRETVALUE@db:5432x", "postgresql://bot:***@db:5432x"),
+    # asyncpg decodes the query's names too, so a percent-encoded name is still the password
+    ("postgresql://bot@db/docs?pass%77ord=SECRETVALUE", "postgresql://bot@db/docs?pass%77ord=***"),
+    (
+        "postgresql://bot@db/docs?sslmode=require&%70assword=SECRETVALUE",
+        "postgresql://bot@db/docs?sslmode=require&%70assword=***",
+    ),
 ]
 
 
