@@ -26,7 +26,8 @@ from bot.data_files import DataDirError, DataFiles
 from bot.datadir import upgrade
 from bot.monitoring import Metrics
 from bot.speech import Transcriber, build_transcriber
-from bot.storage.claims import SqliteUpdateClaims, UpdateClaims
+from bot.storage.claims import UpdateClaims
+from bot.storage.claims.sqlite import SqliteUpdateClaims
 from tools.toolbox import Toolbox
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ async def _open_shared(
             raise
     # PostgreSQL's driver is imported only when DATABASE_URL asks for it
     from bot.agent.history_postgres import PostgresHistory  # noqa: PLC0415
-    from bot.storage.claims import PostgresUpdateClaims  # noqa: PLC0415
+    from bot.storage.claims.postgres import PostgresUpdateClaims  # noqa: PLC0415
     from bot.storage.postgres import PostgresDatabase  # noqa: PLC0415
 
     database = await PostgresDatabase.open(settings.database_url.get_secret_value())

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from bot.data_files import DataFiles
-from bot.source_links import LIFETIME_S, SourceLink, SourceLinks, SqliteSourceLinks, is_link_id
+from bot.storage.source_links import LIFETIME_S, SourceLink, SourceLinks, is_link_id
+from bot.storage.source_links.sqlite import SqliteSourceLinks
 from tests.fakes.clock import FakeClock
 
 PATH = "документы/рецепт_шарлотки.txt"

@@ -63,10 +63,10 @@ POSTGRES_STORES = (
     "bot.storage.postgres",
     "bot.agent.history_postgres",
     "bot.access.store_postgres",
-    "bot.audit_postgres",
-    "bot.confirmations_postgres",
+    "bot.storage.audit.postgres",
+    "bot.storage.confirmations.postgres",
     "bot.scopes.store_postgres",
-    "bot.source_links_postgres",
+    "bot.storage.source_links.postgres",
     "bot.telegram.output.pending_status_postgres",
 )
 """Our stores on PostgreSQL, which the composition root imports only with DATABASE_URL."""

@@ -12,16 +12,15 @@ the event loop never waits for the disk and writes never overtake each other.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from bot.storage.sqlite_thread import SqliteThread
+from bot.storage.sqlite_thread import SqliteThread, transaction
 
 _T = TypeVar("_T")
 
-_SCHEMA = """
+SCHEMA = """
 CREATE TABLE IF NOT EXISTS grants (
     user_id INTEGER PRIMARY KEY,
     role TEXT NOT NULL CHECK (role IN ('admin', 'user')),
@@ -65,30 +64,6 @@ CREATE TABLE IF NOT EXISTS languages (
 """
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """Open (and if needed create) the database; transactions are explicit."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(path, timeout=10.0, isolation_level=None, check_same_thread=False)
-    try:
-        db.executescript(_SCHEMA)
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-@contextmanager
-def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One immediate transaction: committed when the block ends, rolled back if it raises."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        yield db
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-
-
 def atomic(work: Callable[[sqlite3.Connection], _T]) -> Callable[[sqlite3.Connection], _T]:
     """`work` done in one transaction, for `AccessDatabase.run`."""
 
@@ -104,4 +79,4 @@ class AccessDatabase(SqliteThread):
     disk before. `run(work)` calls `work(connection)` on the worker thread."""
 
     def __init__(self, path: Path) -> None:
-        super().__init__(path, connect, name="access database")
+        super().__init__(path, SCHEMA, name="access database")

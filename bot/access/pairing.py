@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Literal
 
 from bot.access import codes, grants
-from bot.access.database import connect, transaction
+from bot.access.database import SCHEMA
 from bot.access.grants import Grant, Person
+from bot.storage.sqlite_thread import connect, transaction
 
 MAX_FAILURES = 5
 LOCKOUT_S = 3600.0
@@ -60,7 +61,7 @@ def issue(db: sqlite3.Connection, now: float) -> str:
 
 def issue_code_now(path: Path, clock: Callable[[], float] = time.time) -> str:
     """Make a code in the database at `path` from outside the bot (`python -m bot pair`)."""
-    db = connect(path)
+    db = connect(path, SCHEMA)
     try:
         return issue(db, clock())
     finally:

@@ -22,8 +22,8 @@ from bot.access.grants import Grant, Person, Via
 from bot.access.pairing import PairingOutcome
 from bot.access.requests import RequestMessage
 from bot.access.store import AccessStore, Settled, SqliteAccessStore
-from bot.audit import Action, AuditLog
 from bot.config import Settings
+from bot.storage.audit import Action, AuditLog
 
 DenyResult = Literal["env_admin", "env_user", "removed", "not_granted"]
 """What `/deny` did: nothing (an admin from the environment), removed the Telegram grant (but

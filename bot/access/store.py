@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.access import grants, pairing, requests
-from bot.access.database import AccessDatabase, atomic, transaction
+from bot.access.database import AccessDatabase, atomic
 from bot.access.grants import Grant, Person, Via
 from bot.access.pairing import PairingOutcome
 from bot.access.requests import AccessRequest, RequestMessage
+from bot.storage.sqlite_thread import transaction
 
 
 @dataclass(frozen=True, slots=True)

@@ -95,7 +95,7 @@ class SqliteScopeStore:
     """`ScopeStore` in one SQLite file; it opens on first use."""
 
     def __init__(self, path: Path) -> None:
-        self._db = SqliteThread(path, _connect, name="scopes database")
+        self._db = SqliteThread(path, _SCHEMA, name="scopes database")
 
     async def chat_override(self, chat_id: int) -> ChatOverride | None:
         rows = await self._db.run(
@@ -172,15 +172,3 @@ def _override(row: tuple[object, ...]) -> ChatOverride:
         set_by_name=str(name),
         set_at=float(str(set_at)),
     )
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    """Open (and if needed create) the database; transactions are explicit."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(path, timeout=10.0, isolation_level=None, check_same_thread=False)
-    try:
-        db.executescript(_SCHEMA)
-    except BaseException:
-        db.close()
-        raise
-    return db

@@ -17,15 +17,15 @@ from aiogram.client.telegram import TelegramAPIServer
 
 from bot.access import AccessPolicy
 from bot.access.codes import LIFETIME_S
-from bot.audit import AuditLog
 from bot.config import Settings
-from bot.confirmations import Confirmations
 from bot.data_files import DataFiles
 from bot.documents import Documents
 from bot.retention import Retention
 from bot.scopes import Scopes
 from bot.services import Services
-from bot.source_links import SourceLinks
+from bot.storage.audit import AuditLog
+from bot.storage.confirmations import Confirmations
+from bot.storage.source_links import SourceLinks
 from bot.telegram.access_requests import AccessRequests
 from bot.telegram.api_errors import count_api_errors
 from bot.telegram.context import ChatContextMiddleware

@@ -11,13 +11,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.access import AccessDatabase, AccessStore, SqliteAccessStore
-from bot.audit import AuditLog, SqliteAuditLog
 from bot.config import Settings
-from bot.confirmations import Confirmations, SqliteConfirmations
-from bot.rate_limits import RateWindow
 from bot.scopes import ScopeStore, SqliteScopeStore
 from bot.services import Services
-from bot.source_links import SourceLinks, SqliteSourceLinks
+from bot.storage.audit import AuditLog
+from bot.storage.audit.sqlite import SqliteAuditLog
+from bot.storage.confirmations import Confirmations
+from bot.storage.confirmations.sqlite import SqliteConfirmations
+from bot.storage.rate_limits import RateWindow
+from bot.storage.source_links import SourceLinks
+from bot.storage.source_links.sqlite import SqliteSourceLinks
 from bot.telegram.albums import AlbumMemory, Albums
 from bot.telegram.output.pending_status import PendingStatusStore, SqlitePendingStatusStore
 from bot.telegram.tuning import Tuning
@@ -65,11 +68,11 @@ def _postgres_stores(
     """The same stores in the shared database."""
     # the PostgreSQL stores import its driver: only a process with DATABASE_URL loads them
     from bot.access.store_postgres import PostgresAccessStore  # noqa: PLC0415
-    from bot.audit_postgres import PostgresAuditLog  # noqa: PLC0415
-    from bot.confirmations_postgres import PostgresConfirmations  # noqa: PLC0415
-    from bot.rate_limits import PostgresRateWindow  # noqa: PLC0415
     from bot.scopes.store_postgres import PostgresScopeStore  # noqa: PLC0415
-    from bot.source_links_postgres import PostgresSourceLinks  # noqa: PLC0415
+    from bot.storage.audit.postgres import PostgresAuditLog  # noqa: PLC0415
+    from bot.storage.confirmations.postgres import PostgresConfirmations  # noqa: PLC0415
+    from bot.storage.rate_limits.postgres import PostgresRateWindow  # noqa: PLC0415
+    from bot.storage.source_links.postgres import PostgresSourceLinks  # noqa: PLC0415
     from bot.telegram.albums import PostgresAlbums  # noqa: PLC0415
     from bot.telegram.output.pending_status_postgres import (  # noqa: PLC0415
         PostgresPendingStatusStore,

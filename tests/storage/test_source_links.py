@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.source_links import LIFETIME_S, SourceLinks, SqliteSourceLinks
-from bot.source_links_postgres import PostgresSourceLinks
 from bot.storage import PostgresDatabase
+from bot.storage.source_links import LIFETIME_S, SourceLinks
+from bot.storage.source_links.postgres import PostgresSourceLinks
+from bot.storage.source_links.sqlite import SqliteSourceLinks
 from tests.fakes.clock import FakeClock
 
 PATH = "guides/setup.md"

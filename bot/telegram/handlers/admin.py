@@ -14,9 +14,9 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command, MagicData
 from aiogram.types import Message
 
-from bot.audit import AuditLog
 from bot.config import Settings
 from bot.scopes import Scopes
+from bot.storage.audit import AuditLog
 from bot.telegram.albums import AlbumMemory
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.filters import addressed

@@ -29,8 +29,8 @@ from aiogram.types import (
 
 from bot.access import AccessPolicy
 from bot.agent import KeyedLocks
-from bot.confirmations import Confirmations, Pending
-from bot.source_links import SourceLinks
+from bot.storage.confirmations import Confirmations, Pending
+from bot.storage.source_links import SourceLinks
 from bot.telegram.context import ChatContext
 
 log = logging.getLogger(__name__)
