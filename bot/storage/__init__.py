@@ -45,8 +45,8 @@ How a store plugs in (`audit/` is the example to copy):
 4. Add its tables as a new `Migration` at the end of `migrations.MIGRATIONS`.
 5. Choose the class in the composition root by `services.database` (None means SQLite):
    `bot.services._open_shared` for what both front doors use, `bot.telegram.shared_stores` for
-   the Telegram wing's; import the PostgreSQL class inside the PostgreSQL branch, and close
-   it with the others.
+   the Telegram wing's; import the PostgreSQL class inside the PostgreSQL branch. Push its
+   `close` on `services.closing`, the one `AsyncExitStack` that `close_services` unwinds.
 6. Test it with one `TestX` class in `tests/storage/test_<concern>.py`, run against both
    backends: a `sqlite_x` and a `postgres_x` fixture, and an `x` fixture picking by the
    `backend` fixture of tests/storage/conftest.py ("sqlite" or "postgres";

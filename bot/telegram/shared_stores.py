@@ -1,5 +1,7 @@
 """The Telegram wing's stores that several workers must share, on the backend the services
-chose: PostgreSQL when `services.database` is set, else the SQLite files in DATA_DIR.
+chose: PostgreSQL when `services.database` is set, else the SQLite files in DATA_DIR. Each
+store's close goes on `services.closing`, so `close_services` closes them, before the database
+they stand on.
 
 The PostgreSQL classes (and their driver) are imported only when a database is open, so a bot
 on SQLite starts without them.
@@ -12,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from bot.access import AccessDatabase, AccessStore, SqliteAccessStore
 from bot.config import Settings
+from bot.data_files import DataFiles
 from bot.scopes import ScopeStore, SqliteScopeStore
 from bot.services import Services
 from bot.storage.audit import AuditLog
@@ -46,10 +49,26 @@ class SharedStores:
 
 
 def shared_stores(settings: Settings, services: Services, tuning: Tuning) -> SharedStores:
-    """The stores on the services' backend; none of them touches a disk before first use."""
+    """The stores on the services' backend, closed with the services; none of them touches a
+    disk before first use."""
     if services.database is not None:
-        return _postgres_stores(settings, services.database, tuning)
-    files = services.files
+        stores = _postgres_stores(settings, services.database, tuning)
+    else:
+        stores = _sqlite_stores(services.files, tuning)
+    for store in (
+        stores.pending_status,
+        stores.access,
+        stores.source_links,
+        stores.confirmations,
+        stores.audit,
+        stores.scopes,
+    ):
+        services.closing.push_async_callback(store.close)
+    return stores
+
+
+def _sqlite_stores(files: DataFiles, tuning: Tuning) -> SharedStores:
+    """The stores in their SQLite files in DATA_DIR."""
     return SharedStores(
         SqlitePendingStatusStore(files.pending_status),
         SqliteAccessStore(AccessDatabase(files.access)),
@@ -71,7 +90,7 @@ def _postgres_stores(
     from bot.scopes.store_postgres import PostgresScopeStore  # noqa: PLC0415
     from bot.storage.audit.postgres import PostgresAuditLog  # noqa: PLC0415
     from bot.storage.confirmations.postgres import PostgresConfirmations  # noqa: PLC0415
-    from bot.storage.rate_limits.postgres import PostgresRateWindow  # noqa: PLC0415
+    from bot.storage.rate_limits.postgres import PostgresRateWindow  # noqa: PLC0415  # noqa: PLC0415
     from bot.storage.source_links.postgres import PostgresSourceLinks  # noqa: PLC0415
     from bot.telegram.albums import PostgresAlbums  # noqa: PLC0415
     from bot.telegram.output.pending_status_postgres import (  # noqa: PLC0415
