@@ -10,10 +10,11 @@ Each concern is one package of the same shape (aiogram's fsm/storage is the mode
 The concerns: `audit/` (the admins' audit log), `confirmations/` (actions waiting for their
 confirm button), `source_links/` (the ids behind source buttons), `rate_limits/` (questions
 per user across workers; one process counts in memory, so it has no SQLite class), `claims/`
-(exactly-once webhook updates). Beside them, still in their own shape elsewhere: the
+(exactly-once webhook updates), `albums/` (what was decided for an album's first item; one
+process remembers in memory, memory.py). Beside them, still in their own shape elsewhere: the
 conversation log (bot.agent.history, history_postgres), access (bot.access.store,
 store_postgres), chat scopes (bot.scopes.store, store_postgres), status messages in flight
-(bot.telegram.output.pending_status) and albums (bot.telegram.albums).
+(bot.telegram.output.pending_status).
 
 What they stand on:
 

@@ -17,6 +17,8 @@ from bot.config import Settings
 from bot.data_files import DataFiles
 from bot.scopes import ScopeStore, SqliteScopeStore
 from bot.services import Services
+from bot.storage.albums import AlbumMemory
+from bot.storage.albums.memory import Albums
 from bot.storage.audit import AuditLog
 from bot.storage.audit.sqlite import SqliteAuditLog
 from bot.storage.confirmations import Confirmations
@@ -24,7 +26,6 @@ from bot.storage.confirmations.sqlite import SqliteConfirmations
 from bot.storage.rate_limits import RateWindow
 from bot.storage.source_links import SourceLinks
 from bot.storage.source_links.sqlite import SqliteSourceLinks
-from bot.telegram.albums import AlbumMemory, Albums
 from bot.telegram.output.pending_status import PendingStatusStore, SqlitePendingStatusStore
 from bot.telegram.tuning import Tuning
 
@@ -88,11 +89,11 @@ def _postgres_stores(
     # the PostgreSQL stores import its driver: only a process with DATABASE_URL loads them
     from bot.access.store_postgres import PostgresAccessStore  # noqa: PLC0415
     from bot.scopes.store_postgres import PostgresScopeStore  # noqa: PLC0415
+    from bot.storage.albums.postgres import PostgresAlbums  # noqa: PLC0415
     from bot.storage.audit.postgres import PostgresAuditLog  # noqa: PLC0415
     from bot.storage.confirmations.postgres import PostgresConfirmations  # noqa: PLC0415
     from bot.storage.rate_limits.postgres import PostgresRateWindow  # noqa: PLC0415  # noqa: PLC0415
     from bot.storage.source_links.postgres import PostgresSourceLinks  # noqa: PLC0415
-    from bot.telegram.albums import PostgresAlbums  # noqa: PLC0415
     from bot.telegram.output.pending_status_postgres import (  # noqa: PLC0415
         PostgresPendingStatusStore,
     )

@@ -16,8 +16,8 @@ from aiogram.types import Message
 
 from bot.config import Settings
 from bot.scopes import Scopes
+from bot.storage.albums import AlbumMemory
 from bot.storage.audit import AuditLog
-from bot.telegram.albums import AlbumMemory
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.filters import addressed
 from bot.telegram.handlers.replies import say

@@ -21,9 +21,9 @@ from aiogram.types import Message
 from bot.agent import Agent, AgentError, EventHandler, ModelStreamCut
 from bot.config import Settings
 from bot.scopes import Scopes
+from bot.storage.albums import AlbumMemory
 from bot.storage.source_links import SourceLinks
 from bot.telegram.addressing import has_words, question_text
-from bot.telegram.albums import AlbumMemory
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.compose import (
     answer_markdown,
