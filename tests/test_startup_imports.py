@@ -67,10 +67,10 @@ POSTGRES_STORES = (
     "bot.storage.audit.postgres",
     "bot.storage.claims.postgres",
     "bot.storage.confirmations.postgres",
+    "bot.storage.pending_status.postgres",
     "bot.storage.rate_limits.postgres",
     "bot.scopes.store_postgres",
     "bot.storage.source_links.postgres",
-    "bot.telegram.output.pending_status_postgres",
 )
 """Our stores on PostgreSQL, which the composition root imports only with DATABASE_URL."""
 

@@ -11,10 +11,10 @@ The concerns: `audit/` (the admins' audit log), `confirmations/` (actions waitin
 confirm button), `source_links/` (the ids behind source buttons), `rate_limits/` (questions
 per user across workers; one process counts in memory, so it has no SQLite class), `claims/`
 (exactly-once webhook updates), `albums/` (what was decided for an album's first item; one
-process remembers in memory, memory.py). Beside them, still in their own shape elsewhere: the
-conversation log (bot.agent.history, history_postgres), access (bot.access.store,
-store_postgres), chat scopes (bot.scopes.store, store_postgres), status messages in flight
-(bot.telegram.output.pending_status).
+process remembers in memory, memory.py), `pending_status/` (status messages on screen, tidied
+at the next start). Beside them, still in their own shape elsewhere: the conversation log
+(bot.agent.history, history_postgres), access (bot.access.store, store_postgres) and chat
+scopes (bot.scopes.store, store_postgres).
 
 What they stand on:
 
@@ -42,7 +42,8 @@ How a store plugs in (`audit/` is the example to copy):
    transaction():`, when it needs several). Use the database's clock (`clock_timestamp()`)
    for anything several machines compare, unless a `clock` is given. Rows that belong to a
    process name `database.owner`; `database.alive(owner)` tells whether that process still
-   runs. Import asyncpg only under `TYPE_CHECKING`.
+   runs. Only the PostgreSQL branch of the composition root imports this module, so a bot on
+   SQLite never loads the driver.
 4. Add its tables as a new `Migration` at the end of `migrations.MIGRATIONS`.
 5. Choose the class in the composition root by `services.database` (None means SQLite):
    `bot.services._open_shared` for what both front doors use, `bot.telegram.shared_stores` for

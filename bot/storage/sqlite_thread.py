@@ -92,11 +92,17 @@ class SqliteThread:
 
     async def run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
         """Run `work` with the connection on the worker thread."""
-        if self._closed:
-            msg = f"the {self._name} is closed"
-            raise sqlite3.ProgrammingError(msg)
+        return await self.submit(work)
+
+    def submit(self, work: Callable[[sqlite3.Connection], _T]) -> asyncio.Future[_T]:
+        """Queue `work` now, before this returns (so nothing asked later overtakes it); the
+        future has its result. A closed database gives a future that failed."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._call, work)
+        if self._closed:
+            failed: asyncio.Future[_T] = loop.create_future()
+            failed.set_exception(sqlite3.ProgrammingError(f"the {self._name} is closed"))
+            return failed
+        return loop.run_in_executor(self._executor, self._call, work)
 
     async def close(self) -> None:
         """Close the database; work already asked for finishes first."""

@@ -23,6 +23,7 @@ from bot.documents import Documents
 from bot.retention import Retention
 from bot.scopes import Scopes
 from bot.services import Services
+from bot.storage.pending_status import PendingStatusStore
 from bot.telegram.access_requests import AccessRequests
 from bot.telegram.api_errors import count_api_errors
 from bot.telegram.context import ChatContextMiddleware
@@ -38,7 +39,7 @@ from bot.telegram.middlewares import (
     RateLimitMiddleware,
 )
 from bot.telegram.output.pacing import EDIT_BURST, EditPacer
-from bot.telegram.output.pending_status import PendingStatusStore, tidy_leftovers
+from bot.telegram.output.pending_status import tidy_leftovers
 from bot.telegram.shared_stores import shared_stores
 from bot.telegram.tuning import Tuning
 from tools import Toolbox

@@ -23,10 +23,11 @@ from bot.storage.audit import AuditLog
 from bot.storage.audit.sqlite import SqliteAuditLog
 from bot.storage.confirmations import Confirmations
 from bot.storage.confirmations.sqlite import SqliteConfirmations
+from bot.storage.pending_status import PendingStatusStore
+from bot.storage.pending_status.sqlite import SqlitePendingStatusStore
 from bot.storage.rate_limits import RateWindow
 from bot.storage.source_links import SourceLinks
 from bot.storage.source_links.sqlite import SqliteSourceLinks
-from bot.telegram.output.pending_status import PendingStatusStore, SqlitePendingStatusStore
 from bot.telegram.tuning import Tuning
 
 if TYPE_CHECKING:
@@ -92,11 +93,11 @@ def _postgres_stores(
     from bot.storage.albums.postgres import PostgresAlbums  # noqa: PLC0415
     from bot.storage.audit.postgres import PostgresAuditLog  # noqa: PLC0415
     from bot.storage.confirmations.postgres import PostgresConfirmations  # noqa: PLC0415
-    from bot.storage.rate_limits.postgres import PostgresRateWindow  # noqa: PLC0415  # noqa: PLC0415
-    from bot.storage.source_links.postgres import PostgresSourceLinks  # noqa: PLC0415
-    from bot.telegram.output.pending_status_postgres import (  # noqa: PLC0415
+    from bot.storage.pending_status.postgres import (  # noqa: PLC0415
         PostgresPendingStatusStore,
     )
+    from bot.storage.rate_limits.postgres import PostgresRateWindow  # noqa: PLC0415  # noqa: PLC0415
+    from bot.storage.source_links.postgres import PostgresSourceLinks  # noqa: PLC0415
 
     per_hour = settings.rate_limit_per_hour
     return SharedStores(
