@@ -68,8 +68,8 @@ POSTGRES_STORES = (
     "bot.storage.claims.postgres",
     "bot.storage.confirmations.postgres",
     "bot.storage.pending_status.postgres",
+    "bot.storage.scopes.postgres",
     "bot.storage.rate_limits.postgres",
-    "bot.scopes.store_postgres",
     "bot.storage.source_links.postgres",
 )
 """Our stores on PostgreSQL, which the composition root imports only with DATABASE_URL."""

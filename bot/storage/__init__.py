@@ -12,9 +12,9 @@ confirm button), `source_links/` (the ids behind source buttons), `rate_limits/`
 per user across workers; one process counts in memory, so it has no SQLite class), `claims/`
 (exactly-once webhook updates), `albums/` (what was decided for an album's first item; one
 process remembers in memory, memory.py), `pending_status/` (status messages on screen, tidied
-at the next start). Beside them, still in their own shape elsewhere: the conversation log
-(bot.agent.history, history_postgres), access (bot.access.store, store_postgres) and chat
-scopes (bot.scopes.store, store_postgres).
+at the next start), `scopes/` (chat scopes set from Telegram, each conversation's last scope).
+Beside them, still in their own shape elsewhere: the conversation log (bot.agent.history,
+history_postgres) and access (bot.access.store, store_postgres).
 
 What they stand on:
 

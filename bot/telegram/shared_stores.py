@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from bot.access import AccessDatabase, AccessStore, SqliteAccessStore
 from bot.config import Settings
 from bot.data_files import DataFiles
-from bot.scopes import ScopeStore, SqliteScopeStore
 from bot.services import Services
 from bot.storage.albums import AlbumMemory
 from bot.storage.albums.memory import Albums
@@ -26,6 +25,8 @@ from bot.storage.confirmations.sqlite import SqliteConfirmations
 from bot.storage.pending_status import PendingStatusStore
 from bot.storage.pending_status.sqlite import SqlitePendingStatusStore
 from bot.storage.rate_limits import RateWindow
+from bot.storage.scopes import ScopeStore
+from bot.storage.scopes.sqlite import SqliteScopeStore
 from bot.storage.source_links import SourceLinks
 from bot.storage.source_links.sqlite import SqliteSourceLinks
 from bot.telegram.tuning import Tuning
@@ -89,7 +90,6 @@ def _postgres_stores(
     """The same stores in the shared database."""
     # the PostgreSQL stores import its driver: only a process with DATABASE_URL loads them
     from bot.access.store_postgres import PostgresAccessStore  # noqa: PLC0415
-    from bot.scopes.store_postgres import PostgresScopeStore  # noqa: PLC0415
     from bot.storage.albums.postgres import PostgresAlbums  # noqa: PLC0415
     from bot.storage.audit.postgres import PostgresAuditLog  # noqa: PLC0415
     from bot.storage.confirmations.postgres import PostgresConfirmations  # noqa: PLC0415
@@ -97,6 +97,7 @@ def _postgres_stores(
         PostgresPendingStatusStore,
     )
     from bot.storage.rate_limits.postgres import PostgresRateWindow  # noqa: PLC0415  # noqa: PLC0415
+    from bot.storage.scopes.postgres import PostgresScopeStore  # noqa: PLC0415
     from bot.storage.source_links.postgres import PostgresSourceLinks  # noqa: PLC0415
 
     per_hour = settings.rate_limit_per_hour
