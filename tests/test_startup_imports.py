@@ -62,7 +62,7 @@ POSTGRES = ("asyncpg",)
 POSTGRES_STORES = (
     "bot.storage.postgres",
     "bot.agent.history_postgres",
-    "bot.access.store_postgres",
+    "bot.storage.access.postgres",
     "bot.storage.albums.postgres",
     "bot.storage.audit.postgres",
     "bot.storage.claims.postgres",

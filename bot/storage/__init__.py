@@ -12,9 +12,10 @@ confirm button), `source_links/` (the ids behind source buttons), `rate_limits/`
 per user across workers; one process counts in memory, so it has no SQLite class), `claims/`
 (exactly-once webhook updates), `albums/` (what was decided for an album's first item; one
 process remembers in memory, memory.py), `pending_status/` (status messages on screen, tidied
-at the next start), `scopes/` (chat scopes set from Telegram, each conversation's last scope).
-Beside them, still in their own shape elsewhere: the conversation log (bot.agent.history,
-history_postgres) and access (bot.access.store, store_postgres).
+at the next start), `scopes/` (chat scopes set from Telegram, each conversation's last scope),
+`access/` (grants, pairing codes, strangers' requests; its SQLite statements are grouped by
+table in sqlite_*.py beside sqlite.py). Still in its own shape: the conversation log
+(bot.agent.history and history_postgres, on a thread pool of its own).
 
 What they stand on:
 

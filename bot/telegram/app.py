@@ -16,13 +16,13 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
 from bot.access import AccessPolicy
-from bot.access.codes import LIFETIME_S
 from bot.config import Settings
 from bot.data_files import DataFiles
 from bot.documents import Documents
 from bot.retention import Retention
 from bot.scopes import Scopes
 from bot.services import Services
+from bot.storage.access.codes import LIFETIME_S
 from bot.storage.pending_status import PendingStatusStore
 from bot.telegram.access_requests import AccessRequests
 from bot.telegram.api_errors import count_api_errors

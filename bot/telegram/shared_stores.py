@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.access import AccessDatabase, AccessStore, SqliteAccessStore
 from bot.config import Settings
 from bot.data_files import DataFiles
 from bot.services import Services
+from bot.storage.access import AccessStore
+from bot.storage.access.sqlite import SqliteAccessStore
 from bot.storage.albums import AlbumMemory
 from bot.storage.albums.memory import Albums
 from bot.storage.audit import AuditLog
@@ -74,7 +75,7 @@ def _sqlite_stores(files: DataFiles, tuning: Tuning) -> SharedStores:
     """The stores in their SQLite files in DATA_DIR."""
     return SharedStores(
         SqlitePendingStatusStore(files.pending_status),
-        SqliteAccessStore(AccessDatabase(files.access)),
+        SqliteAccessStore(files.access),
         SqliteSourceLinks(files.source_links, clock=tuning.wall_clock),
         None,
         Albums(),
@@ -89,7 +90,7 @@ def _postgres_stores(
 ) -> SharedStores:
     """The same stores in the shared database."""
     # the PostgreSQL stores import its driver: only a process with DATABASE_URL loads them
-    from bot.access.store_postgres import PostgresAccessStore  # noqa: PLC0415
+    from bot.storage.access.postgres import PostgresAccessStore  # noqa: PLC0415
     from bot.storage.albums.postgres import PostgresAlbums  # noqa: PLC0415
     from bot.storage.audit.postgres import PostgresAuditLog  # noqa: PLC0415
     from bot.storage.confirmations.postgres import PostgresConfirmations  # noqa: PLC0415
