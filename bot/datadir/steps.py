@@ -24,6 +24,8 @@ from bot.datadir.version import (
     refuse_newer,
     write_stamp,
 )
+from bot.storage.sqlite_thread import BUSY_WAIT_S
+from bot.storage.sqlite_thread import transaction as immediate
 
 log = logging.getLogger(__name__)
 
@@ -41,15 +43,10 @@ class DataDirStep:
 def transaction(path: Path) -> Iterator[sqlite3.Connection]:
     """One immediate transaction on the database at `path`: committed when the block ends,
     rolled back (schema changes too) when it raises."""
-    db = sqlite3.connect(path, timeout=10.0, isolation_level=None)
+    db = sqlite3.connect(path, timeout=BUSY_WAIT_S, isolation_level=None)
     try:
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with immediate(db):
             yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
     finally:
         db.close()
 
