@@ -14,9 +14,9 @@ Read it from the door, top to bottom; imports point down this list and never bac
   check, and the routes serving both;
 - `agent/`: the loop (history in, tool calls run, an answer out), knowing nothing of Telegram;
   `access/`: who may use the bot beyond the environment's lists (pairing codes, grants,
-  access requests), kept in DATA_DIR; `source_links`: the short ids on answers' source
-  buttons and the documents they open, kept in DATA_DIR; `datadir/`: DATA_DIR as a whole
-  (its version, upgrades, backups);
+  access requests); `datadir/`: DATA_DIR as a whole (its version, upgrades, backups);
+- `storage/`: every store but the history, one package per concern (a Protocol, its SQLite
+  and its PostgreSQL class), on one SQLite engine and one PostgreSQL database;
 - the ground floor: `config` and `settings_loader` (settings and their errors), `logs/` (text
   or JSON lines, each with its conversation), `data_files` (what lives in DATA_DIR),
   `heartbeat` (the file a running bot keeps fresh for the probe).

@@ -13,6 +13,7 @@ so `python -m bot chat` never pays for it.
 from __future__ import annotations
 
 import asyncio
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,8 @@ from bot.data_files import DataDirError, DataFiles
 from bot.datadir import upgrade
 from bot.monitoring import Metrics
 from bot.speech import Transcriber, build_transcriber
-from bot.storage.claims import SqliteUpdateClaims, UpdateClaims
+from bot.storage.claims import UpdateClaims
+from bot.storage.claims.sqlite import SqliteUpdateClaims
 from tools.toolbox import Toolbox
 
 if TYPE_CHECKING:
@@ -47,6 +49,8 @@ class Services:
     `claims` decides which worker handles a webhook update; `database` is the shared
     PostgreSQL database (None on SQLite), for the stores the Telegram wing opens.
     `client` is the model's SDK client, built at the first model call (`bot.agent.client`).
+    `closing` owns closing all of it, and the stores a front door opens on top (last opened,
+    first closed): `close_services` unwinds it.
     """
 
     toolbox: Toolbox
@@ -59,6 +63,7 @@ class Services:
     metrics: Metrics = field(default_factory=Metrics)
     claims: UpdateClaims | None = None
     database: PostgresDatabase | None = None
+    closing: AsyncExitStack = field(default_factory=AsyncExitStack)
 
 
 async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None) -> Services:
@@ -79,22 +84,27 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
     except OSError as exc:
         msg = f"DATA_DIR {files.root} cannot be written: {exc.strerror or exc}"
         raise DataDirError(msg) from exc
-    # Every process on DATA_DIR takes part in the index's writer lock (the first one writes;
-    # another worker or the terminal chat reads), so the admin's tools can tell one is there.
-    toolbox = Toolbox(settings, private_files=files.private_files())
-    await toolbox.start()
+    stack = AsyncExitStack()
     try:
-        shared = await _open_shared(settings, files)
+        # Every process on DATA_DIR takes part in the index's writer lock (the first one
+        # writes; another worker or the terminal chat reads), so the admin's tools can tell
+        # one is there.
+        toolbox = Toolbox(settings, private_files=files.private_files())
+        await toolbox.start()
+        stack.push_async_callback(toolbox.close)
+        history, claims, database = await _open_shared(settings, files, stack)
+        model = LazyClient.of(client) if client is not None else lazy_client(settings)
+        stack.push_async_callback(model.close)
+        locks = KeyedLocks(across=_locks_across(database) if database else None)
+        metrics = Metrics(tools=(spec["function"]["name"] for spec in toolbox.specs))
+        metrics.watch(toolbox.status, locks.load)
+        agent = Agent(config, model, toolbox, history, locks=locks, observer=metrics)
+        transcriber = build_transcriber(settings, model)
+        if transcriber is not None:
+            stack.push_async_callback(transcriber.close)
     except BaseException:
-        await toolbox.close()
+        await stack.aclose()
         raise
-    history, claims, database = shared
-    model = LazyClient.of(client) if client is not None else lazy_client(settings)
-    locks = KeyedLocks(across=_locks_across(database) if database else None)
-    metrics = Metrics(tools=(spec["function"]["name"] for spec in toolbox.specs))
-    metrics.watch(toolbox.status, locks.load)
-    agent = Agent(config, model, toolbox, history, locks=locks, observer=metrics)
-    transcriber = build_transcriber(settings, model)
     return Services(
         toolbox,
         history,
@@ -106,31 +116,33 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
         metrics,
         claims=claims,
         database=database,
+        closing=stack,
     )
 
 
 async def _open_shared(
-    settings: Settings, files: DataFiles
+    settings: Settings, files: DataFiles, stack: AsyncExitStack
 ) -> tuple[History, UpdateClaims, PostgresDatabase | None]:
-    """The history and the update claims: in PostgreSQL with DATABASE_URL, else in DATA_DIR."""
+    """The history and the update claims: in PostgreSQL with DATABASE_URL, else in DATA_DIR;
+    each one's close goes on `stack`, the database's first (so it closes last)."""
     if settings.database_url is None:
-        history = await HistoryStore.open(files.history)
-        try:
-            return history, await SqliteUpdateClaims.open(files.update_claims), None
-        except BaseException:
-            await history.close()
-            raise
+        history: History = await HistoryStore.open(files.history)
+        stack.push_async_callback(history.close)
+        claims: UpdateClaims = await SqliteUpdateClaims.open(files.update_claims)
+        stack.push_async_callback(claims.close)
+        return history, claims, None
     # PostgreSQL's driver is imported only when DATABASE_URL asks for it
     from bot.agent.history_postgres import PostgresHistory  # noqa: PLC0415
-    from bot.storage.claims import PostgresUpdateClaims  # noqa: PLC0415
+    from bot.storage.claims.postgres import PostgresUpdateClaims  # noqa: PLC0415
     from bot.storage.postgres import PostgresDatabase  # noqa: PLC0415
 
     database = await PostgresDatabase.open(settings.database_url.get_secret_value())
-    try:
-        return await PostgresHistory.open(database), PostgresUpdateClaims(database), database
-    except BaseException:
-        await database.close()
-        raise
+    stack.push_async_callback(database.close)
+    history = await PostgresHistory.open(database)
+    stack.push_async_callback(history.close)
+    claims = PostgresUpdateClaims(database)
+    stack.push_async_callback(claims.close)
+    return history, claims, database
 
 
 def _locks_across(database: PostgresDatabase) -> AdvisoryConversationLocks:
@@ -141,23 +153,6 @@ def _locks_across(database: PostgresDatabase) -> AdvisoryConversationLocks:
 
 
 async def close_services(services: Services) -> None:
-    """Close everything `open_services` opened, each even if another fails."""
-    try:
-        try:
-            await services.history.close()
-        finally:
-            try:
-                if services.claims is not None:
-                    await services.claims.close()
-            finally:
-                if services.database is not None:
-                    await services.database.close()
-    finally:
-        try:
-            await services.toolbox.close()
-        finally:
-            try:
-                if services.transcriber is not None:
-                    await services.transcriber.close()
-            finally:
-                await services.client.close()
+    """Close everything opened for `services`, last opened first, each even if another fails:
+    what `open_services` opened and the stores the front doors added to `services.closing`."""
+    await services.closing.aclose()

@@ -62,12 +62,15 @@ POSTGRES = ("asyncpg",)
 POSTGRES_STORES = (
     "bot.storage.postgres",
     "bot.agent.history_postgres",
-    "bot.access.store_postgres",
-    "bot.audit_postgres",
-    "bot.confirmations_postgres",
-    "bot.scopes.store_postgres",
-    "bot.source_links_postgres",
-    "bot.telegram.output.pending_status_postgres",
+    "bot.storage.access.postgres",
+    "bot.storage.albums.postgres",
+    "bot.storage.audit.postgres",
+    "bot.storage.claims.postgres",
+    "bot.storage.confirmations.postgres",
+    "bot.storage.pending_status.postgres",
+    "bot.storage.scopes.postgres",
+    "bot.storage.rate_limits.postgres",
+    "bot.storage.source_links.postgres",
 )
 """Our stores on PostgreSQL, which the composition root imports only with DATABASE_URL."""
 

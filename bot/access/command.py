@@ -15,12 +15,12 @@ import time
 
 import asyncpg
 
-from bot.access.codes import LIFETIME_S
-from bot.access.pairing import issue_code_now
-from bot.access.store_postgres import issue_code_in
 from bot.config import Settings
 from bot.data_files import DataFiles
 from bot.storage import PostgresDatabase, StorageError, redact_url
+from bot.storage.access.codes import LIFETIME_S
+from bot.storage.access.postgres import issue_code_in
+from bot.storage.access.sqlite import issue_code_now
 
 
 async def serve(settings: Settings) -> int:

@@ -17,13 +17,17 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
-from bot.access.database import AccessDatabase
-from bot.access.grants import Grant, Person, Via
-from bot.access.pairing import PairingOutcome
-from bot.access.requests import RequestMessage
-from bot.access.store import AccessStore, Settled, SqliteAccessStore
-from bot.audit import Action, AuditLog
 from bot.config import Settings
+from bot.storage.access import (
+    AccessStore,
+    Grant,
+    PairingOutcome,
+    Person,
+    RequestMessage,
+    Settled,
+    Via,
+)
+from bot.storage.audit import Action, AuditLog
 
 DenyResult = Literal["env_admin", "env_user", "removed", "not_granted"]
 """What `/deny` did: nothing (an admin from the environment), removed the Telegram grant (but
@@ -40,15 +44,13 @@ class AccessPolicy:
     def __init__(
         self,
         settings: Settings,
-        database: AccessDatabase | AccessStore,
+        store: AccessStore,
         *,
         clock: Callable[[], float] = time.time,
         audit: AuditLog | None = None,
     ) -> None:
         self._settings = settings
-        self._db = (
-            SqliteAccessStore(database) if isinstance(database, AccessDatabase) else database
-        )
+        self._db = store
         self._clock = clock
         self._audit = audit
         self._grants: dict[int, Grant] = {}

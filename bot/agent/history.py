@@ -9,7 +9,7 @@ conversation under the same key and keeps the old one; only `/forget` (a person'
 conversations) and HISTORY_DAYS (turns older than that) delete anything.
 
 The schema is created whole in a new file; an existing file is left as it is, and changes to its
-schema are the DATA_DIR migrations' (`bot.datadir.migrations`), run before the store opens.
+schema are the DATA_DIR upgrade steps' (`bot.datadir.steps`), run before the store opens.
 
 A marker file beside the database exists while it is open (`bot.agent.in_use`); finding it at
 start with no process holding it means the last run did not close cleanly, and only then is the

@@ -1,22 +1,19 @@
 """Scopes: which folders of the documents folder each chat and each user may see.
 
-`rules` reads SCOPES_FILE, `store` keeps the changes admins make from Telegram, and `scopes`
-answers the one question the front door asks: within which scope is this question answered.
+`rules` reads SCOPES_FILE, bot.storage.scopes keeps the changes admins make from Telegram, and
+`scopes` answers the one question the front door asks: within which scope is this question
+answered.
 No aiogram here; the tools enforce a scope, this package only decides it.
 """
 
 from bot.scopes.rules import ScopeRules, ScopesFileError, load_rules, parse_rules
 from bot.scopes.scopes import ChatScope, Scopes
-from bot.scopes.store import ChatOverride, ScopeStore, SqliteScopeStore
 
 __all__ = [
-    "ChatOverride",
     "ChatScope",
     "ScopeRules",
-    "ScopeStore",
     "Scopes",
     "ScopesFileError",
-    "SqliteScopeStore",
     "load_rules",
     "parse_rules",
 ]

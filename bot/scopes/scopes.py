@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bot.scopes.rules import ScopeRules
-from bot.scopes.store import ChatOverride, ScopeStore, load_scope
+from bot.storage.scopes import ChatOverride, ScopeStore, load_scope
 from tools.errors import SandboxError
 from tools.jail.sandbox import Sandbox
 from tools.jail.scope import Scope, intersect, narrower

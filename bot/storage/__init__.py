@@ -1,30 +1,60 @@
-"""State that several worker processes share: PostgreSQL when DATABASE_URL is set, else the
-SQLite files in DATA_DIR.
+"""Every store of the bot's state, and what they stand on: PostgreSQL when DATABASE_URL is set,
+else the SQLite files in DATA_DIR.
 
-What is here is the infrastructure; each concern keeps its own store beside its code:
+Each concern is one package of the same shape (aiogram's fsm/storage is the model):
 
+- `__init__.py`: the `Protocol` its users call and the records it hands back, nothing else;
+- `sqlite.py`: the SQLite class, on the one SQLite engine (`SqliteThread`, sqlite_thread.py);
+- `postgres.py`: the PostgreSQL class, on the shared `PostgresDatabase` (postgres.py).
+
+The concerns: `audit/` (the admins' audit log), `confirmations/` (actions waiting for their
+confirm button), `source_links/` (the ids behind source buttons), `rate_limits/` (questions
+per user across workers; one process counts in memory, so it has no SQLite class), `claims/`
+(exactly-once webhook updates), `albums/` (what was decided for an album's first item; one
+process remembers in memory, memory.py), `pending_status/` (status messages on screen, tidied
+at the next start), `scopes/` (chat scopes set from Telegram, each conversation's last scope),
+`access/` (grants, pairing codes, strangers' requests; its SQLite statements are grouped by
+table in sqlite_*.py beside sqlite.py). Still in its own shape: the conversation log
+(bot.agent.history and history_postgres, on a thread pool of its own).
+
+What they stand on:
+
+- `SqliteThread` (sqlite_thread.py): one file behind one worker thread, opened on first use by
+  `connect(path, schema)`, which creates the store's tables; `transaction` for work that takes
+  several statements.
 - `PostgresDatabase` (postgres.py): the asyncpg pool, this process's `LockSession` and its
   `owner` name. `open` upgrades the schema first (migrations.py: a `schema_version` table, one
   transaction per step, a newer schema refused with `SchemaVersionError`).
-- `UpdateClaims` (claims.py): exactly-once webhook updates, `SqliteUpdateClaims` and
-  `PostgresUpdateClaims`.
 - `AdvisoryConversationLocks` (conversation_lock.py): one conversation at a time across
   processes; `bot.agent.KeyedLocks(across=...)` takes it.
 
-How a store plugs in (the conversation log, bot.agent.history and history_postgres, is the
-example):
+How a store plugs in (`audit/` is the example to copy):
 
-1. Keep the SQLite class as it is and write a `Protocol` of what its users call.
-2. Write the PostgreSQL class beside it, taking a `PostgresDatabase` and running each operation
-   as one statement on `database.pool` (a transaction, `async with pool.acquire() as c, c.
+1. Make `bot/storage/<concern>/__init__.py` with a `Protocol` of what its users call (ending
+   with `async def close`) and its frozen dataclass records. No SQL and no driver here.
+2. Write `sqlite.py`: a class taking the file's `Path` and `clock: Callable[[], float] =
+   time.time` (Unix time; tests pass `tests.fakes.clock.FakeClock`), holding
+   `SqliteThread(path, _SCHEMA, name=...)` whose `_SCHEMA` is `CREATE TABLE IF NOT EXISTS`
+   statements; every operation is one `await self._db.run(lambda db: ...)`, in
+   `with transaction(db):` when it needs several statements. Name its file in
+   `bot.data_files.DataFiles`.
+3. Write `postgres.py`: a class taking a `PostgresDatabase` and running each operation as one
+   statement on `database.pool` (a transaction, `async with pool.acquire() as c, c.
    transaction():`, when it needs several). Use the database's clock (`clock_timestamp()`)
-   for anything several machines compare. Rows that belong to a process name
-   `database.owner`; `database.alive(owner)` tells whether that process still runs.
-3. Add its tables as a new `Migration` at the end of `migrations.MIGRATIONS`.
-4. Choose the class in the composition root (bot.services.open_services, or the Telegram
-   wing's) by `services.database`: None means SQLite.
-5. Run its tests against both: the `backend` fixture in tests/storage/conftest.py gives
-   "sqlite" or "postgres", and `postgres_database` a fresh, migrated database per test.
+   for anything several machines compare, unless a `clock` is given. Rows that belong to a
+   process name `database.owner`; `database.alive(owner)` tells whether that process still
+   runs. Only the PostgreSQL branch of the composition root imports this module, so a bot on
+   SQLite never loads the driver.
+4. Add its tables as a new `Migration` at the end of `migrations.MIGRATIONS`.
+5. Choose the class in the composition root by `services.database` (None means SQLite):
+   `bot.services._open_shared` for what both front doors use, `bot.telegram.shared_stores` for
+   the Telegram wing's; import the PostgreSQL class inside the PostgreSQL branch. Push its
+   `close` on `services.closing`, the one `AsyncExitStack` that `close_services` unwinds.
+6. Test it with one `TestX` class in `tests/storage/test_<concern>.py`, run against both
+   backends: a `sqlite_x` and a `postgres_x` fixture, and an `x` fixture picking by the
+   `backend` fixture of tests/storage/conftest.py ("sqlite" or "postgres";
+   `postgres_database` is a fresh, migrated database per test).
+7. List the PostgreSQL module in tests/test_startup_imports.py's `POSTGRES_STORES`.
 
 The names below load their module on first use (`__getattr__`): the PostgreSQL driver is
 imported only by a process that opens a database, so start-up without DATABASE_URL, `--help`
@@ -37,7 +67,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bot.storage.claims import PostgresUpdateClaims, SqliteUpdateClaims, UpdateClaims
+    from bot.storage.claims import UpdateClaims
+    from bot.storage.claims.postgres import PostgresUpdateClaims
+    from bot.storage.claims.sqlite import SqliteUpdateClaims
     from bot.storage.conversation_lock import AdvisoryConversationLocks
     from bot.storage.errors import DatabaseUnavailable, SchemaVersionError, StorageError
     from bot.storage.keys import advisory_key
@@ -55,9 +87,9 @@ _HOMES = {
     "LockSession": "session",
     "Migration": "migrations",
     "PostgresDatabase": "postgres",
-    "PostgresUpdateClaims": "claims",
+    "PostgresUpdateClaims": "claims.postgres",
     "SchemaVersionError": "errors",
-    "SqliteUpdateClaims": "claims",
+    "SqliteUpdateClaims": "claims.sqlite",
     "StorageError": "errors",
     "UpdateClaims": "claims",
     "advisory_key": "keys",

@@ -1,7 +1,7 @@
 """Strangers' access requests in Telegram: a message with two buttons to every admin.
 
 A stranger who writes to the bot in a private chat asks the admins, at most once per period
-(`bot.access.requests`). Each admin gets the stranger's name, @username and id, with "let in"
+(`bot.storage.access`). Each admin gets the stranger's name, @username and id, with "let in"
 and "ignore" buttons in the language that admin last used. A button carries only the action and
 the id (`access:allow:123`), nothing secret, and a press is checked again by the handler: only
 admins decide. The first decision settles the request: every admin's copy is edited to say who
@@ -19,7 +19,7 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, User
 
 from bot.access import AccessPolicy, AccessRequest, Person, RequestMessage, Settled
-from bot.access.grants import Via
+from bot.storage.access import Via
 from bot.telegram.texts import Texts, texts_for
 from bot.telegram.texts.people import who
 

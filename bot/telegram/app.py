@@ -16,16 +16,14 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
 from bot.access import AccessPolicy
-from bot.access.codes import LIFETIME_S
-from bot.audit import AuditLog
 from bot.config import Settings
-from bot.confirmations import Confirmations
 from bot.data_files import DataFiles
 from bot.documents import Documents
 from bot.retention import Retention
 from bot.scopes import Scopes
 from bot.services import Services
-from bot.source_links import SourceLinks
+from bot.storage.access.codes import LIFETIME_S
+from bot.storage.pending_status import PendingStatusStore
 from bot.telegram.access_requests import AccessRequests
 from bot.telegram.api_errors import count_api_errors
 from bot.telegram.context import ChatContextMiddleware
@@ -42,7 +40,7 @@ from bot.telegram.middlewares import (
     RateLimitMiddleware,
 )
 from bot.telegram.output.pacing import EDIT_BURST, EditPacer
-from bot.telegram.output.pending_status import PendingStatusStore, tidy_leftovers
+from bot.telegram.output.pending_status import tidy_leftovers
 from bot.telegram.shared_stores import shared_stores
 from bot.telegram.tuning import Tuning
 from tools import Toolbox
@@ -160,7 +158,6 @@ def build_dispatcher(
     dp.startup.register(_on_startup)
     dp.shutdown.register(_on_shutdown)
     dp.startup.register(_check_scopes)
-    dp.shutdown.register(_close_scopes)
     return dp
 
 
@@ -202,11 +199,6 @@ async def _check_scopes(scopes: Scopes, toolbox: Toolbox) -> None:
         log.warning("SCOPES_FILE names the folder %r, which the documents folder lacks", folder)
 
 
-async def _close_scopes(scopes: Scopes) -> None:
-    """After the questions in flight have ended (`_on_shutdown` runs first)."""
-    await scopes.store.close()
-
-
 async def _offer_pairing(access: AccessPolicy, username: str) -> None:
     """No admin yet: log a one-time code that makes its sender the admin.
 
@@ -225,31 +217,8 @@ async def _offer_pairing(access: AccessPolicy, username: str) -> None:
     )
 
 
-async def _on_shutdown(
-    *,
-    in_flight: InFlight,
-    tuning: Tuning,
-    pending_status: PendingStatusStore,
-    access: AccessPolicy,
-    source_links: SourceLinks,
-    retention: Retention,
-    audit: AuditLog,
-    confirmations: Confirmations,
-) -> None:
+async def _on_shutdown(*, in_flight: InFlight, tuning: Tuning, retention: Retention) -> None:
+    """Stop the sweeps and let the questions in flight end; the stores close with the services
+    (`close_services`), after this."""
     await retention.stop()
-    try:
-        await in_flight.drain(tuning.shutdown_grace_s)
-    finally:
-        try:
-            await pending_status.close()
-        finally:
-            try:
-                await access.close()
-            finally:
-                try:
-                    await source_links.close()
-                finally:
-                    try:
-                        await audit.close()
-                    finally:
-                        await confirmations.close()
+    await in_flight.drain(tuning.shutdown_grace_s)

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from bot.access import AccessDatabase, AccessPolicy, Person, RequestMessage, codes, issue_code_now
-from bot.access.pairing import LOCKOUT_S
-from bot.access.requests import REQUEST_PERIOD_S
+from bot.access import AccessPolicy, Person, RequestMessage
 from bot.settings_loader import load_settings
+from bot.storage.access import LOCKOUT_S, REQUEST_PERIOD_S, codes
+from bot.storage.access.sqlite import SqliteAccessStore, issue_code_now
 from tests.fakes.clock import FakeClock
 
 OWNER = Person(7, "Owner", "owner")
@@ -36,7 +36,7 @@ async def policy(tmp_path: Path, clock: FakeClock) -> AsyncIterator[AccessPolicy
 async def _open(tmp_path: Path, clock: FakeClock, **settings: Any) -> AccessPolicy:
     policy = AccessPolicy(
         load_settings(data_dir=tmp_path / "data", **settings),
-        AccessDatabase(tmp_path / "data" / "access.sqlite3"),
+        SqliteAccessStore(tmp_path / "data" / "access.sqlite3"),
         clock=clock,
     )
     await policy.load()

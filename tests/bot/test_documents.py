@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from aiogram.methods import SendMessage
 
-from bot.audit import AuditLog
 from bot.data_files import DataFiles
 from bot.documents import DocumentError, Documents
+from bot.storage.audit import AuditLog
 from bot.telegram.texts import texts_for
 from bot.telegram.tuning import Tuning
 from tests.bot.access_support import button_data, sent_to, tap, texts_to, tuning

@@ -20,8 +20,8 @@ from aiogram.types import BotCommandScopeChat
 
 from bot.__main__ import main
 from bot.access import AccessPolicy
-from bot.access.codes import LIFETIME_S
-from bot.access.pairing import LOCKOUT_S
+from bot.storage.access import LOCKOUT_S
+from bot.storage.access.codes import LIFETIME_S
 from tests.bot.access_support import code_from_log, texts_to, tuning
 from tests.fakes.accounts import BOT_TOKEN, STRANGER_ID, USER_ID
 from tests.fakes.clock import FakeClock

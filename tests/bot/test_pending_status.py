@@ -10,12 +10,10 @@ from typing import Any
 import pytest
 from aiogram import Bot
 
-from bot.telegram.output.pending_status import (
-    FILE_NAME,
-    PendingStatus,
-    SqlitePendingStatusStore,
-    tidy_leftovers,
-)
+from bot.data_files import PENDING_STATUS_FILE
+from bot.storage.pending_status import PendingStatus
+from bot.storage.pending_status.sqlite import SqlitePendingStatusStore
+from bot.telegram.output.pending_status import tidy_leftovers
 from bot.telegram.texts import ENGLISH, RUSSIAN
 from bot.telegram.tuning import Tuning
 from tests.fakes.accounts import USER_ID
@@ -50,14 +48,14 @@ def _record_while_thinking(harness: Harness, seen: list[list[PendingStatus]]) ->
 
 async def _write_leftovers(data_dir: Path, *records: PendingStatus) -> None:
     """What a previous run killed mid-question left on disk."""
-    store = SqlitePendingStatusStore(data_dir / FILE_NAME)
+    store = SqlitePendingStatusStore(data_dir / PENDING_STATUS_FILE)
     for record in records:
         await store.add(record)
     await store.close()
 
 
 async def _read_records(data_dir: Path) -> list[PendingStatus]:
-    store = SqlitePendingStatusStore(data_dir / FILE_NAME)
+    store = SqlitePendingStatusStore(data_dir / PENDING_STATUS_FILE)
     try:
         return await store.all()
     finally:
@@ -159,7 +157,7 @@ class TestLeftoversAtStartup:
         await _write_leftovers(tmp_path, *(PendingStatus(USER_ID, n, "ru") for n in range(1, 6)))
         for message_id in range(1, 6):
             bot_session.add_message(USER_ID, message_id)
-        store = SqlitePendingStatusStore(tmp_path / FILE_NAME)
+        store = SqlitePendingStatusStore(tmp_path / PENDING_STATUS_FILE)
         try:
             edited = await tidy_leftovers(bot, store, limit=2)
             assert edited == 2

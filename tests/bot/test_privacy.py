@@ -6,7 +6,7 @@ import json
 import time
 from typing import Any
 
-from bot.source_links import SourceLinks
+from bot.storage.source_links import SourceLinks
 from tests.bot.access_support import button_data, sent_to, tap, texts_to, tuning
 from tests.bot.test_documents import _QUESTION_ID, _expect_message
 from tests.fakes.accounts import ADMIN_ID, BOT_USERNAME, USER_ID

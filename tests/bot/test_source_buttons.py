@@ -14,7 +14,7 @@ from typing import Any
 
 from aiogram.types import FSInputFile
 
-from bot.source_links import SqliteSourceLinks
+from bot.storage.source_links.sqlite import SqliteSourceLinks
 from tests.bot.source_support import (
     CHARLOTTE,
     GROUP_ID,

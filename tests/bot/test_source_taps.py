@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from bot.source_links import LIFETIME_S, SqliteSourceLinks
+from bot.storage.source_links import LIFETIME_S
+from bot.storage.source_links.sqlite import SqliteSourceLinks
 from tests.bot.access_support import tuning
 from tests.bot.source_support import (
     CHARLOTTE,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.access import issue_code_now
 from bot.data_files import DataFiles
 from bot.datadir import backup, restore
 from bot.settings_loader import load_settings
+from bot.storage.access.sqlite import issue_code_now
 
 URL = "postgresql://docsbot:s3cret-word@db.example:5432/docs"
 

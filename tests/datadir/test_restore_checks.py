@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.access import issue_code_now
 from bot.data_files import DataFiles
 from bot.datadir import backup, restore
 from bot.settings_loader import load_settings
+from bot.storage.access.sqlite import issue_code_now
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -19,7 +19,7 @@ import pytest
 
 from bot.data_files import DataFiles
 from bot.datadir import DATA_VERSION, DataVersionError, upgrade
-from bot.datadir.migrations import MIGRATIONS, Migration, transaction
+from bot.datadir.steps import STEPS, DataDirStep, transaction
 from bot.services import open_services
 from bot.settings_loader import load_settings
 from tests.fakes.accounts import USER_ID
@@ -84,13 +84,13 @@ class TestUpgrade:
     def test_the_steps_run_in_order_and_each_is_stamped(self, old_data: Path) -> None:
         ran: list[int] = []
         steps = [
-            Migration(3, "third", lambda _: ran.append(3)),
-            Migration(2, "second", lambda _: ran.append(2)),
+            DataDirStep(3, "third", lambda _: ran.append(3)),
+            DataDirStep(2, "second", lambda _: ran.append(2)),
         ]
-        upgrade(DataFiles(old_data), migrations=sorted(steps, key=lambda m: m.version), current=3)
+        upgrade(DataFiles(old_data), steps=sorted(steps, key=lambda m: m.version), current=3)
         assert ran == [2, 3]
         assert stamp(old_data) == 3
-        assert [m.version for m in MIGRATIONS] == list(range(2, DATA_VERSION + 1))
+        assert [m.version for m in STEPS] == list(range(2, DATA_VERSION + 1))
 
 
 class TestFailedUpgrade:
@@ -105,9 +105,9 @@ class TestFailedUpgrade:
                 db.execute("PRAGMA user_version = 3")
                 db.execute("INSERT INTO no_such_table VALUES (1)")
 
-        steps = [MIGRATIONS[0], Migration(3, "a step that breaks", breaks)]
+        steps = [STEPS[0], DataDirStep(3, "a step that breaks", breaks)]
         with pytest.raises(DataVersionError) as caught:
-            upgrade(DataFiles(old_data), migrations=steps, current=3)
+            upgrade(DataFiles(old_data), steps=steps, current=3)
         message = str(caught.value)
         assert "to data version 3 (a step that breaks) failed" in message
         assert "no such table: no_such_table" in message
@@ -128,7 +128,7 @@ class TestFailedUpgrade:
             raise OSError(28, "No space left on device")
 
         with pytest.raises(DataVersionError, match="stays at version 1"):
-            upgrade(DataFiles(old_data), migrations=[Migration(2, "step", breaks)])
+            upgrade(DataFiles(old_data), steps=[DataDirStep(2, "step", breaks)])
         assert {p.name: p.read_bytes() for p in old_data.iterdir()} == before
 
 

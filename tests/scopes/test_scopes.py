@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.scopes import Scopes, ScopesFileError, SqliteScopeStore, load_rules, parse_rules
+from bot.scopes import Scopes, ScopesFileError, load_rules, parse_rules
 from bot.settings_loader import SettingsError, load_settings
+from bot.storage.scopes.sqlite import SqliteScopeStore
 from tools.jail.scope import Scope, ScopeError, intersect, narrower
 
 EXAMPLE = """

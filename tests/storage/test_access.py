@@ -13,22 +13,21 @@ from pathlib import Path
 
 import pytest
 
-from bot.access import (
-    AccessDatabase,
-    AccessPolicy,
+from bot.access import AccessPolicy
+from bot.access import command as pair_command
+from bot.settings_loader import load_settings
+from bot.storage import PostgresDatabase
+from bot.storage.access import (
+    LOCKOUT_S,
+    REQUEST_PERIOD_S,
     AccessStore,
     Grant,
     Person,
     RequestMessage,
     codes,
 )
-from bot.access import command as pair_command
-from bot.access.pairing import LOCKOUT_S
-from bot.access.requests import REQUEST_PERIOD_S
-from bot.access.store import SqliteAccessStore
-from bot.access.store_postgres import PostgresAccessStore, issue_code_in
-from bot.settings_loader import load_settings
-from bot.storage import PostgresDatabase
+from bot.storage.access.postgres import PostgresAccessStore, issue_code_in
+from bot.storage.access.sqlite import SqliteAccessStore
 from tests.fakes.clock import FakeClock
 
 OWNER = Person(7, "Owner", "owner")
@@ -46,7 +45,7 @@ def clock() -> FakeClock:
 @pytest.fixture
 async def sqlite_workers(tmp_path: Path) -> AsyncIterator[Worker]:
     async def worker() -> AccessStore:
-        return SqliteAccessStore(AccessDatabase(tmp_path / "access.sqlite3"))
+        return SqliteAccessStore(tmp_path / "access.sqlite3")
 
     yield worker
 

@@ -8,7 +8,9 @@ import asyncio
 import pytest
 
 from bot.storage import PostgresDatabase
-from bot.telegram.albums import AlbumMemory, Albums, PostgresAlbums
+from bot.storage.albums import AlbumMemory
+from bot.storage.albums.memory import Albums
+from bot.storage.albums.postgres import PostgresAlbums
 from tests.fakes.clock import FakeClock
 
 TTL_S = 60.0

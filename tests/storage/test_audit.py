@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from bot.agent import History
-from bot.audit import AuditLog, SqliteAuditLog
-from bot.audit_postgres import PostgresAuditLog
 from bot.storage import PostgresDatabase
+from bot.storage.audit import AuditLog
+from bot.storage.audit.postgres import PostgresAuditLog
+from bot.storage.audit.sqlite import SqliteAuditLog
 from tests.fakes.clock import FakeClock
 
 

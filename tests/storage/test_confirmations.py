@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.confirmations import LIFETIME_S, Confirmations, Pending, SqliteConfirmations
-from bot.confirmations_postgres import PostgresConfirmations
 from bot.storage import PostgresDatabase
+from bot.storage.confirmations import LIFETIME_S, Confirmations, Pending
+from bot.storage.confirmations.postgres import PostgresConfirmations
+from bot.storage.confirmations.sqlite import SqliteConfirmations
 from tests.fakes.clock import FakeClock
 
 REMOVE = Pending(7, -100, "rm", ("recipes/old.md", "заметки/черновик.txt"))

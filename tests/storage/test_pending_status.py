@@ -11,13 +11,10 @@ import pytest
 from aiogram import Bot
 
 from bot.storage import PostgresDatabase, StorageError
-from bot.telegram.output.pending_status import (
-    PendingStatus,
-    PendingStatusStore,
-    SqlitePendingStatusStore,
-    tidy_leftovers,
-)
-from bot.telegram.output.pending_status_postgres import PostgresPendingStatusStore
+from bot.storage.pending_status import PendingStatus, PendingStatusStore
+from bot.storage.pending_status.postgres import PostgresPendingStatusStore
+from bot.storage.pending_status.sqlite import SqlitePendingStatusStore
+from bot.telegram.output.pending_status import tidy_leftovers
 from tests.fakes.fake_telegram import FakeTelegramSession
 
 

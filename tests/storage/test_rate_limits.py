@@ -7,8 +7,9 @@ import asyncio
 
 import pytest
 
-from bot.rate_limits import PostgresRateWindow, RateWindow
 from bot.storage import PostgresDatabase
+from bot.storage.rate_limits import RateWindow
+from bot.storage.rate_limits.postgres import PostgresRateWindow
 from bot.telegram.middlewares.rate_limit import LocalRateWindow, SlidingWindow
 from tests.fakes.clock import FakeClock
 

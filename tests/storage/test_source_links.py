@@ -3,17 +3,21 @@ another."""
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from bot.source_links import LIFETIME_S, SourceLinks, SqliteSourceLinks
-from bot.source_links_postgres import PostgresSourceLinks
+from bot.data_files import DataFiles
 from bot.storage import PostgresDatabase
+from bot.storage.source_links import LIFETIME_S, SourceLink, SourceLinks, is_link_id
+from bot.storage.source_links.postgres import PostgresSourceLinks
+from bot.storage.source_links.sqlite import SqliteSourceLinks
 from tests.fakes.clock import FakeClock
 
-PATH = "guides/setup.md"
+PATH = "документы/рецепт_шарлотки.txt"
 
 
 @pytest.fixture
@@ -79,6 +83,35 @@ class TestSourceLinks:
         assert await links.find(mine) is None
         assert await links.find(theirs) is not None
 
+    async def test_each_path_gets_a_short_random_id(self, links: SourceLinks) -> None:
+        ids = await links.issue(-100, [PATH, "hr/отпуск.md"])
+        assert len(ids) == 2 and len(set(ids)) == 2
+        assert all(is_link_id(i) and len(i) == 12 for i in ids)
+        assert await links.find(ids[0]) == SourceLink(PATH, -100, 1_750_000_000.0)
+        assert (await links.find(ids[1]) or SourceLink("", 0, 0)).path == "hr/отпуск.md"
+
+    async def test_the_same_path_asked_again_gets_a_new_id(self, links: SourceLinks) -> None:
+        (first,) = await links.issue(1, [PATH])
+        (second,) = await links.issue(1, [PATH])
+        assert first != second
+
+    @pytest.mark.parametrize(
+        "bad", ["", "short", "x" * 13, "../../etc/pas", "abc def ghij", "é" * 12]
+    )
+    async def test_malformed_and_unknown_ids_find_nothing(
+        self, links: SourceLinks, bad: str
+    ) -> None:
+        await links.issue(1, [PATH])
+        assert await links.find(bad) is None
+        assert await links.find("A" * 12) is None
+
+    async def test_an_id_lives_thirty_days(self, links: SourceLinks, clock: FakeClock) -> None:
+        (link_id,) = await links.issue(1, [PATH])
+        clock.advance(LIFETIME_S - 1)
+        assert await links.find(link_id) is not None
+        clock.advance(2)
+        assert await links.find(link_id) is None
+
 
 async def test_an_id_issued_by_one_worker_is_found_by_another(
     postgres_database: PostgresDatabase, postgres_url: str
@@ -90,3 +123,55 @@ async def test_an_id_issued_by_one_worker_is_found_by_another(
         assert found is not None and (found.path, found.chat_id) == (PATH, -7)
     finally:
         await other.close()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return DataFiles(tmp_path / "data").source_links
+
+
+class TestSqliteFile:
+    """What only the SQLite store has: its file in DATA_DIR."""
+
+    async def test_expired_rows_are_dropped_when_new_ones_are_written(
+        self, clock: FakeClock, db_path: Path
+    ) -> None:
+        links = SqliteSourceLinks(db_path, clock=clock)
+        await links.issue(1, [PATH, PATH])
+        clock.advance(LIFETIME_S + 1)
+        await links.issue(1, [PATH])
+        await links.close()
+        with sqlite3.connect(db_path) as db:
+            assert db.execute("SELECT COUNT(*) FROM source_links").fetchone() == (1,)
+
+    async def test_ids_survive_a_restart(self, db_path: Path, clock: FakeClock) -> None:
+        first = SqliteSourceLinks(db_path, clock=clock)
+        (link_id,) = await first.issue(7, [PATH])
+        await first.close()
+        second = SqliteSourceLinks(db_path, clock=clock)
+        try:
+            assert await second.find(link_id) == SourceLink(PATH, 7, clock.now)
+        finally:
+            await second.close()
+
+    async def test_only_the_path_and_the_chat_are_kept(self, db_path: Path) -> None:
+        links = SqliteSourceLinks(db_path)
+        await links.issue(7, [PATH])
+        await links.close()
+        with sqlite3.connect(db_path) as db:
+            columns = [row[1] for row in db.execute("PRAGMA table_info(source_links)")]
+        assert columns == ["id", "path", "chat_id", "created_at"]
+
+    async def test_nothing_is_touched_before_first_use_and_closing_twice_is_fine(
+        self, db_path: Path
+    ) -> None:
+        store = SqliteSourceLinks(db_path)
+        await store.close()
+        await store.close()
+        assert not await asyncio.to_thread(db_path.parent.exists)
+        with pytest.raises(sqlite3.ProgrammingError):
+            await store.issue(1, [PATH])
+
+    def test_the_file_is_among_the_bot_databases(self, tmp_path: Path) -> None:
+        files = DataFiles(tmp_path)
+        assert files.source_links in files.bot_databases()

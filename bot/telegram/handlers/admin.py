@@ -14,9 +14,9 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command, MagicData
 from aiogram.types import Message
 
-from bot.audit import AuditLog
 from bot.config import Settings
-from bot.telegram.albums import AlbumMemory
+from bot.storage.albums import AlbumMemory
+from bot.storage.audit import AuditLog
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.filters import addressed
 from bot.telegram.handlers.private import in_private

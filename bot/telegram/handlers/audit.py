@@ -6,7 +6,7 @@ from aiogram import Bot, F, Router
 from aiogram.filters import Command, MagicData
 from aiogram.types import Message
 
-from bot.audit import SHOWN, AuditEntry, AuditLog
+from bot.storage.audit import SHOWN, AuditEntry, AuditLog
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.private import in_private, reply_with
 from bot.telegram.handlers.replies import say

@@ -25,7 +25,7 @@ from aiogram.types import (
     Message,
 )
 
-from bot.confirmations import Confirmations, Pending
+from bot.storage.confirmations import Confirmations, Pending
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import pop_up
 from bot.telegram.texts import Texts

@@ -2,7 +2,7 @@
 
 Nothing changes on the command itself: the bot checks the paths (through the same jail the
 model's tools use), names what would happen, and waits for a tap on "Yes" by the same admin in
-the same chat. The button carries a short id (`bot.confirmations`), never a path. `/trash`
+the same chat. The button carries a short id (`bot.storage.confirmations`), never a path. `/trash`
 lists what can be restored, one button per item carrying the trash's own short id. Every change
 is written to the audit log. All of it works in private chats only, so document names never
 land in a group, and within the scope an admin's question there would have (SCOPES_FILE,
@@ -21,10 +21,10 @@ from aiogram.filters import Command, CommandObject, MagicData
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
 
-from bot.audit import AuditLog
 from bot.config import Settings
-from bot.confirmations import Confirmations, Pending
 from bot.documents import DocumentError, Documents, is_trash_id
+from bot.storage.audit import AuditLog
+from bot.storage.confirmations import Confirmations, Pending
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.confirm import Confirm, ConfirmButton
 from bot.telegram.handlers.private import in_private, reply_with

@@ -22,8 +22,8 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.access import AccessPolicy
 from bot.agent import KeyedLocks
-from bot.confirmations import Confirmations, Pending
-from bot.source_links import SourceLinks
+from bot.storage.confirmations import Confirmations, Pending
+from bot.storage.source_links import SourceLinks
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.confirm import Confirm, ConfirmButton
 

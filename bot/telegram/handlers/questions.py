@@ -21,9 +21,10 @@ from aiogram.types import Message
 from bot.agent import Agent, AgentError, EventHandler, ModelStreamCut
 from bot.config import Settings
 from bot.scopes import Scopes
-from bot.source_links import SourceLinks
+from bot.storage.albums import AlbumMemory
+from bot.storage.pending_status import PendingStatusStore
+from bot.storage.source_links import SourceLinks
 from bot.telegram.addressing import has_words, question_text
-from bot.telegram.albums import AlbumMemory
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.compose import (
     answer_markdown,
@@ -36,7 +37,6 @@ from bot.telegram.handlers.replies import say
 from bot.telegram.output.delivery import Chunk, Delivery, Renderable
 from bot.telegram.output.drafts import Drafts
 from bot.telegram.output.pacing import EditPacer
-from bot.telegram.output.pending_status import PendingStatusStore
 from bot.telegram.output.progress import Progress
 from bot.telegram.output.source_buttons import source_buttons
 from bot.telegram.output.streaming import AnswerStream, OnScreen

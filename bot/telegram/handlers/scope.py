@@ -16,8 +16,8 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
-from bot.audit import AuditLog
 from bot.scopes import Scopes
+from bot.storage.audit import AuditLog
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import say
 from bot.telegram.texts.people import who

@@ -22,7 +22,7 @@ from aiogram.types import CallbackQuery
 
 from bot.access import AccessPolicy
 from bot.config import Settings
-from bot.source_links import SourceLink, SourceLinks
+from bot.storage.source_links import SourceLink, SourceLinks
 from bot.telegram.context import ChatContext
 from bot.telegram.output.pacing import ChatPlace
 from bot.telegram.output.source_buttons import PREFIX, link_id_of

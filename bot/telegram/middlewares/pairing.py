@@ -4,7 +4,7 @@ The owner of a fresh bot is a stranger to it, so the attempt must be read before
 check, which stops strangers. This middleware reads only pairing attempts and ends them here:
 an update it takes never reaches the access check or any handler, and every other update passes
 on untouched. An attempt is a private message `/start CODE` from anyone, or, from someone
-without access, a message that is only a code (`bot.access.codes` says what looks like one,
+without access, a message that is only a code (`bot.storage.access.codes` says what looks like one,
 so ordinary text from a stranger is never counted as a wrong code). A code is never logged.
 """
 
@@ -20,7 +20,7 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message, TelegramObject, Update, User
 
 from bot.access import AccessPolicy, PairingOutcome
-from bot.access.codes import normalize
+from bot.storage.access.codes import normalize
 from bot.telegram.access_requests import person_of
 from bot.telegram.addressing import parse_command
 from bot.telegram.context import CHAT_CONTEXT, ChatContext

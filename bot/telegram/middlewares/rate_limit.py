@@ -4,7 +4,7 @@ Only handlers flagged `question` count (commands never do), and the limit sits b
 per-conversation lock, so a flood is refused at once instead of queueing behind the first
 answer. A question the lock then turns away as "busy" is not counted. Admins are exempt: they
 are the ones who test the bot. The window is kept in memory (`SlidingWindow`), or, with
-several workers, in PostgreSQL (`bot.rate_limits.PostgresRateWindow`), so a user's questions
+several workers, in PostgreSQL (`bot.storage.rate_limits.postgres`), so a user's questions
 are counted once whichever worker takes them.
 """
 
@@ -22,7 +22,7 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message, TelegramObject, User
 
 from bot.monitoring import Metrics
-from bot.rate_limits import RateWindow
+from bot.storage.rate_limits import RateWindow
 from bot.telegram.context import CHAT_CONTEXT, ChatContext
 from bot.telegram.middlewares.notices import NoticeCooldown
 from bot.telegram.middlewares.order import TURNED_AWAY

@@ -20,8 +20,8 @@ from aiogram.exceptions import TelegramForbiddenError, TelegramRetryAfter
 from aiogram.types import LinkPreviewOptions
 
 from bot.agent.types import AgentEvent, ToolFinished, ToolStarted
+from bot.storage.pending_status import PendingStatus, PendingStatusStore
 from bot.telegram.output.pacing import ChatPlace, EditPacer
-from bot.telegram.output.pending_status import PendingStatus, PendingStatusStore
 from bot.telegram.texts import Texts
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.source_links import SourceLinks, is_link_id
+from bot.storage.source_links import SourceLinks, is_link_id
 from bot.telegram.texts.names import visible
 
 log = logging.getLogger(__name__)

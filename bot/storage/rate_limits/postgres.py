@@ -1,33 +1,15 @@
-"""Questions per user in a sliding window, counted once across every worker.
-
-`RateWindow` is what the Telegram wing's rate limit asks: record a hit, or learn how long to
-wait. In one process the window lives in memory (`bot.telegram.middlewares.rate_limit`); with
-DATABASE_URL, `PostgresRateWindow` keeps each user's recent hits in one row, and a hit is one
-upsert that locks that row, counts and appends together, so two workers taking a question of
-the same user at the same moment can never both take the last free place. Times come from the
-database's clock, the one clock all machines share.
-"""
+"""`RateWindow` in PostgreSQL: each user's recent hits in one row, and a hit is one upsert that
+locks that row, counts and appends together, so two workers taking a question of the same user
+at the same moment can never both take the last free place. Times come from the database's
+clock, the one clock all machines share."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase
-
-
-class RateWindow(Protocol):
-    """At most a fixed number of hits per key within a window of seconds."""
-
-    async def hit(self, key: int) -> float | None:
-        """Record a hit; None when allowed, else seconds until the next one is."""
-        ...
-
-    async def undo(self, key: int) -> None:
-        """Forget the latest hit of `key` (it turned out not to count)."""
-        ...
-
 
 _HIT = """
 WITH now AS (SELECT coalesce($2::float8, extract(epoch FROM clock_timestamp()))::float8 AS t)

@@ -24,12 +24,14 @@ from bot.datadir.version import (
     refuse_newer,
     write_stamp,
 )
+from bot.storage.sqlite_thread import BUSY_WAIT_S
+from bot.storage.sqlite_thread import transaction as immediate
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
-class Migration:
+class DataDirStep:
     """The step to `version`: what it does, in a few words, and the work itself."""
 
     version: int
@@ -41,15 +43,10 @@ class Migration:
 def transaction(path: Path) -> Iterator[sqlite3.Connection]:
     """One immediate transaction on the database at `path`: committed when the block ends,
     rolled back (schema changes too) when it raises."""
-    db = sqlite3.connect(path, timeout=10.0, isolation_level=None)
+    db = sqlite3.connect(path, timeout=BUSY_WAIT_S, isolation_level=None)
     try:
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with immediate(db):
             yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
     finally:
         db.close()
 
@@ -63,8 +60,8 @@ def _index_open_turns(files: DataFiles) -> None:
         db.execute("PRAGMA user_version = 2")
 
 
-MIGRATIONS: tuple[Migration, ...] = (
-    Migration(2, "an index of the history's open questions", _index_open_turns),
+STEPS: tuple[DataDirStep, ...] = (
+    DataDirStep(2, "an index of the history's open questions", _index_open_turns),
 )
 """Every step, oldest first; the last one's version is `DATA_VERSION`."""
 
@@ -72,7 +69,7 @@ MIGRATIONS: tuple[Migration, ...] = (
 def upgrade(
     files: DataFiles,
     *,
-    migrations: Sequence[Migration] = MIGRATIONS,
+    steps: Sequence[DataDirStep] = STEPS,
     current: int = DATA_VERSION,
 ) -> int:
     """Bring DATA_DIR to `current` and stamp it; returns the version it was at.
@@ -87,27 +84,27 @@ def upgrade(
     found = stamp.version
     refuse_newer(found, files.root, current)
     reached = found
-    for migration in migrations:
-        if not found < migration.version <= current:
+    for step in steps:
+        if not found < step.version <= current:
             continue
         log.warning(
             "upgrading DATA_DIR from data version %d to %d: %s",
             reached,
-            migration.version,
-            migration.summary,
+            step.version,
+            step.summary,
         )
         try:
-            migration.apply(files)
+            step.apply(files)
         except Exception as exc:  # whatever the step raised, its transaction was rolled back
             # and the folder is whole at `reached`: say so and stop
             msg = (
-                f"upgrading DATA_DIR {files.root} to data version {migration.version} "
-                f"({migration.summary}) failed: {exc}. That step was rolled back: the data "
+                f"upgrading DATA_DIR {files.root} to data version {step.version} "
+                f"({step.summary}) failed: {exc}. That step was rolled back: the data "
                 f"stays at version {reached}, which the release that wrote it still reads. "
                 "Fix the cause and start again"
             )
             raise DataVersionError(msg) from exc
-        reached = migration.version
+        reached = step.version
         write_stamp(files, reached)
     if reached != current or not stamp.stamped:
         write_stamp(files, current)

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.scopes import ChatOverride, ScopeStore, SqliteScopeStore
-from bot.scopes.store_postgres import PostgresScopeStore
 from bot.storage import PostgresDatabase
+from bot.storage.scopes import ChatOverride, ScopeStore
+from bot.storage.scopes.postgres import PostgresScopeStore
+from bot.storage.scopes.sqlite import SqliteScopeStore
 from tools.jail.scope import Scope
 
 

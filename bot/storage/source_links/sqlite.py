@@ -1,35 +1,22 @@
-"""Short ids for an answer's sources, so a button can name a document without carrying its path.
-
-Telegram keeps at most 64 bytes of data on a button and shows them to any client that asks, so
-a button carries only a random id; this store maps the id to the document's path relative to
-the documents folder and to the chat whose members may press it. Nothing of the document's text
-is kept. The ids live in a small SQLite file in DATA_DIR, so buttons under old answers keep
-working after a restart, until they expire (`LIFETIME_S`); expired rows are dropped as new ones
-are written. With DATABASE_URL they live in PostgreSQL instead (`bot.source_links_postgres`), so
-a button works whichever worker or machine its tap reaches.
-
-All database work runs on one worker thread, in the order it was asked for, so the event loop
-never waits for the disk. No aiogram here: the Telegram wing builds the buttons.
-"""
+"""`SourceLinks` in one small SQLite file in DATA_DIR, on the storage's one SQLite thread, in
+the order the work was asked for, so the event loop never waits for the disk."""
 
 from __future__ import annotations
 
-import re
 import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
-from bot.storage.sqlite_thread import SqliteThread
-
-LIFETIME_S = 30 * 24 * 3600.0
-ID_BYTES = 9
-"""Random bytes of an id: 12 url-safe characters, 72 bits, not guessable."""
-ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{12}")
-_NEW_ID_ATTEMPTS = 5
+from bot.storage.source_links import (
+    ID_BYTES,
+    LIFETIME_S,
+    NEW_ID_ATTEMPTS,
+    SourceLink,
+    is_link_id,
+)
+from bot.storage.sqlite_thread import SqliteThread, transaction
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS source_links (
@@ -40,42 +27,6 @@ CREATE TABLE IF NOT EXISTS source_links (
 );
 CREATE INDEX IF NOT EXISTS source_links_created ON source_links (created_at);
 """
-
-
-@dataclass(frozen=True, slots=True)
-class SourceLink:
-    """What one id stands for: a document and the chat whose members may open it."""
-
-    path: str
-    """Relative to the documents folder, as the answer's sources name it."""
-    chat_id: int
-    created_at: float
-    """Unix time."""
-
-
-def is_link_id(text: str) -> bool:
-    """Whether `text` has the shape of an id this store makes."""
-    return ID_PATTERN.fullmatch(text) is not None
-
-
-class SourceLinks(Protocol):
-    """The ids behind source buttons."""
-
-    async def issue(self, chat_id: int, paths: Sequence[str]) -> list[str]:
-        """A new id for each path, in order, pressable in `chat_id`."""
-        ...
-
-    async def find(self, link_id: str) -> SourceLink | None:
-        """What `link_id` stands for; None when it is unknown, malformed or expired."""
-        ...
-
-    async def forget_chat(self, chat_id: int) -> int:
-        """Drop every id issued to `chat_id`; how many."""
-        ...
-
-    async def close(self) -> None:
-        """Let go of the store."""
-        ...
 
 
 class SqliteSourceLinks:
@@ -93,7 +44,7 @@ class SqliteSourceLinks:
     ) -> None:
         self._lifetime = lifetime_s
         self._clock = clock
-        self._db = SqliteThread(path, _connect, name="source links database")
+        self._db = SqliteThread(path, _SCHEMA, name="source links database")
 
     @property
     def path(self) -> Path:
@@ -137,34 +88,14 @@ class SqliteSourceLinks:
     def _issue(
         self, db: sqlite3.Connection, chat_id: int, paths: Sequence[str], now: float
     ) -> list[str]:
-        ids = []
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(db):
             db.execute("DELETE FROM source_links WHERE created_at < ?", (now - self._lifetime,))
-            for path in paths:
-                ids.append(_insert(db, path, chat_id, now))
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
-        return ids
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    """Open (and if needed create) the database; transactions are explicit."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(path, timeout=10.0, isolation_level=None, check_same_thread=False)
-    try:
-        db.executescript(_SCHEMA)
-    except BaseException:
-        db.close()
-        raise
-    return db
+            return [_insert(db, path, chat_id, now) for path in paths]
 
 
 def _insert(db: sqlite3.Connection, path: str, chat_id: int, now: float) -> str:
     """Store one link under a fresh random id (a clash, however unlikely, draws again)."""
-    for _ in range(_NEW_ID_ATTEMPTS):
+    for _ in range(NEW_ID_ATTEMPTS):
         link_id = secrets.token_urlsafe(ID_BYTES)
         cursor = db.execute(
             "INSERT OR IGNORE INTO source_links (id, path, chat_id, created_at) "

@@ -1,6 +1,6 @@
 """The ids behind source buttons in PostgreSQL, so a tap on any worker finds what an answer on
-another worker issued. Same rules as the SQLite store (bot.source_links): random ids, the path
-and the chat only, expired rows dropped as new ones are written. Expiry is judged by the
+another worker issued. Same rules as the SQLite store (sqlite.py): random ids, the path and
+the chat only, expired rows dropped as new ones are written. Expiry is judged by the
 database's clock, the one all machines share, unless a `clock` is given (tests move it)."""
 
 from __future__ import annotations
@@ -9,14 +9,19 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from bot.source_links import ID_BYTES, LIFETIME_S, SourceLink, is_link_id
 from bot.storage.errors import StorageError
+from bot.storage.source_links import (
+    ID_BYTES,
+    LIFETIME_S,
+    NEW_ID_ATTEMPTS,
+    SourceLink,
+    is_link_id,
+)
 
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase
 
 _NOW = "coalesce($1::float8, extract(epoch FROM clock_timestamp()))"
-_NEW_ID_ATTEMPTS = 5
 
 
 class PostgresSourceLinks:
@@ -42,7 +47,7 @@ class PostgresSourceLinks:
                 f"DELETE FROM source_links WHERE created_at < {_NOW} - $2", now, self._lifetime
             )
             for path in paths:
-                for _ in range(_NEW_ID_ATTEMPTS):
+                for _ in range(NEW_ID_ATTEMPTS):
                     link_id = secrets.token_urlsafe(ID_BYTES)
                     made = await db.fetchval(
                         "INSERT INTO source_links (id, path, chat_id, created_at) "

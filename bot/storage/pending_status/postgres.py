@@ -1,9 +1,9 @@
 """Status messages in flight of every worker, in the shared PostgreSQL database.
 
 Each record names the worker that sent its message, so a worker starting while others run
-tidies only the records of workers that are gone. Kept apart from `pending_status` so that a
-bot without DATABASE_URL never imports the PostgreSQL driver: the composition root imports this
-module only when it opens a database. A failing database shows as `StorageError` where the
+tidies only the records of workers that are gone. A bot without DATABASE_URL never imports
+this module (nor the PostgreSQL driver): the composition root imports it only when it opens a
+database. A failing database shows as `StorageError` where the
 start-up tidying reads and forgets records.
 """
 
@@ -16,8 +16,8 @@ from typing import TypeVar
 import asyncpg
 
 from bot.storage.errors import StorageError
+from bot.storage.pending_status import PendingStatus
 from bot.storage.postgres import PostgresDatabase
-from bot.telegram.output.pending_status import PendingStatus
 
 __all__ = ["PostgresPendingStatusStore"]
 

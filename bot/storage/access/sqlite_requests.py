@@ -1,43 +1,13 @@
-"""Strangers' access requests: who asked, which admins' messages carry the buttons, who decided.
-
-A stranger who writes to the bot asks the admins at most once per `REQUEST_PERIOD_S`; within
-that period their later messages change nothing here, decided or not. The first admin to decide
-settles the request for everyone: later taps learn who decided. These functions run inside the
-caller's transaction.
+"""The access-request statements of `SqliteAccessStore`: who asked, which admins' messages
+carry the buttons, who decided. They run inside the caller's transaction.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from bot.access.grants import Person
-
-REQUEST_PERIOD_S = 24 * 3600.0
-
-Decision = Literal["allowed", "ignored"]
-
-
-@dataclass(frozen=True, slots=True)
-class AccessRequest:
-    """One stranger's request and, once decided, its outcome."""
-
-    person: Person
-    lang: str
-    """The language the stranger reads, for telling them they were let in."""
-    requested_at: float
-    decision: Decision | None = None
-    decided_by_name: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class RequestMessage:
-    """An admin's message that carries a request's buttons, and the language it is in."""
-
-    chat_id: int
-    message_id: int
-    lang: str
+from bot.storage.access import REQUEST_PERIOD_S, AccessRequest, Decision, Person, RequestMessage
 
 
 def open_request(db: sqlite3.Connection, person: Person, lang: str, now: float) -> bool:

@@ -1,7 +1,7 @@
 """Actions waiting for their confirm button, in PostgreSQL: the tap may reach another worker
-than the command did. Same rules as the SQLite store (bot.confirmations): a random id, used
-once (taking it deletes it, so of two taps at once one finds it), only by the person who asked
-in the chat they asked in; expiry by the database's clock unless a `clock` is given."""
+than the command did. Same rules as the SQLite store (sqlite.py): a random id, used once
+(taking it deletes it, so of two taps at once one finds it), only by the person who asked in
+the chat they asked in; expiry by the database's clock unless a `clock` is given."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from bot.confirmations import LIFETIME_S, Pending
-from bot.source_links import ID_BYTES, is_link_id
+from bot.storage.confirmations import LIFETIME_S, Pending
+from bot.storage.source_links import ID_BYTES, is_link_id
 
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase

@@ -1,15 +1,5 @@
-"""Actions waiting for their confirm button, each under a short random id.
-
-A destructive command (`/rm`, `/mv`, `/forget`) is not done when it is sent: the bot answers
-with a confirm button, and only a tap by the same person in the same chat does it. The button
-carries the id alone (Telegram shows a button's data to any client, and keeps 64 bytes at most),
-so the action and its paths wait here, in a small SQLite file in DATA_DIR, until the tap, a
-restart included, for `LIFETIME_S`. An id is used once: taking it deletes it. With
-DATABASE_URL they wait in PostgreSQL instead (`bot.confirmations_postgres`), so the tap may
-reach any worker.
-
-All database work runs on one worker thread, so the event loop never waits for the disk.
-"""
+"""`Confirmations` in one small SQLite file in DATA_DIR, on the storage's one SQLite thread,
+so the event loop never waits for the disk."""
 
 from __future__ import annotations
 
@@ -18,14 +8,11 @@ import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
-from bot.source_links import ID_BYTES, is_link_id
+from bot.storage.confirmations import LIFETIME_S, Pending
+from bot.storage.source_links import ID_BYTES, is_link_id
 from bot.storage.sqlite_thread import SqliteThread
-
-LIFETIME_S = 15 * 60.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS confirmations (
@@ -37,36 +24,6 @@ CREATE TABLE IF NOT EXISTS confirmations (
     created_at REAL NOT NULL
 );
 """
-
-
-@dataclass(frozen=True, slots=True)
-class Pending:
-    """An action one person asked for in one chat, waiting for their tap."""
-
-    user_id: int
-    chat_id: int
-    action: str
-    args: tuple[str, ...]
-
-
-class Confirmations(Protocol):
-    """Actions waiting for their confirm button."""
-
-    async def ask(self, pending: Pending) -> str:
-        """Keep `pending` and return the id its button carries."""
-        ...
-
-    async def take(self, confirm_id: str, *, user_id: int, chat_id: int) -> Pending | None:
-        """The action behind `confirm_id` if `user_id` asked for it in `chat_id`, removed."""
-        ...
-
-    async def forget_user(self, user_id: int) -> int:
-        """Drop everything `user_id` asked for; how many were dropped."""
-        ...
-
-    async def close(self) -> None:
-        """Let go of the store."""
-        ...
 
 
 class SqliteConfirmations:
@@ -81,7 +38,7 @@ class SqliteConfirmations:
     ) -> None:
         self._lifetime = lifetime_s
         self._clock = clock
-        self._db = SqliteThread(path, _connect, name="confirmations database")
+        self._db = SqliteThread(path, _SCHEMA, name="confirmations database")
 
     async def ask(self, pending: Pending) -> str:
         """Keep `pending` and return the id its button carries; expired ones are dropped."""
@@ -121,18 +78,6 @@ class SqliteConfirmations:
             )
             if cursor.rowcount == 1:
                 return confirm_id
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    """Open (and if needed create) the database; each statement commits on its own."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(path, timeout=10.0, isolation_level=None, check_same_thread=False)
-    try:
-        db.executescript(_SCHEMA)
-    except BaseException:
-        db.close()
-        raise
-    return db
 
 
 def _take(

@@ -1,41 +1,13 @@
-"""Access granted in Telegram: who, with which role, by whom, when and how.
-
-A grant is made by pairing (the person becomes an admin), by an admin's `/allow ID`, or by an
-admin's tap on a stranger's access request. Granting never lowers a role: letting in someone who
-is already an admin leaves them an admin. These functions run inside the caller's transaction.
+"""The grant statements of `SqliteAccessStore`: who, with which role, by whom, when and how.
+Granting never lowers a role. They run inside the caller's transaction.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-Role = Literal["admin", "user"]
-Via = Literal["pairing", "command", "request"]
-
-
-@dataclass(frozen=True, slots=True)
-class Person:
-    """A Telegram user as the bot saw them: id, display name and @username (if any)."""
-
-    user_id: int
-    name: str = ""
-    username: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Grant:
-    """One person's access granted in Telegram."""
-
-    person: Person
-    role: Role
-    granted_by: Person | None
-    """The admin who granted it; None for an admin who paired with a code."""
-    granted_at: float
-    """Unix time."""
-    via: Via
-
+from bot.storage.access import Grant, Person, Via
 
 _COLUMNS = "user_id, role, name, username, granted_by, granted_by_name, granted_at, via"
 

@@ -20,12 +20,20 @@ from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
-from bot.access import codes
-from bot.access.grants import Grant, Person, Via
-from bot.access.pairing import LOCKOUT_S, MAX_FAILURES, PairingOutcome
-from bot.access.requests import REQUEST_PERIOD_S, AccessRequest, RequestMessage
-from bot.access.store import Settled
 from bot.storage import PostgresDatabase, advisory_key
+from bot.storage.access import (
+    LOCKOUT_S,
+    MAX_FAILURES,
+    REQUEST_PERIOD_S,
+    AccessRequest,
+    Grant,
+    PairingOutcome,
+    Person,
+    RequestMessage,
+    Settled,
+    Via,
+    codes,
+)
 
 if TYPE_CHECKING:
     from asyncpg.pool import PoolConnectionProxy

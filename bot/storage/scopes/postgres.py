@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.scopes.store import ChatOverride, dump_scope, load_scope
+from bot.storage.scopes import ChatOverride, dump_scope, load_scope
 from tools.jail.scope import Scope
 
 if TYPE_CHECKING:

@@ -1,47 +1,16 @@
-"""Pairing: a one-time code makes whoever sends it to the bot its admin.
-
-The bot makes a code at start while it has no admin, and `python -m bot pair` makes one at any
-time; a new code replaces every earlier one, so only the latest works. A code works once and
-for `codes.LIFETIME_S`. Five wrong codes from one person within an hour lock that person out
-for an hour; while locked out, not even the right code is compared. An expired code is told
-apart (the owner needs a new one, not more tries) and is not counted as a wrong one.
-
-These functions run on a connection in one transaction each, so a code made by
-`python -m bot pair` while the bot runs is seen by the bot at the next attempt, and two
-attempts can never both use one code.
+"""The pairing statements of `SqliteAccessStore`: a new code replaces every earlier one, a
+code works once, and wrong codes count towards a lockout. Each runs in one transaction, so a
+code made by `python -m bot pair` while the bot runs is seen by the bot at the next attempt,
+and two attempts can never both use one code.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Literal
 
-from bot.access import codes, grants
-from bot.access.database import connect, transaction
-from bot.access.grants import Grant, Person
-
-MAX_FAILURES = 5
-LOCKOUT_S = 3600.0
-"""How long a person who sent `MAX_FAILURES` wrong codes is locked out, and the window in
-which those wrong codes count."""
-
-Result = Literal["paired", "wrong", "expired", "locked"]
-
-
-@dataclass(frozen=True, slots=True)
-class PairingOutcome:
-    """What one attempt did: the new admin's grant, or why not."""
-
-    result: Result
-    grant: Grant | None = None
-    attempts_left: int = 0
-    """After a wrong code: how many more may be tried before the lockout."""
-    retry_after_s: float = 0.0
-    """When locked out: seconds until the next attempt is read."""
+from bot.storage.access import LOCKOUT_S, MAX_FAILURES, PairingOutcome, Person, codes
+from bot.storage.access import sqlite_grants as grants
+from bot.storage.sqlite_thread import transaction
 
 
 def issue(db: sqlite3.Connection, now: float) -> str:
@@ -56,15 +25,6 @@ def issue(db: sqlite3.Connection, now: float) -> str:
             (codes.code_hash(raw), now + codes.LIFETIME_S),
         )
     return code
-
-
-def issue_code_now(path: Path, clock: Callable[[], float] = time.time) -> str:
-    """Make a code in the database at `path` from outside the bot (`python -m bot pair`)."""
-    db = connect(path)
-    try:
-        return issue(db, clock())
-    finally:
-        db.close()
 
 
 def redeem(db: sqlite3.Connection, person: Person, raw_code: str, now: float) -> PairingOutcome:

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from bot.audit import SHOWN, Action, AuditEntry
+from bot.storage.audit import SHOWN, Action, AuditEntry
 
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase

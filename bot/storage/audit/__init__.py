@@ -1,0 +1,66 @@
+"""The admins' audit log: who changed the documents or the access to the bot, what, and when.
+
+Every admin action that changes what the bot holds or who may use it is one entry: an upload,
+a move, a deletion to the trash, a restore, a change of a chat's scope, access granted or taken
+away. Entries are only added, never edited, and kept across restarts; `/audit` shows the last
+ones. The log holds ids, names and paths, never document text.
+
+`AuditLog` is the narrow seam the rest of the bot writes through: `SqliteAuditLog` (sqlite.py)
+keeps it in one small SQLite file in DATA_DIR, `PostgresAuditLog` (postgres.py) in the shared
+database. No aiogram here: the Telegram wing and the access policy both record through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+Action = Literal["upload", "move", "delete", "restore", "scope", "grant", "revoke"]
+"""What an admin did: the first four to documents, `scope` to a chat's folders, the last two to
+a person's access."""
+
+SHOWN = 20
+"""Entries `/audit` shows."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One admin action."""
+
+    at: float
+    """Unix time."""
+    actor_id: int | None
+    """The admin's Telegram id; None for the bot itself (for example a pairing code)."""
+    actor_name: str
+    action: Action
+    subject: str
+    """What was acted on: a path inside the documents folder, a user's or a chat's id."""
+    detail: str = ""
+    """The rest: a move's target, a scope's folders, a role."""
+
+
+class AuditLog(Protocol):
+    """Where admin actions are written and read back, newest last."""
+
+    async def record(
+        self,
+        action: Action,
+        subject: str,
+        *,
+        actor_id: int | None,
+        actor_name: str = "",
+        detail: str = "",
+    ) -> None:
+        """Add one entry, stamped now."""
+
+    async def record_scope_change(
+        self, chat_id: int, folders: Sequence[str], *, actor_id: int, actor_name: str = ""
+    ) -> None:
+        """An admin set the folders a chat (or a user) may see."""
+
+    async def recent(self, limit: int = SHOWN) -> list[AuditEntry]:
+        """The last `limit` entries, oldest first."""
+
+    async def close(self) -> None:
+        """Finish the writes asked for and release the storage."""
