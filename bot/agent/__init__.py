@@ -1,5 +1,17 @@
 """The agent loop: history in, tool calls executed, an answer out. Knows nothing of Telegram.
 
+- `loop` (the agent: a question in, rounds of tool calls, an answer out), `calls` (one reply's
+  tool calls, run concurrently), `types` (what it promises its callers: events, the answer,
+  its errors), `events` (progress delivered safely), `observer` (what it tells a watcher);
+- the model: `client` (the SDK client, made at first use), `llm` (one call in, one tolerant
+  reply out), `replies` and `streaming` (a completion read whole or from its chunks),
+  `reasoning` (kept out of sight), `model_errors` (failures as the agent's error families);
+- the request: `config` (what the agent takes from the settings), `prompts` (the system prompt
+  and the loop's own notes), `context` (fitting the window), `tokens` (counting offline);
+- the conversation: `history` (an append-only SQLite log, crash-safe) and `history_postgres`
+  (the same log shared by workers), `in_use` (who holds the log open), `locks` (one
+  conversation at a time).
+
 Its names load their modules on first use (`__getattr__`), so taking one (`PromptError` for
 the entrance) does not import the model SDK, the toolbox and the rest of the loop.
 """

@@ -17,7 +17,9 @@ at the next start), `scopes/` (chat scopes set from Telegram, each conversation'
 table in sqlite_*.py beside sqlite.py). Still in its own shape: the conversation log
 (bot.agent.history and history_postgres, on a thread pool of its own).
 
-What they stand on:
+What they stand on (and `errors`, `keys` for advisory lock keys, `lost` for what a lost
+connection raises, `session` for this process's lock session, `urls` for database URLs shown
+without their passwords):
 
 - `SqliteThread` (sqlite_thread.py): one file behind one worker thread, opened on first use by
   `connect(path, schema)`, which creates the store's tables; `transaction` for work that takes

@@ -1,0 +1,78 @@
+"""The plan on the door cannot go out of date: every room is named in the contracts and in its
+package's docstring.
+
+import-linter checks only the modules a contract names, so a new top-level module of `bot` left
+out of the layers contract would be guarded by nothing; these tests make forgetting it a failure.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("bot", "tools")
+
+
+def _contracts() -> list[dict[str, Any]]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts: list[dict[str, Any]] = config["tool"]["importlinter"]["contracts"]
+    return contracts
+
+
+def _contract(kind: str, naming: str) -> dict[str, Any]:
+    found = [c for c in _contracts() if c["type"] == kind and naming in c["name"]]
+    assert len(found) == 1, f"one {kind} contract whose name has {naming!r}"
+    return found[0]
+
+
+def _rooms(package: Path) -> list[str]:
+    """The modules and packages directly inside `package`, by name."""
+    modules = [p.stem for p in package.glob("*.py") if p.name != "__init__.py"]
+    packages = [p.name for p in package.iterdir() if (p / "__init__.py").is_file()]
+    return sorted(modules + packages)
+
+
+def _packages() -> list[Path]:
+    return sorted(
+        init.parent
+        for top in PACKAGES
+        for init in (ROOT / top).rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    )
+
+
+def _layer_names(layers: list[str]) -> set[str]:
+    return {name.strip() for layer in layers for name in re.split(r"[|:]", layer)}
+
+
+class TestContracts:
+    def test_every_top_level_room_of_bot_is_in_the_layers_contract(self) -> None:
+        layered = _layer_names(_contract("layers", "bot's top level")["layers"])
+        rooms = {f"bot.{name}" for name in _rooms(ROOT / "bot")}
+        assert not rooms - layered, f"add to the layers contract: {sorted(rooms - layered)}"
+        assert not layered - rooms, f"the layers contract names gone rooms: {layered - rooms}"
+
+    def test_only_the_telegram_wing_may_import_aiogram(self) -> None:
+        contract = _contract("forbidden", "aiogram")
+        guarded = set(contract["source_modules"])
+        rooms = {f"bot.{name}" for name in _rooms(ROOT / "bot")} - {"bot.telegram"}
+        assert not rooms - guarded, f"add to the aiogram contract: {sorted(rooms - guarded)}"
+        assert not guarded - rooms, f"the aiogram contract names gone rooms: {guarded - rooms}"
+
+
+@pytest.mark.parametrize("package", _packages(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_packages_docstring_names_every_room_it_holds(package: Path) -> None:
+    docstring = ast.get_docstring(ast.parse((package / "__init__.py").read_text("utf-8"))) or ""
+    missing = [
+        name
+        for name in _rooms(package)
+        if not re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", docstring)
+    ]
+    where = package.relative_to(ROOT)
+    assert not missing, f"{where}/__init__.py should say what these hold: {', '.join(missing)}"
