@@ -481,7 +481,7 @@ class TestEntrance:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
-        out, err = await asyncio.wait_for(process.communicate(), 60)
+        out, err = await asyncio.wait_for(process.communicate(), 180)
         assert process.returncode is not None
         return process.returncode, out.decode(), err.decode()
 

@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi
 
@@ -93,7 +95,7 @@ NOT_FOR_HELP = (
 """`python -m bot --help` prints the settings; it needs none of the running bot."""
 
 
-def _loaded(code: str) -> set[str]:
+def _loaded(code: str, cwd: Path | None = None) -> set[str]:
     """The modules a fresh interpreter holds after running `code` (with DATABASE_URL unset)."""
     code += "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
@@ -104,13 +106,15 @@ def _loaded(code: str) -> set[str]:
         check=True,
         timeout=120,
         env=env,
+        cwd=cwd,
     )
     return set(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def _loaded_after(modules: tuple[str, ...]) -> set[str]:
+def _loaded_after(modules: tuple[str, ...], cwd: Path | None = None) -> set[str]:
     return _loaded(
-        f"import importlib\nfor name in {list(modules)!r}:\n    importlib.import_module(name)"
+        f"import importlib\nfor name in {list(modules)!r}:\n    importlib.import_module(name)",
+        cwd,
     )
 
 
@@ -118,20 +122,31 @@ def _heavy(loaded: set[str], packages: tuple[str, ...]) -> list[str]:
     return sorted(m for m in loaded if m.split(".")[0] in packages)
 
 
-def test_the_start_up_path_loads_no_document_parser() -> None:
-    loaded = _loaded_after(STARTUP_MODULES)
+@pytest.fixture(scope="module")
+def startup_loaded(tmp_path_factory: pytest.TempPathFactory) -> frozenset[str]:
+    """What the start-up path loads: one fresh interpreter serves the three checks on it
+    (run away from the checkout, as each test's own working folder is)."""
+    return frozenset(_loaded_after(STARTUP_MODULES, tmp_path_factory.mktemp("startup")))
+
+
+def test_the_start_up_path_loads_no_document_parser(startup_loaded: frozenset[str]) -> None:
+    loaded = set(startup_loaded)
     assert "aiogram" in loaded  # the check sees the real start-up path
     assert _heavy(loaded, NOT_AT_STARTUP) == []
 
 
-def test_the_start_up_path_leaves_the_model_sdk_and_parsers_for_first_use() -> None:
-    loaded = _loaded_after(STARTUP_MODULES)
+def test_the_start_up_path_leaves_the_model_sdk_and_parsers_for_first_use(
+    startup_loaded: frozenset[str],
+) -> None:
+    loaded = set(startup_loaded)
     assert "bot.agent.loop" in loaded  # the agent is built; its SDK client is not
     assert _heavy(loaded, AT_FIRST_USE) == []
 
 
-def test_the_start_up_path_loads_no_postgres_driver_without_a_database() -> None:
-    loaded = _loaded_after(STARTUP_MODULES)
+def test_the_start_up_path_loads_no_postgres_driver_without_a_database(
+    startup_loaded: frozenset[str],
+) -> None:
+    loaded = set(startup_loaded)
     assert "bot.telegram.shared_stores" in loaded
     assert _heavy(loaded, POSTGRES) == []
     assert sorted(loaded.intersection(POSTGRES_STORES)) == []

@@ -82,7 +82,7 @@ async def run(
                 harness.session.add_network_error("sendMessage", cause)
 
         if settings.get("stream") != "off":
-            slow_stream(harness.llm, chars=24, delay_s=0.003)
+            slow_stream(harness.llm, chars=96, delay_s=0.003)
         harness.llm.reply_text(LONGER)
         harness.session.hooks["sendMessage"] = drop
         await harness.feed(ask(harness))

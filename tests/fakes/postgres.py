@@ -75,6 +75,37 @@ def _server_user() -> str | None:
     raise PostgresMissing(msg)
 
 
+def _start_on_a_free_port(
+    binaries: Path, data: str, folder: Path, *, durable: bool, user: str | None
+) -> int:
+    """Start the server on a port that was free a moment ago; the port it listens on.
+
+    Another process (a parallel test worker, say) may take that port in between: then the
+    start fails with "could not bind", and another free port is tried.
+    """
+    server_log = folder / "server.log"
+    attempts_left = 3
+    while True:
+        attempts_left -= 1
+        port = _free_port()
+        options = f"-p {port} -k {folder} {_SERVER_OPTIONS}"
+        if not durable:
+            options += f" {_THROWAWAY_OPTIONS}"
+        try:
+            _run(
+                binaries / "pg_ctl",
+                ["-D", data, "-l", str(server_log), "-o", options, "-w", "start"],
+                user=user,
+            )
+        except subprocess.CalledProcessError:
+            said = server_log.read_text(errors="replace") if server_log.exists() else ""
+            if attempts_left == 0 or "could not bind" not in said:
+                raise
+            server_log.unlink()
+        else:
+            return port
+
+
 @dataclass
 class PostgresServer:
     """A running server and the URL of its maintenance database (`postgres`)."""
@@ -102,7 +133,6 @@ class PostgresServer:
         if user is not None:
             entry = pwd.getpwnam(user)
             os.chown(folder, entry.pw_uid, entry.pw_gid)
-        port = _free_port()
         data = str(folder / "data")
         authentication = ["-A", "trust"]
         if password is not None:
@@ -111,24 +141,16 @@ class PostgresServer:
             if user is not None:
                 os.chown(password_file, entry.pw_uid, entry.pw_gid)
             authentication = ["-A", "scram-sha-256", f"--pwfile={password_file}"]
+        server_log = folder / "server.log"
         try:
             _run(
                 binaries / "initdb",
                 ["-D", data, *authentication, "-U", "postgres", "-E", "UTF8", "--locale=C"],
                 user=user,
             )
-            options = f"-p {port} -k {folder} {_SERVER_OPTIONS}"
-            if not durable:
-                options += f" {_THROWAWAY_OPTIONS}"
-            server_log = str(folder / "server.log")
-            _run(
-                binaries / "pg_ctl",
-                ["-D", data, "-l", server_log, "-o", options, "-w", "start"],
-                user=user,
-            )
+            port = _start_on_a_free_port(binaries, data, folder, durable=durable, user=user)
         except subprocess.CalledProcessError as exc:
-            log = folder / "server.log"
-            detail = log.read_text(errors="replace") if log.exists() else ""
+            detail = server_log.read_text(errors="replace") if server_log.exists() else ""
             shutil.rmtree(folder, ignore_errors=True)
             msg = f"the test PostgreSQL did not start: {exc.stderr or exc}\n{detail}"
             raise RuntimeError(msg) from exc

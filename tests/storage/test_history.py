@@ -113,6 +113,7 @@ class TestOpenTurnsOfOtherWorkers:
         # the worker dies without closing anything: the server ends its session
         pid = doomed.session.connection.get_server_pid()
         await postgres_database.pool.execute("SELECT pg_terminate_backend($1)", pid)
+        doomed.session.connection.terminate()  # its socket goes with the process, unread
         await doomed.pool.close()
 
         assert await mine.interrupt_orphans() == 1
