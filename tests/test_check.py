@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import socket
-import sys
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -26,6 +24,8 @@ from bot.settings_loader import load_settings
 from tests.fakes.accounts import BOT_TOKEN, BOT_USERNAME
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.ports import free_port
+from tests.fakes.processes import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "123456:AAF-secret_token_value_abcdef"
@@ -142,22 +142,6 @@ class TestSettingsRules:
         monkeypatch.setenv("TELEGRAM_API_LOCAL", "true")
         monkeypatch.setenv("WEBHOOK_URL", "http://bot:8080/tg")
         assert load_settings().webhook_url == "http://bot:8080/tg"
-
-
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture
-async def bot_api() -> AsyncIterator[FakeBotApi]:
-    api = FakeBotApi(token=BOT_TOKEN)
-    await api.start()
-    try:
-        yield api
-    finally:
-        await api.close()
 
 
 @pytest.fixture
@@ -283,7 +267,7 @@ class TestRealThings:
         bot_api: FakeBotApi,
         capsys: pytest.CaptureFixture[str],
     ) -> None:
-        url = f"http://127.0.0.1:{_closed_port()}/v1"
+        url = f"http://127.0.0.1:{free_port()}/v1"
         settings = _settings(tmp_path, docs, fake_llm, bot_api, openai_base_url=url)
         code, lines = await _check(settings, capsys)
         assert code == 1
@@ -473,17 +457,7 @@ class TestEntrance:
         return env
 
     async def _run(self, env: dict[str, str], cwd: Path, *args: str) -> tuple[int, str, str]:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *args,
-            env=env,
-            cwd=cwd,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        out, err = await asyncio.wait_for(process.communicate(), 60)
-        assert process.returncode is not None
-        return process.returncode, out.decode(), err.decode()
+        return await run_python(*args, env=env, cwd=cwd, within_s=60)
 
     async def test_every_check_passes(
         self, tmp_path: Path, docs: Path, fake_llm: FakeLLM, bot_api: FakeBotApi

@@ -13,12 +13,13 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
+
+from tests.fakes.ports import free_port
 
 _BINARIES = ("initdb", "pg_ctl")
 _SERVER_OPTIONS = "-c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=32MB"
@@ -52,13 +53,6 @@ def _run(program: Path, arguments: list[str], *, user: str | None) -> None:
     subprocess.run(
         [str(program), *arguments], user=user, check=True, capture_output=True, text=True
     )
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _server_user() -> str | None:
@@ -102,7 +96,7 @@ class PostgresServer:
         if user is not None:
             entry = pwd.getpwnam(user)
             os.chown(folder, entry.pw_uid, entry.pw_gid)
-        port = _free_port()
+        port = free_port()
         data = str(folder / "data")
         authentication = ["-A", "trust"]
         if password is not None:
