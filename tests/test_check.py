@@ -24,6 +24,7 @@ from bot.settings_loader import load_settings
 from tests.fakes.accounts import BOT_TOKEN, BOT_USERNAME
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.http_server import serving
 from tests.fakes.ports import free_port
 from tests.fakes.processes import run_python
 
@@ -498,16 +499,8 @@ class TestModelServerCheck:
     @asynccontextmanager
     async def _server(self, handler: Any) -> AsyncIterator[str]:
         """A model server whose list of models `handler` answers; yields its base URL."""
-        app = web.Application()
-        app.router.add_get("/v1/models", handler)
-        runner = web.AppRunner(app, shutdown_timeout=0.1)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        try:
-            yield f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
-        finally:
-            await runner.cleanup()
+        async with serving(handler, path="/v1/models", method="GET") as url:
+            yield f"{url}/v1"
 
     async def test_a_key_refused_by_the_listing(self) -> None:
         async def refuse(_: web.Request) -> web.Response:

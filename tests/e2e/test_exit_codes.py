@@ -18,6 +18,7 @@ from aiohttp import web
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.http_server import serving
 from tests.fakes.ports import free_port
 from tests.fakes.postgres import PostgresServer
 from tests.fakes.processes import bot_env, run_python
@@ -82,16 +83,8 @@ async def telegram_down() -> AsyncIterator[str]:
         body = {"ok": False, "error_code": 500, "description": "Internal Server Error"}
         return web.json_response(body, status=500)
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", failing)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    try:
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
-    finally:
-        await runner.cleanup()
+    async with serving(failing) as url:
+        yield url
 
 
 class TestTelegramDown:

@@ -11,6 +11,7 @@ from aiohttp import web
 from tests.fakes.accounts import BOT_TOKEN, USER_ID
 from tests.fakes.bot_api_http import ApiCall, FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.http_server import serving
 from tests.fakes.processes import BotProcess, run_python
 
 REPO = Path(__file__).resolve().parents[2]
@@ -136,21 +137,12 @@ class TestWrongBotApi:
                 status=502, text="<html><body><h1>502 Bad Gateway</h1></body></html>"
             )
 
-        app = web.Application()
-        app.router.add_route("*", "/{tail:.*}", proxy_page)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         env = _env(tmp_path, sandbox_dir, fake_llm, None)
-        env["TELEGRAM_API_BASE"] = f"http://127.0.0.1:{port}"
-        try:
+        async with serving(proxy_page) as url:
+            env["TELEGRAM_API_BASE"] = url
             code, output, _ = await run_python(
                 "-m", "bot", env=env, cwd=tmp_path, together=True, within_s=60
             )
-        finally:
-            await runner.cleanup()
         assert code == 1, output
         assert "Traceback" not in output
         assert "did not answer like a Telegram Bot API" in output
