@@ -16,7 +16,6 @@ import math
 import os
 import re
 import signal
-import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from bench.processes import children, cpu_seconds, peak_rss_mb, tree_cpu_seconds
 from bench.results import Aim, BenchResult, Metric
 from bench.stats import median
 from tests.fakes.accounts import BOT_TOKEN
+from tests.fakes.ports import free_port
 from tests.fakes.postgres import PostgresMissing, PostgresServer
 
 TITLE = "workers: 1,000 chats × three-round questions over HTTP webhooks, 1 to 4 worker processes"
@@ -162,13 +162,6 @@ def _stop(process: subprocess.Popen[str]) -> None:
         process.wait()
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _update(update_id: int, chat: int) -> bytes:
     user = {"id": chat, "is_bot": False, "first_name": "U", "language_code": "ru"}
     message = {
@@ -285,7 +278,7 @@ async def _run_setup(
     if engine == "postgres":
         assert rig.postgres is not None
         database = await _new_database(rig.postgres, f"bench_{workers}_{first_chat}")
-    port = _free_port()
+    port = free_port()
     bot = BotProcess(rig.ctx, _bot_env(rig, folder, port, workers, database), folder, workers)
     url = f"http://127.0.0.1:{port}/hook"
     try:

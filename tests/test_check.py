@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import socket
-import sys
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -26,6 +24,9 @@ from bot.settings_loader import load_settings
 from tests.fakes.accounts import BOT_TOKEN, BOT_USERNAME
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.http_server import serving
+from tests.fakes.ports import free_port
+from tests.fakes.processes import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "123456:AAF-secret_token_value_abcdef"
@@ -142,22 +143,6 @@ class TestSettingsRules:
         monkeypatch.setenv("TELEGRAM_API_LOCAL", "true")
         monkeypatch.setenv("WEBHOOK_URL", "http://bot:8080/tg")
         assert load_settings().webhook_url == "http://bot:8080/tg"
-
-
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture
-async def bot_api() -> AsyncIterator[FakeBotApi]:
-    api = FakeBotApi(token=BOT_TOKEN)
-    await api.start()
-    try:
-        yield api
-    finally:
-        await api.close()
 
 
 @pytest.fixture
@@ -283,7 +268,7 @@ class TestRealThings:
         bot_api: FakeBotApi,
         capsys: pytest.CaptureFixture[str],
     ) -> None:
-        url = f"http://127.0.0.1:{_closed_port()}/v1"
+        url = f"http://127.0.0.1:{free_port()}/v1"
         settings = _settings(tmp_path, docs, fake_llm, bot_api, openai_base_url=url)
         code, lines = await _check(settings, capsys)
         assert code == 1
@@ -473,17 +458,7 @@ class TestEntrance:
         return env
 
     async def _run(self, env: dict[str, str], cwd: Path, *args: str) -> tuple[int, str, str]:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *args,
-            env=env,
-            cwd=cwd,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        out, err = await asyncio.wait_for(process.communicate(), 180)
-        assert process.returncode is not None
-        return process.returncode, out.decode(), err.decode()
+        return await run_python(*args, env=env, cwd=cwd, within_s=180)
 
     async def test_every_check_passes(
         self, tmp_path: Path, docs: Path, fake_llm: FakeLLM, bot_api: FakeBotApi
@@ -524,16 +499,8 @@ class TestModelServerCheck:
     @asynccontextmanager
     async def _server(self, handler: Any) -> AsyncIterator[str]:
         """A model server whose list of models `handler` answers; yields its base URL."""
-        app = web.Application()
-        app.router.add_get("/v1/models", handler)
-        runner = web.AppRunner(app, shutdown_timeout=0.1)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        try:
-            yield f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
-        finally:
-            await runner.cleanup()
+        async with serving(handler, path="/v1/models", method="GET") as url:
+            yield f"{url}/v1"
 
     async def test_a_key_refused_by_the_listing(self) -> None:
         async def refuse(_: web.Request) -> web.Response:

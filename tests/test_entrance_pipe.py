@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.reliability.process import bot_env
+from tests.fakes.processes import bot_env, run_python
 
 
 async def _with_stdout_closed(command: str, tmp_path: Path) -> tuple[int, str]:
@@ -24,22 +23,18 @@ async def _with_stdout_closed(command: str, tmp_path: Path) -> tuple[int, str]:
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader has gone before the first line
     try:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
+        code, _, err = await run_python(
             "-m",
             "bot",
             *command.split(),
-            cwd=tmp_path,
             env=env,
+            cwd=tmp_path,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=write_end,
-            stderr=asyncio.subprocess.PIPE,
         )
     finally:
         os.close(write_end)
-    _, err = await asyncio.wait_for(process.communicate(), 120)
-    assert process.returncode is not None
-    return process.returncode, err.decode(errors="replace")
+    return code, err
 
 
 @pytest.mark.parametrize("command", ["check --offline", "pair"])

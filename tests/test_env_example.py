@@ -6,13 +6,8 @@ its setting's default (or, for a setting that says so, its own meaning of empty)
 
 from __future__ import annotations
 
-import asyncio
 import re
 import shutil
-import signal
-import subprocess
-import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +18,7 @@ from tests import docs_text
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.processes import bare_env, run_python, run_until_it_polls
 from tools.config import EMPTY_IS_A_VALUE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,33 +39,10 @@ def filled_example(folder: Path) -> Path:
     return folder
 
 
-def _environment(**extra: str) -> dict[str, str]:
-    """Nothing of the developer's own settings: only what runs Python, and `extra`."""
-    return {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), **extra}
-
-
-@pytest.fixture
-async def bot_api() -> AsyncIterator[FakeBotApi]:
-    api = FakeBotApi(token=BOT_TOKEN)
-    await api.start()
-    try:
-        yield api
-    finally:
-        await api.close()
-
-
 class TestTheExampleAsShipped:
-    def test_check_offline_passes(self, tmp_path: Path) -> None:
+    async def test_check_offline_passes(self, tmp_path: Path) -> None:
         folder = filled_example(tmp_path)
-        done = subprocess.run(
-            [sys.executable, "-m", "bot", "check", "--offline"],
-            capture_output=True,
-            text=True,
-            env=_environment(),
-            cwd=folder,
-            timeout=120,
-            check=False,
-        )
+        done = await run_python("-m", "bot", "check", "--offline", env=bare_env(), cwd=folder)
         assert done.returncode == 0, done.stdout + done.stderr
         lines = done.stdout.splitlines()
         assert lines[0].startswith("✓ settings: model gpt-4.1-mini, documents in ./sandbox")
@@ -83,30 +56,8 @@ class TestTheExampleAsShipped:
     ) -> None:
         """Only the servers' addresses come from the environment: the tests' fakes."""
         folder = filled_example(tmp_path)
-        log_path = tmp_path / "bot.log"
-        with log_path.open("wb") as log_file:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "bot",
-                cwd=folder,
-                env=_environment(
-                    TELEGRAM_API_BASE=bot_api.base_url, OPENAI_BASE_URL=fake_llm.base_url
-                ),
-                stdout=log_file,
-                stderr=log_file,
-            )
-            try:
-                await bot_api.wait_for(
-                    lambda calls: any(c.method == "getUpdates" for c in calls), 60
-                )
-                process.send_signal(signal.SIGTERM)
-                code = await asyncio.wait_for(process.wait(), 30)
-            finally:
-                if process.returncode is None:
-                    process.kill()
-                    await process.wait()
-        output = log_path.read_text(errors="replace")
+        env = bare_env(TELEGRAM_API_BASE=bot_api.base_url, OPENAI_BASE_URL=fake_llm.base_url)
+        code, output = await run_until_it_polls(env, folder, bot_api)
         assert code == 0, output
         assert "bot @docs_test_bot started: model gpt-4.1-mini" in output
         assert "bot.settings" not in output  # nothing in the example is an unknown setting

@@ -3,12 +3,7 @@ named once, at start and by `check`, and `check` does not pass the settings over
 
 from __future__ import annotations
 
-import asyncio
 import re
-import signal
-import subprocess
-import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -16,11 +11,20 @@ import pytest
 from bot.__main__ import main
 from bot.config import Settings
 from bot.env_file import COMPOSE_KEYS, env_file_notes
-from tests.e2e.test_workers import STARTED, _free_port, _wait_in_log
+from tests.e2e.test_workers import STARTED
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
-from tests.reliability.process import BotProcess, bot_env
+from tests.fakes.ports import free_port
+from tests.fakes.processes import (
+    BotProcess,
+    Finished,
+    bare_env,
+    bot_env,
+    run_python,
+    run_until_it_polls,
+    wait_in_log,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-env-file-secret-key-13579"
@@ -37,26 +41,8 @@ def _notes(folder: Path) -> list[str]:
     return env_file_notes(folder / ".env", Settings.model_fields, encoding="utf-8")
 
 
-def _run(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
-        capture_output=True,
-        text=True,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), **env},
-        cwd=folder,
-        timeout=120,
-        check=False,
-    )
-
-
-@pytest.fixture
-async def bot_api() -> AsyncIterator[FakeBotApi]:
-    api = FakeBotApi(token=BOT_TOKEN)
-    await api.start()
-    try:
-        yield api
-    finally:
-        await api.close()
+async def _run(folder: Path, *args: str, **env: str) -> Finished:
+    return await run_python("-m", "bot", *args, env=bare_env(**env), cwd=folder)
 
 
 class TestNotes:
@@ -105,12 +91,12 @@ class TestNotes:
 
 
 class TestCheck:
-    def test_the_settings_line_fails_over_an_unknown_key_or_a_bad_line(
+    async def test_the_settings_line_fails_over_an_unknown_key_or_a_bad_line(
         self, tmp_path: Path
     ) -> None:
         _write_env(tmp_path, f"OPENAI_API_KEY={KEY}", "MODLE=gpt-4o", "this is no setting")
         (tmp_path / "sandbox").mkdir()
-        done = _run(tmp_path, "check", "--offline")
+        done = await _run(tmp_path, "check", "--offline")
         assert done.returncode == 1, done.stdout + done.stderr
         settings_line = done.stdout.splitlines()[0]
         assert settings_line.startswith("✗ settings: ")
@@ -119,13 +105,13 @@ class TestCheck:
         assert (done.stdout + done.stderr).count("line 3 of .env") == 1
         assert DOTENV_OWN not in done.stderr
 
-    def test_a_refused_start_names_a_bad_line_once_and_the_misspelling(
+    async def test_a_refused_start_names_a_bad_line_once_and_the_misspelling(
         self, tmp_path: Path
     ) -> None:
         """An invalid value makes the settings be read twice; the bad line is still named once,
         and a misspelt key is listed beside the setting it left missing."""
         _write_env(tmp_path, "OPENAI_APY_KEY=x", "HISTORY_DAYS=0", "this is no setting")
-        done = _run(tmp_path, "check")
+        done = await _run(tmp_path, "check")
         assert done.returncode == 2
         assert done.stderr.count("line 3 of .env") == 1
         assert DOTENV_OWN not in done.stderr
@@ -150,34 +136,12 @@ class TestStart:
     ) -> None:
         _write_env(tmp_path, f"BOT_TOKEN={BOT_TOKEN}", "MODLE=gpt-4o", "this is no setting")
         (tmp_path / "sandbox").mkdir()
-        log_path = tmp_path / "bot.log"
-        with log_path.open("wb") as log_file:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "bot",
-                cwd=tmp_path,
-                env={
-                    "PATH": "/usr/bin:/bin",
-                    "PYTHONPATH": str(ROOT),
-                    "OPENAI_API_KEY": KEY,
-                    "TELEGRAM_API_BASE": bot_api.base_url,
-                    "OPENAI_BASE_URL": fake_llm.base_url,
-                },
-                stdout=log_file,
-                stderr=log_file,
-            )
-            try:
-                await bot_api.wait_for(
-                    lambda calls: any(c.method == "getUpdates" for c in calls), 60
-                )
-                process.send_signal(signal.SIGTERM)
-                code = await asyncio.wait_for(process.wait(), 30)
-            finally:
-                if process.returncode is None:
-                    process.kill()
-                    await process.wait()
-        output = log_path.read_text(errors="replace")
+        env = bare_env(
+            OPENAI_API_KEY=KEY,
+            TELEGRAM_API_BASE=bot_api.base_url,
+            OPENAI_BASE_URL=fake_llm.base_url,
+        )
+        code, output = await run_until_it_polls(env, tmp_path, bot_api)
         assert code == 0, output
         (misspelt,) = [line for line in output.splitlines() if "MODLE" in line]
         assert misspelt.endswith(f"WARNING bot.settings: {MISSPELT}")
@@ -191,7 +155,7 @@ class TestStart:
         """Each worker reads the same .env again; only the parent names what is wrong in it."""
         _write_env(tmp_path, f"BOT_TOKEN={BOT_TOKEN}", "MODLE=gpt-4o", "this is no setting")
         (tmp_path / "sandbox").mkdir()
-        port = _free_port()
+        port = free_port()
         env = bot_env(
             OPENAI_API_KEY=KEY,
             OPENAI_BASE_URL=fake_llm.base_url,
@@ -205,7 +169,7 @@ class TestStart:
         process = BotProcess(env, tmp_path)
         await process.start()
         try:
-            await _wait_in_log(process, STARTED, 2, within_s=120)
+            await wait_in_log(process, STARTED, 2, within_s=120)
             await process.stop()
         finally:
             await process.ensure_gone()

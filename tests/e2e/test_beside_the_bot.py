@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,16 +20,10 @@ import pytest
 from tests.fakes.accounts import BOT_TOKEN, USER_ID
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
-from tests.reliability.process import BotProcess, bot_env
+from tests.fakes.ports import free_port
+from tests.fakes.processes import BotProcess, bot_env, run_python
 
 DAMAGE = ("damaged", "unreadable", "rebuilding", "not closed cleanly")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _index_files(data: Path) -> dict[str, tuple[int, int, int]]:
@@ -71,26 +63,14 @@ class RunningBot:
 
     async def command(self, *argv: str, stdin: int | None = None) -> tuple[int, str, str]:
         """Run `python -m …` with the bot's settings; exit code, stdout, stderr."""
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            *argv,
-            cwd=self.cwd,
-            env=self.env,
-            stdin=stdin,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        out, err = await asyncio.wait_for(process.communicate(), 60)
-        assert process.returncode is not None
-        return process.returncode, out.decode(), err.decode()
+        return await run_python("-m", *argv, env=self.env, cwd=self.cwd, stdin=stdin, within_s=60)
 
 
 @pytest.fixture
 async def bot(tmp_path: Path, sandbox_dir: Path, fake_llm: FakeLLM) -> AsyncIterator[RunningBot]:
     api = FakeBotApi(token=BOT_TOKEN)
     await api.start()
-    port = _free_port()
+    port = free_port()
     env = bot_env(
         BOT_TOKEN=BOT_TOKEN,
         OPENAI_BASE_URL=fake_llm.base_url,

@@ -8,9 +8,6 @@ for a password.
 
 from __future__ import annotations
 
-import asyncio
-import socket
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -21,28 +18,13 @@ from aiohttp import web
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.http_server import serving
+from tests.fakes.ports import free_port
 from tests.fakes.postgres import PostgresServer
-from tests.reliability.process import bot_env
+from tests.fakes.processes import bot_env, run_python
 
 REFUSED_TOKEN = "42:REFUSED_token_someone_revoked_xyz"
 WRONG_PASSWORD = "wrong-Pa55word-typed"
-
-
-@pytest.fixture
-async def bot_api() -> AsyncIterator[FakeBotApi]:
-    api = FakeBotApi(token=BOT_TOKEN)
-    await api.start()
-    try:
-        yield api
-    finally:
-        await api.close()
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _with_password(url: str, password: str) -> str:
@@ -70,7 +52,7 @@ def usual(
 
 def _workers(count: int, database: str) -> dict[str, str]:
     """Webhook mode with `count` workers on a loopback port, as a deployment runs them."""
-    port = _free_port()
+    port = free_port()
     return {
         "WORKERS": str(count),
         "WEBHOOK_URL": f"http://127.0.0.1:{port}/hook",
@@ -83,24 +65,10 @@ def _workers(count: int, database: str) -> dict[str, str]:
 
 async def _run(settings: dict[str, str], cwd: Path) -> tuple[int, str]:
     """`python -m bot` until it exits by itself; its exit code and everything it printed."""
-    env = bot_env(**settings)
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        cwd=cwd,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
+    code, output, _ = await run_python(
+        "-m", "bot", env=bot_env(**settings), cwd=cwd, together=True
     )
-    try:
-        out, _ = await asyncio.wait_for(process.communicate(), 120)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-    assert process.returncode is not None
-    return process.returncode, out.decode(errors="replace")
+    return code, output
 
 
 def _errors(output: str) -> list[str]:
@@ -115,16 +83,8 @@ async def telegram_down() -> AsyncIterator[str]:
         body = {"ok": False, "error_code": 500, "description": "Internal Server Error"}
         return web.json_response(body, status=500)
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", failing)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    try:
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
-    finally:
-        await runner.cleanup()
+    async with serving(failing) as url:
+        yield url
 
 
 class TestTelegramDown:
@@ -211,7 +171,7 @@ class TestUnreachableDatabase:
     async def test_a_database_that_does_not_answer_is_left_to_a_restart(
         self, workers: int, usual: dict[str, str], tmp_path: Path
     ) -> None:
-        url = f"postgresql://bot:{WRONG_PASSWORD}@127.0.0.1:{_free_port()}/bot"
+        url = f"postgresql://bot:{WRONG_PASSWORD}@127.0.0.1:{free_port()}/bot"
 
         code, output = await _run({**usual, **_database(workers, url)}, tmp_path)
 

@@ -2,34 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
-import signal
-import sys
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
 from aiohttp import web
 
 from tests.fakes.accounts import BOT_TOKEN, USER_ID
 from tests.fakes.bot_api_http import ApiCall, FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.http_server import serving
+from tests.fakes.processes import BotProcess, run_python
 
 REPO = Path(__file__).resolve().parents[2]
 API_KEY = "sk-e2e-secret-key-98765"
 ANSWER = "Для шарлотки нужен 1 стакан сахара."
-
-
-@pytest.fixture
-async def bot_api() -> AsyncIterator[FakeBotApi]:
-    api = FakeBotApi(token=BOT_TOKEN)
-    await api.start()
-    try:
-        yield api
-    finally:
-        await api.close()
 
 
 def _env(
@@ -67,45 +54,31 @@ class TestBotProcess:
     ) -> None:
         fake_llm.reply_tool_calls(("search_files", {"query": "шарлотка"}))
         fake_llm.reply_text(ANSWER)
-        log_path = tmp_path / "bot.log"
-        with log_path.open("wb") as log_file:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "bot",
-                cwd=tmp_path,
-                env=_env(tmp_path, sandbox_dir, fake_llm, bot_api),
-                stdout=log_file,
-                stderr=log_file,
-            )
-            try:
-                await bot_api.wait_for(
-                    lambda calls: any(c.method == "getUpdates" for c in calls), 30
-                )
-                await bot_api.push_update(
-                    "message",
-                    {
-                        "message_id": 1,
-                        "date": int(time.time()),
-                        "chat": {"id": USER_ID, "type": "private", "first_name": "U"},
-                        "from": {
-                            "id": USER_ID,
-                            "is_bot": False,
-                            "first_name": "U",
-                            "language_code": "ru",
-                        },
-                        "text": "Сколько сахара в шарлотке?",
+        process = BotProcess(_env(tmp_path, sandbox_dir, fake_llm, bot_api), tmp_path)
+        await process.start()
+        try:
+            await bot_api.wait_for(lambda calls: any(c.method == "getUpdates" for c in calls), 30)
+            await bot_api.push_update(
+                "message",
+                {
+                    "message_id": 1,
+                    "date": int(time.time()),
+                    "chat": {"id": USER_ID, "type": "private", "first_name": "U"},
+                    "from": {
+                        "id": USER_ID,
+                        "is_bot": False,
+                        "first_name": "U",
+                        "language_code": "ru",
                     },
-                )
-                await bot_api.wait_for(_answered, 30)
-                process.send_signal(signal.SIGTERM)
-                code = await asyncio.wait_for(process.wait(), 30)
-            finally:
-                if process.returncode is None:
-                    process.kill()
-                    await process.wait()
+                    "text": "Сколько сахара в шарлотке?",
+                },
+            )
+            await bot_api.wait_for(_answered, 30)
+            code = await process.stop()
+        finally:
+            await process.ensure_gone()
 
-        output = log_path.read_text(errors="replace")
+        output = process.output()
         assert code == 0, output
         (started,) = [line for line in output.splitlines() if "bot @docs_test_bot started" in line]
         assert "model gpt-4.1-mini" in started
@@ -132,21 +105,12 @@ class TestTerminalChat:
         env = _env(tmp_path, sandbox_dir, fake_llm, None)
         env.pop("BOT_TOKEN")
         with questions.open("rb") as stdin:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "bot",
-                "chat",
-                cwd=tmp_path,
-                env=env,
-                stdin=stdin,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
+            code, out, err = await run_python(
+                "-m", "bot", "chat", env=env, cwd=tmp_path, stdin=stdin, within_s=60
             )
-            out, err = await asyncio.wait_for(process.communicate(), 60)
-        assert process.returncode == 0, err.decode()
-        assert ANSWER in out.decode()
-        assert API_KEY not in out.decode() + err.decode()
+        assert code == 0, err
+        assert ANSWER in out
+        assert API_KEY not in out + err
 
     async def test_chat_answers_every_question_piped_in(
         self, tmp_path: Path, sandbox_dir: Path, fake_llm: FakeLLM
@@ -155,22 +119,13 @@ class TestTerminalChat:
         fake_llm.reply_text("Второй ответ.")
         env = _env(tmp_path, sandbox_dir, fake_llm, None)
         env.pop("BOT_TOKEN")
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
-            "chat",
-            cwd=tmp_path,
-            env=env,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+        code, out, err = await run_python(
+            "-m", "bot", "chat", env=env, cwd=tmp_path, feed=b"q1\nq2\n", within_s=60
         )
-        out, err = await asyncio.wait_for(process.communicate(b"q1\nq2\n"), 60)
-        assert process.returncode == 0, err.decode()
-        assert "Первый ответ." in out.decode()
-        assert "Второй ответ." in out.decode(), err.decode()
-        assert "Traceback" not in err.decode()
+        assert code == 0, err
+        assert "Первый ответ." in out
+        assert "Второй ответ." in out, err
+        assert "Traceback" not in err
 
 
 class TestWrongBotApi:
@@ -182,30 +137,13 @@ class TestWrongBotApi:
                 status=502, text="<html><body><h1>502 Bad Gateway</h1></body></html>"
             )
 
-        app = web.Application()
-        app.router.add_route("*", "/{tail:.*}", proxy_page)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         env = _env(tmp_path, sandbox_dir, fake_llm, None)
-        env["TELEGRAM_API_BASE"] = f"http://127.0.0.1:{port}"
-        try:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "bot",
-                cwd=tmp_path,
-                env=env,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
+        async with serving(proxy_page) as url:
+            env["TELEGRAM_API_BASE"] = url
+            code, output, _ = await run_python(
+                "-m", "bot", env=env, cwd=tmp_path, together=True, within_s=60
             )
-            out, _ = await asyncio.wait_for(process.communicate(), 60)
-        finally:
-            await runner.cleanup()
-        output = out.decode(errors="replace")
-        assert process.returncode == 1, output
+        assert code == 1, output
         assert "Traceback" not in output
         assert "did not answer like a Telegram Bot API" in output
         assert "TELEGRAM_API_BASE" in output

@@ -12,9 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import signal
-import socket
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -27,18 +25,12 @@ import pytest
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import ApiCall, FakeBotApi
 from tests.fakes.fake_llm import FakeLLM, Reply, text_reply
-from tests.reliability.process import BotProcess, bot_env
+from tests.fakes.ports import free_port
+from tests.fakes.processes import BotProcess, bot_env, wait_in_log
 
 SECRET = "replica_secret-token"
 LEASE_S = 3.0
 STARTED = "started: model"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _update(update_id: int, chat_id: int, text: str) -> dict[str, Any]:
@@ -112,16 +104,6 @@ class Replica:
 
 
 @pytest.fixture
-async def bot_api() -> AsyncIterator[FakeBotApi]:
-    api = FakeBotApi(token=BOT_TOKEN)
-    await api.start()
-    try:
-        yield api
-    finally:
-        await api.close()
-
-
-@pytest.fixture
 async def client() -> AsyncIterator[aiohttp.ClientSession]:
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True)) as http:
         yield http
@@ -150,19 +132,6 @@ def _settings(
         MODEL_MAX_RETRIES="0",
         REQUEST_TIMEOUT="60",
     )
-
-
-async def _wait_in_log(process: BotProcess, pattern: str, count: int, within_s: float) -> None:
-    """Wait until `pattern` appears `count` times in the process's output.
-
-    The child's output cannot be awaited from here, so it is read again every few
-    milliseconds until the lines are there or the time is up.
-    """
-    async with asyncio.timeout(within_s):
-        while True:
-            if len(re.findall(pattern, process.output())) >= count:
-                return
-            await asyncio.sleep(0.02)
 
 
 async def _wait_for_waiters(database: str, count: int, within_s: float) -> None:
@@ -213,12 +182,12 @@ class Deployment:
     async def start(self, name: str, **extra: str) -> Replica:
         folder = self.tmp_path / name
         folder.mkdir()
-        port = _free_port()
+        port = free_port()
         process = BotProcess({**self.settings(folder, port), **extra}, folder)
         self.processes.append(process)
         await process.start()
         workers = int(extra.get("WORKERS", "1"))
-        await _wait_in_log(process, STARTED, workers, within_s=120)
+        await wait_in_log(process, STARTED, workers, within_s=120)
         return Replica(process, port)
 
     async def close(self) -> None:
@@ -367,7 +336,7 @@ class TestWorkers:
         await model.wait_asked(question)
         killed = _pid_of((await _claim_owners(deployment.database))[301])
         os.kill(killed, signal.SIGKILL)
-        await _wait_in_log(bot.process, rf"\(pid {killed}\) was killed by SIGKILL", 1, 30)
+        await wait_in_log(bot.process, rf"\(pid {killed}\) was killed by SIGKILL", 1, 30)
         async with asyncio.timeout(90):  # a bound for a busy machine, not a measurement
             while len(model.asked(question)) < 2:
                 assert await bot.post(_update(301, 8008, question), client=client) == 200
@@ -377,5 +346,5 @@ class TestWorkers:
 
         assert len(_answers(bot_api.calls, question)) == 1
         assert _pid_of((await _claim_owners(deployment.database))[301]) != killed
-        await _wait_in_log(bot.process, STARTED, 3, within_s=60)  # the replacement started
+        await wait_in_log(bot.process, STARTED, 3, within_s=60)  # the replacement started
         assert await bot.process.stop() == 0

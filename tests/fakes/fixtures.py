@@ -1,4 +1,5 @@
-"""The pytest fixtures over the fakes: a model server, a bot on a fake session, a dispatcher.
+"""The pytest fixtures over the fakes: a model server, a Bot API over HTTP, a bot on a fake
+session, a dispatcher.
 
 `tests/conftest.py` registers this module as a plugin, so every test can ask for them.
 """
@@ -14,6 +15,7 @@ import pytest
 from aiogram import Bot
 
 from tests.fakes.accounts import BOT_TOKEN
+from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.fake_telegram import FakeTelegramSession
 from tests.fakes.harness import Harness, started_harness
@@ -31,6 +33,17 @@ async def fake_llm() -> AsyncIterator[FakeLLM]:
         yield server
     finally:
         await server.close()
+
+
+@pytest.fixture
+async def bot_api() -> AsyncIterator[FakeBotApi]:
+    """A started fake Bot API over HTTP, for the bot run as a process; stopped after the test."""
+    api = FakeBotApi(token=BOT_TOKEN)
+    await api.start()
+    try:
+        yield api
+    finally:
+        await api.close()
 
 
 @pytest.fixture

@@ -13,12 +13,13 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
+
+from tests.fakes.ports import free_port
 
 _BINARIES = ("initdb", "pg_ctl")
 _SERVER_OPTIONS = "-c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=32MB"
@@ -54,13 +55,6 @@ def _run(program: Path, arguments: list[str], *, user: str | None) -> None:
     )
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _server_user() -> str | None:
     """Who runs the server: None for the current user, unless that is root."""
     if os.geteuid() != 0:
@@ -87,7 +81,7 @@ def _start_on_a_free_port(
     attempts_left = 3
     while True:
         attempts_left -= 1
-        port = _free_port()
+        port = free_port()
         options = f"-p {port} -k {folder} {_SERVER_OPTIONS}"
         if not durable:
             options += f" {_THROWAWAY_OPTIONS}"

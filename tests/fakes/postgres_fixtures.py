@@ -19,30 +19,28 @@ from bot.storage import PostgresDatabase
 from tests.fakes.postgres import PostgresMissing, PostgresServer
 
 
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[PostgresServer]:
-    """The run's PostgreSQL server; tests that need it are skipped when there is none."""
+def _started(password: str | None = None) -> Iterator[PostgresServer]:
+    """A server for the whole run, stopped at its end; the test is skipped when there is none."""
     try:
-        server = PostgresServer.start()
+        server = PostgresServer.start(password=password)
     except PostgresMissing as exc:
         pytest.skip(str(exc))
     try:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """The run's PostgreSQL server; tests that need it are skipped when there is none."""
+    yield from _started()
 
 
 @pytest.fixture(scope="session")
 def postgres_with_password() -> Iterator[PostgresServer]:
     """A server that asks every login for its password (`admin_url` carries the right one)."""
-    try:
-        server = PostgresServer.start(password="right-Pa55word")
-    except PostgresMissing as exc:
-        pytest.skip(str(exc))
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from _started(password="right-Pa55word")
 
 
 @pytest.fixture

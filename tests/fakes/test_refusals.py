@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
@@ -235,16 +234,6 @@ class TestRecordingAndScripts:
         await _refusal(bot.send_message(USER_ID, ""))
         sent = await bot.send_message(USER_ID, "текст")
         assert sent.message_id == 901
-
-
-@pytest.fixture
-async def bot_api() -> AsyncIterator[FakeBotApi]:
-    api = FakeBotApi(token=BOT_TOKEN)
-    await api.start()
-    try:
-        yield api
-    finally:
-        await api.close()
 
 
 async def _post(api: FakeBotApi, method: str, **params: Any) -> tuple[int, dict[str, Any]]:

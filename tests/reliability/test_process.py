@@ -17,10 +17,11 @@ from bot.telegram.texts import RUSSIAN
 from tests.agent.conftest import assert_request_valid
 from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, USER_ID
 from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.processes import BotProcess, bot_env
 from tests.fakes.updates import Updates
 from tests.reliability.conftest import stored_turns
 from tests.reliability.flaky_bot_api import FlakyBotApi
-from tests.reliability.process import BotProcess, bot_env, integrity, wait_for_rows
+from tests.reliability.process import integrity, wait_for_rows
 from tools import INDEX_FILE
 
 API_KEY = "sk-e2e-secret-key-98765"

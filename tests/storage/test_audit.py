@@ -10,7 +10,7 @@ import pytest
 
 from bot.agent import History
 from bot.storage import PostgresDatabase
-from bot.storage.audit import AuditLog
+from bot.storage.audit import AuditLog, record_scope_change
 from bot.storage.audit.postgres import PostgresAuditLog
 from bot.storage.audit.sqlite import SqliteAuditLog
 from tests.fakes.clock import FakeClock
@@ -46,7 +46,7 @@ class TestAuditLog:
     ) -> None:
         for n in range(25):
             await audit.record("upload", f"doc{n}.txt", actor_id=42, actor_name="Анна")
-        await audit.record_scope_change(-100, ["hr", "общие"], actor_id=42, actor_name="Анна")
+        await record_scope_change(audit, -100, ["hr", "общие"], actor_id=42, actor_name="Анна")
         await audit.record("grant", "7", actor_id=None, detail="admin, pairing")
         entries = await audit.recent()
         assert len(entries) == 20

@@ -3,45 +3,14 @@ DATABASE_URL, no process prints it, on either stream, whether the database answe
 
 from __future__ import annotations
 
-import asyncio
-import os
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.storage.entrance import run_bot
+
 SECRET = "SECRETVALUE"
 CLOSED = "postgresql://bot@127.0.0.1:1/bot?sslmode=disable&password=SECRETVALUE"
-
-
-async def run_bot(tmp_path: Path, database_url: str, *arguments: str) -> tuple[int, str]:
-    """`python -m bot ARGUMENTS` with DATABASE_URL; its exit code and stdout+stderr."""
-    (tmp_path / "docs").mkdir(exist_ok=True)
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "PYTHONPATH": str(ROOT),
-        "OPENAI_API_KEY": "sk-test-abcdefghijklmnop",
-        "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
-        "SANDBOX_DIR": str(tmp_path / "docs"),
-        "DATA_DIR": str(tmp_path / "data"),
-        "DATABASE_URL": database_url,
-    }
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        *arguments,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=env,
-        cwd=tmp_path,
-    )
-    out, err = await asyncio.wait_for(process.communicate(), timeout=120)
-    assert process.returncode is not None
-    return process.returncode, (out + err).decode()
 
 
 class TestDatabaseThatAnswers:

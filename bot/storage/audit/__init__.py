@@ -7,7 +7,8 @@ ones. The log holds ids, names and paths, never document text.
 
 `AuditLog` is the narrow seam the rest of the bot writes through: `SqliteAuditLog` (sqlite.py)
 keeps it in one small SQLite file in DATA_DIR, `PostgresAuditLog` (postgres.py) in the shared
-database. No aiogram here: the Telegram wing and the access policy both record through it.
+database; `record_scope_change` writes a chat's new scope in one form for both. No aiogram
+here: the Telegram wing and the access policy both record through it.
 """
 
 from __future__ import annotations
@@ -54,13 +55,23 @@ class AuditLog(Protocol):
     ) -> None:
         """Add one entry, stamped now."""
 
-    async def record_scope_change(
-        self, chat_id: int, folders: Sequence[str], *, actor_id: int, actor_name: str = ""
-    ) -> None:
-        """An admin set the folders a chat (or a user) may see."""
-
     async def recent(self, limit: int = SHOWN) -> list[AuditEntry]:
         """The last `limit` entries, oldest first."""
 
     async def close(self) -> None:
         """Finish the writes asked for and release the storage."""
+
+
+async def record_scope_change(
+    audit: AuditLog,
+    chat_id: int,
+    folders: Sequence[str],
+    *,
+    actor_id: int,
+    actor_name: str = "",
+) -> None:
+    """An admin set the folders a chat (or a user) may see: the chat's id is the subject, its
+    folders the detail, in one form whichever backend keeps the log."""
+    await audit.record(
+        "scope", str(chat_id), actor_id=actor_id, actor_name=actor_name, detail=", ".join(folders)
+    )

@@ -7,7 +7,7 @@ is one INSERT on the shared pool, so entries from every worker land in one order
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bot.storage.audit import SHOWN, Action, AuditEntry
@@ -44,18 +44,6 @@ class PostgresAuditLog:
             action,
             subject,
             detail,
-        )
-
-    async def record_scope_change(
-        self, chat_id: int, folders: Sequence[str], *, actor_id: int, actor_name: str = ""
-    ) -> None:
-        """A chat's scope was set: the chat's id is the subject, its folders the detail."""
-        await self.record(
-            "scope",
-            str(chat_id),
-            actor_id=actor_id,
-            actor_name=actor_name,
-            detail=", ".join(folders),
         )
 
     async def recent(self, limit: int = SHOWN) -> list[AuditEntry]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from bot.storage.audit import SHOWN, Action, AuditEntry
@@ -48,18 +48,6 @@ class SqliteAuditLog:
         """Add one entry, stamped now, committed before this returns."""
         row = (self._clock(), actor_id, actor_name, action, subject, detail)
         await self._db.run(lambda db: _insert(db, row))
-
-    async def record_scope_change(
-        self, chat_id: int, folders: Sequence[str], *, actor_id: int, actor_name: str = ""
-    ) -> None:
-        """A chat's scope was set: the chat's id is the subject, its folders the detail."""
-        await self.record(
-            "scope",
-            str(chat_id),
-            actor_id=actor_id,
-            actor_name=actor_name,
-            detail=", ".join(folders),
-        )
 
     async def recent(self, limit: int = SHOWN) -> list[AuditEntry]:
         """The last `limit` entries, oldest first."""

@@ -17,7 +17,7 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
 from bot.scopes import Scopes
-from bot.storage.audit import AuditLog
+from bot.storage.audit import AuditLog, record_scope_change
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import say
 from bot.telegram.texts.people import who
@@ -102,8 +102,8 @@ async def on_scope(
     if args.casefold() in RESET_WORDS:
         cleared = await scopes.reset_chat(chat_id, by=admin.id)
         if cleared and audit is not None:
-            await audit.record_scope_change(
-                chat_id, ["SCOPES_FILE"], actor_id=admin.id, actor_name=admin.full_name
+            await record_scope_change(
+                audit, chat_id, ["SCOPES_FILE"], actor_id=admin.id, actor_name=admin.full_name
             )
         now = (await scopes.of_chat(chat_id)).scope
         template = texts.reset_done if cleared else texts.reset_nothing
@@ -119,8 +119,8 @@ async def on_scope(
     await scopes.set_chat(chat_id, scope, by=admin.id, by_name=admin.full_name)
     if audit is not None:
         folders = scope.folders if scope is not None else (EVERYTHING,)
-        await audit.record_scope_change(
-            chat_id, folders, actor_id=admin.id, actor_name=admin.full_name
+        await record_scope_change(
+            audit, chat_id, folders, actor_id=admin.id, actor_name=admin.full_name
         )
     await say(bot, chat_context, texts.set_done.format(folders=texts.folders(scope)), tuning)
 
