@@ -26,8 +26,8 @@ async def test_a_port_taken_after_it_was_picked_is_given_up_for_another(
     taken_port: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     picks = iter([taken_port])
-    free_port = postgres._free_port
-    monkeypatch.setattr(postgres, "_free_port", lambda: next(picks, None) or free_port())
+    free_port = postgres.free_port
+    monkeypatch.setattr(postgres, "free_port", lambda: next(picks, None) or free_port())
     monkeypatch.delenv("TEST_DATABASE_URL", raising=False)
     try:
         server = PostgresServer.start()
