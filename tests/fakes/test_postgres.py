@@ -9,6 +9,7 @@ import asyncpg
 import pytest
 
 from tests.fakes import postgres
+from tests.fakes.ports import free_port
 from tests.fakes.postgres import PostgresMissing, PostgresServer
 
 
@@ -26,7 +27,6 @@ async def test_a_port_taken_after_it_was_picked_is_given_up_for_another(
     taken_port: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     picks = iter([taken_port])
-    free_port = postgres.free_port
     monkeypatch.setattr(postgres, "free_port", lambda: next(picks, None) or free_port())
     monkeypatch.delenv("TEST_DATABASE_URL", raising=False)
     try:
