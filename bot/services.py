@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from bot.agent.client import LazyClient, lazy_client
 from bot.agent.config import AgentConfig
-from bot.agent.history import History, HistoryStore
 from bot.agent.locks import KeyedLocks
 from bot.agent.loop import Agent
 from bot.config import Settings
@@ -30,6 +29,8 @@ from bot.speech import Transcriber, build_transcriber
 from bot.storage.backend import Backend
 from bot.storage.backend.opening import open_backend
 from bot.storage.claims import UpdateClaims
+from bot.storage.history import History
+from bot.storage.history.sqlite import HistoryStore
 from tools.toolbox import Toolbox
 
 if TYPE_CHECKING:
@@ -139,7 +140,7 @@ async def _open_history(backend: Backend, files: DataFiles, stack: AsyncExitStac
         history: History = await HistoryStore.open(files.history)
     else:
         # PostgreSQL's driver is imported only when DATABASE_URL asks for it
-        from bot.agent.history_postgres import PostgresHistory  # noqa: PLC0415
+        from bot.storage.history.postgres import PostgresHistory  # noqa: PLC0415
 
         history = await PostgresHistory.open(backend.database)
     stack.push_async_callback(history.close)

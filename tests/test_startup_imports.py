@@ -64,7 +64,7 @@ POSTGRES = ("asyncpg",)
 POSTGRES_STORES = (
     "bot.storage.postgres",
     "bot.storage.backend.postgres",
-    "bot.agent.history_postgres",
+    "bot.storage.history.postgres",
     "bot.storage.access.postgres",
     "bot.storage.albums.postgres",
     "bot.storage.audit.postgres",

@@ -14,9 +14,9 @@ per user across workers; one process counts in memory, so it has no SQLite class
 process remembers in memory, memory.py), `pending_status/` (status messages on screen, tidied
 at the next start), `scopes/` (chat scopes set from Telegram, each conversation's last scope),
 `access/` (grants, pairing codes, strangers' requests; its SQLite statements are grouped by
-table in sqlite_*.py beside sqlite.py). Still in its own shape: the conversation log
-(bot.agent.history and history_postgres, on a thread pool of its own), which
-`bot.services` opens on the side `backend` chose.
+table in sqlite_*.py beside sqlite.py), `history/` (the conversation log and its `Usage`;
+its SQLite class keeps its own writer thread and crash recovery, with `in_use.py`, rather
+than the shared engine), which `bot.services` opens on the side `backend` chose.
 
 `backend` is the one place that chooses SQLite or PostgreSQL: `open_backend` opens the
 database and the update claims, and its `Backend` builds the other stores as `Stores`
