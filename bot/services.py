@@ -4,7 +4,8 @@ and the transcriber that turns voice questions into text.
 `open_services` first brings DATA_DIR to this version's layout (or refuses a newer one), then
 starts them in order. With DATABASE_URL the state several workers share (the history, the
 webhook update claims, the conversation locks) is in PostgreSQL, whose schema is upgraded the
-same way; without it, in SQLite files in DATA_DIR. `close_services` closes them, each even if
+same way; without it, in SQLite files in DATA_DIR (`bot.storage.backend` makes that choice, the
+only place that does). `close_services` closes them, each even if
 another fails. The metrics they report to live in a registry made here, one per process. The
 terminal chat and the Telegram wing both begin here; nothing in this module imports aiogram,
 so `python -m bot chat` never pays for it.
@@ -30,7 +31,6 @@ from bot.storage.backend import Backend
 from bot.storage.backend.opening import open_backend
 from bot.storage.claims import UpdateClaims
 from bot.storage.history import History
-from bot.storage.history.sqlite import HistoryStore
 from tools.toolbox import Toolbox
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
         stack.push_async_callback(toolbox.close)
         url = settings.database_url
         backend = await open_backend(None if url is None else url.get_secret_value(), files, stack)
-        history = await _open_history(backend, files, stack)
+        history = backend.history
         database = backend.database
         model = LazyClient.of(client) if client is not None else lazy_client(settings)
         stack.push_async_callback(model.close)
@@ -132,19 +132,6 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
         metrics,
         closing=stack,
     )
-
-
-async def _open_history(backend: Backend, files: DataFiles, stack: AsyncExitStack) -> History:
-    """The conversation log on the side the backend chose; its close goes on `stack`."""
-    if backend.database is None:
-        history: History = await HistoryStore.open(files.history)
-    else:
-        # PostgreSQL's driver is imported only when DATABASE_URL asks for it
-        from bot.storage.history.postgres import PostgresHistory  # noqa: PLC0415
-
-        history = await PostgresHistory.open(backend.database)
-    stack.push_async_callback(history.close)
-    return history
 
 
 def _locks_across(database: PostgresDatabase) -> AdvisoryConversationLocks:

@@ -16,10 +16,11 @@ at the next start), `scopes/` (chat scopes set from Telegram, each conversation'
 `access/` (grants, pairing codes, strangers' requests; its SQLite statements are grouped by
 table in sqlite_*.py beside sqlite.py), `history/` (the conversation log and its `Usage`;
 its SQLite class keeps its own writer thread and crash recovery, with `in_use.py`, rather
-than the shared engine), which `bot.services` opens on the side `backend` chose.
+than the shared engine).
 
 `backend` is the one place that chooses SQLite or PostgreSQL: `open_backend` opens the
-database and the update claims, and its `Backend` builds the other stores as `Stores`
+database, the history and the update claims, and its `Backend` builds the other stores as
+`Stores`
 (`backend/sqlite.py` and `backend/postgres.py` are its two sides).
 
 What they stand on (and `errors`, `keys` for advisory lock keys, `lost` for what a lost

@@ -2,10 +2,10 @@
 set, else the SQLite files in DATA_DIR.
 
 `open_backend` makes the choice once and opens what must work before the first update (the
-database and the webhook update claims); the `Backend` it returns builds every other store on
-the same side. Each close goes on the `closing` stack the caller unwinds, the database's first
-(so it closes last). The PostgreSQL side lives in postgres.py and is imported only with
-DATABASE_URL, so a bot on SQLite never loads the driver.
+database, the conversation history and the webhook update claims); the `Backend` it returns
+builds every other store on the same side. Each close goes on the `closing` stack the caller
+unwinds, the database's first (so it closes last). The PostgreSQL side lives in postgres.py and
+is imported only with DATABASE_URL, so a bot on SQLite never loads the driver.
 
 The same shape as a store: this module has the `Backend` protocol and the `Stores` it builds,
 `opening.py` the chooser, `sqlite.py` and `postgres.py` the two sides.
@@ -23,6 +23,7 @@ from bot.storage.albums import AlbumMemory
 from bot.storage.audit import AuditLog
 from bot.storage.claims import UpdateClaims
 from bot.storage.confirmations import Confirmations
+from bot.storage.history import History
 from bot.storage.pending_status import PendingStatusStore
 from bot.storage.rate_limits import RateWindow
 from bot.storage.scopes import ScopeStore
@@ -54,6 +55,11 @@ class Backend(Protocol):
     @property
     def database(self) -> PostgresDatabase | None:
         """The shared PostgreSQL database; None on SQLite."""
+        ...
+
+    @property
+    def history(self) -> History:
+        """The conversation log."""
         ...
 
     @property

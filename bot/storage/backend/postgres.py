@@ -14,6 +14,8 @@ from bot.storage.backend import Stores, closed_by
 from bot.storage.claims import UpdateClaims
 from bot.storage.claims.postgres import PostgresUpdateClaims
 from bot.storage.confirmations.postgres import PostgresConfirmations
+from bot.storage.history import History
+from bot.storage.history.postgres import PostgresHistory
 from bot.storage.pending_status.postgres import PostgresPendingStatusStore
 from bot.storage.postgres import PostgresDatabase
 from bot.storage.rate_limits.postgres import PostgresRateWindow
@@ -22,12 +24,15 @@ from bot.storage.source_links.postgres import PostgresSourceLinks
 
 
 async def open_postgres(database_url: str, closing: AsyncExitStack) -> PostgresBackend:
-    """The database at `database_url`, its schema upgraded, and the update claims in it."""
+    """The database at `database_url`, its schema upgraded, and the history (its dead workers'
+    open turns marked) and the update claims in it."""
     database = await PostgresDatabase.open(database_url)
     closing.push_async_callback(database.close)
+    history = await PostgresHistory.open(database)
+    closing.push_async_callback(history.close)
     claims = PostgresUpdateClaims(database)
     closing.push_async_callback(claims.close)
-    return PostgresBackend(database, claims, closing)
+    return PostgresBackend(database, history, claims, closing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +40,7 @@ class PostgresBackend:
     """The shared PostgreSQL database."""
 
     database: PostgresDatabase
+    history: History
     claims: UpdateClaims
     closing: AsyncExitStack
 

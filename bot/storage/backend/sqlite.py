@@ -14,16 +14,21 @@ from bot.storage.backend import Stores, closed_by
 from bot.storage.claims import UpdateClaims
 from bot.storage.claims.sqlite import SqliteUpdateClaims
 from bot.storage.confirmations.sqlite import SqliteConfirmations
+from bot.storage.history import History
+from bot.storage.history.sqlite import HistoryStore
 from bot.storage.pending_status.sqlite import SqlitePendingStatusStore
 from bot.storage.scopes.sqlite import SqliteScopeStore
 from bot.storage.source_links.sqlite import SqliteSourceLinks
 
 
 async def open_sqlite(files: DataFiles, closing: AsyncExitStack) -> SqliteBackend:
-    """The update claims' file opened now, so a file that cannot be opened stops the start."""
+    """The history's and the update claims' files opened now, so a file that cannot be opened
+    stops the start (the history's recovery after a crash runs here too)."""
+    history = await HistoryStore.open(files.history)
+    closing.push_async_callback(history.close)
     claims = await SqliteUpdateClaims.open(files.update_claims)
     closing.push_async_callback(claims.close)
-    return SqliteBackend(files, claims, closing)
+    return SqliteBackend(files, history, claims, closing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +36,7 @@ class SqliteBackend:
     """The SQLite files in DATA_DIR, one per store."""
 
     files: DataFiles
+    history: History
     claims: UpdateClaims
     closing: AsyncExitStack
     database: None = None
