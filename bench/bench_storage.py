@@ -25,7 +25,6 @@ from bench.context import Context
 from bench.results import BenchResult, Metric
 from bench.stats import median
 from bot.agent import History, HistoryStore, KeyedLocks
-from bot.agent.history_postgres import PostgresHistory
 from bot.storage import (
     AdvisoryConversationLocks,
     PostgresDatabase,
@@ -33,6 +32,7 @@ from bot.storage import (
     SqliteUpdateClaims,
     UpdateClaims,
 )
+from bot.storage.history.postgres import PostgresHistory
 from tests.fakes.postgres import PostgresServer
 
 TITLE = "storage: a question's storage work, SQLite vs PostgreSQL"

@@ -4,7 +4,8 @@ and the transcriber that turns voice questions into text.
 `open_services` first brings DATA_DIR to this version's layout (or refuses a newer one), then
 starts them in order. With DATABASE_URL the state several workers share (the history, the
 webhook update claims, the conversation locks) is in PostgreSQL, whose schema is upgraded the
-same way; without it, in SQLite files in DATA_DIR. `close_services` closes them, each even if
+same way; without it, in SQLite files in DATA_DIR (`bot.storage.backend` makes that choice, the
+only place that does). `close_services` closes them, each even if
 another fails. The metrics they report to live in a registry made here, one per process. The
 terminal chat and the Telegram wing both begin here; nothing in this module imports aiogram,
 so `python -m bot chat` never pays for it.
@@ -19,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from bot.agent.client import LazyClient, lazy_client
 from bot.agent.config import AgentConfig
-from bot.agent.history import History, HistoryStore
 from bot.agent.locks import KeyedLocks
 from bot.agent.loop import Agent
 from bot.config import Settings
@@ -27,8 +27,10 @@ from bot.data_files import DataDirError, DataFiles
 from bot.datadir import upgrade
 from bot.monitoring import Metrics
 from bot.speech import Transcriber, build_transcriber
+from bot.storage.backend import Backend
+from bot.storage.backend.opening import open_backend
 from bot.storage.claims import UpdateClaims
-from bot.storage.claims.sqlite import SqliteUpdateClaims
+from bot.storage.history import History
 from tools.toolbox import Toolbox
 
 if TYPE_CHECKING:
@@ -46,8 +48,9 @@ class Services:
     around a whole update (the same table, so a conversation is ordered in one place).
     `transcriber` is None when voice questions are off (TRANSCRIBE_MODEL is empty).
     `metrics` hears the agent and the front door; `/metrics` renders it.
-    `claims` decides which worker handles a webhook update; `database` is the shared
-    PostgreSQL database (None on SQLite), for the stores the Telegram wing opens.
+    `backend` is what the state stands on (`bot.storage.backend`), chosen once: the Telegram
+    wing builds its stores on it. `claims` decides which worker handles a webhook update;
+    `database` is the shared PostgreSQL database (None on SQLite).
     `client` is the model's SDK client, built at the first model call (`bot.agent.client`).
     `closing` owns closing all of it, and the stores a front door opens on top (last opened,
     first closed): `close_services` unwinds it.
@@ -59,11 +62,20 @@ class Services:
     agent: Agent
     locks: KeyedLocks
     files: DataFiles
+    backend: Backend
     transcriber: Transcriber | None = None
     metrics: Metrics = field(default_factory=Metrics)
-    claims: UpdateClaims | None = None
-    database: PostgresDatabase | None = None
     closing: AsyncExitStack = field(default_factory=AsyncExitStack)
+
+    @property
+    def claims(self) -> UpdateClaims:
+        """Which worker handles a webhook update, on the backend."""
+        return self.backend.claims
+
+    @property
+    def database(self) -> PostgresDatabase | None:
+        """The shared PostgreSQL database; None on SQLite."""
+        return self.backend.database
 
 
 async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None) -> Services:
@@ -92,7 +104,10 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
         toolbox = Toolbox(settings, private_files=files.private_files())
         await toolbox.start()
         stack.push_async_callback(toolbox.close)
-        history, claims, database = await _open_shared(settings, files, stack)
+        url = settings.database_url
+        backend = await open_backend(None if url is None else url.get_secret_value(), files, stack)
+        history = backend.history
+        database = backend.database
         model = LazyClient.of(client) if client is not None else lazy_client(settings)
         stack.push_async_callback(model.close)
         locks = KeyedLocks(across=_locks_across(database) if database else None)
@@ -112,37 +127,11 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
         agent,
         locks,
         files,
+        backend,
         transcriber,
         metrics,
-        claims=claims,
-        database=database,
         closing=stack,
     )
-
-
-async def _open_shared(
-    settings: Settings, files: DataFiles, stack: AsyncExitStack
-) -> tuple[History, UpdateClaims, PostgresDatabase | None]:
-    """The history and the update claims: in PostgreSQL with DATABASE_URL, else in DATA_DIR;
-    each one's close goes on `stack`, the database's first (so it closes last)."""
-    if settings.database_url is None:
-        history: History = await HistoryStore.open(files.history)
-        stack.push_async_callback(history.close)
-        claims: UpdateClaims = await SqliteUpdateClaims.open(files.update_claims)
-        stack.push_async_callback(claims.close)
-        return history, claims, None
-    # PostgreSQL's driver is imported only when DATABASE_URL asks for it
-    from bot.agent.history_postgres import PostgresHistory  # noqa: PLC0415
-    from bot.storage.claims.postgres import PostgresUpdateClaims  # noqa: PLC0415
-    from bot.storage.postgres import PostgresDatabase  # noqa: PLC0415
-
-    database = await PostgresDatabase.open(settings.database_url.get_secret_value())
-    stack.push_async_callback(database.close)
-    history = await PostgresHistory.open(database)
-    stack.push_async_callback(history.close)
-    claims = PostgresUpdateClaims(database)
-    stack.push_async_callback(claims.close)
-    return history, claims, database
 
 
 def _locks_across(database: PostgresDatabase) -> AdvisoryConversationLocks:

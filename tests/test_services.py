@@ -9,7 +9,6 @@ from pathlib import Path
 
 from bot.services import close_services, open_services
 from bot.settings_loader import load_settings
-from bot.telegram.shared_stores import shared_stores
 from bot.telegram.tuning import Tuning
 from tests.fakes.fake_llm import FakeLLM
 
@@ -25,7 +24,9 @@ class TestClosing:
             openai_base_url=fake_llm.base_url,
         )
         services = await open_services(settings)
-        stores = shared_stores(settings, services, Tuning())
+        stores = services.backend.stores(
+            clock=Tuning().wall_clock, rate_limit_per_hour=settings.rate_limit_per_hour
+        )
         uses: dict[str, Callable[[], Awaitable[object]]] = {
             "pending status": stores.pending_status.leftovers,
             "access": stores.access.load,

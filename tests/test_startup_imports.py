@@ -63,7 +63,8 @@ POSTGRES = ("asyncpg",)
 
 POSTGRES_STORES = (
     "bot.storage.postgres",
-    "bot.agent.history_postgres",
+    "bot.storage.backend.postgres",
+    "bot.storage.history.postgres",
     "bot.storage.access.postgres",
     "bot.storage.albums.postgres",
     "bot.storage.audit.postgres",
@@ -147,7 +148,7 @@ def test_the_start_up_path_loads_no_postgres_driver_without_a_database(
     startup_loaded: frozenset[str],
 ) -> None:
     loaded = set(startup_loaded)
-    assert "bot.telegram.shared_stores" in loaded
+    assert "bot.storage.backend" in loaded
     assert _heavy(loaded, POSTGRES) == []
     assert sorted(loaded.intersection(POSTGRES_STORES)) == []
     assert sorted(loaded.intersection(SERVERS)) == []
@@ -223,7 +224,7 @@ async def test_a_polling_bot_on_sqlite_loads_no_driver_no_model_sdk_and_no_serve
     text = output.decode("utf-8", "replace")
     (report,) = [line for line in text.splitlines() if line.startswith("MODULES ")]
     loaded = set(json.loads(report.removeprefix("MODULES ")))
-    assert "bot.telegram.shared_stores" in loaded, text  # the Dispatcher was built
+    assert "bot.telegram.app" in loaded, text  # the Dispatcher was built
     assert _heavy(loaded, (*POSTGRES, *AT_FIRST_USE)) == []
     assert sorted(loaded.intersection(POSTGRES_STORES)) == []
     assert sorted(loaded.intersection(SERVERS)) == [], "polling without METRICS_LISTEN serves none"

@@ -8,9 +8,8 @@
   `reasoning` (kept out of sight), `model_errors` (failures as the agent's error families);
 - the request: `config` (what the agent takes from the settings), `prompts` (the system prompt
   and the loop's own notes), `context` (fitting the window), `tokens` (counting offline);
-- the conversation: `history` (an append-only SQLite log, crash-safe) and `history_postgres`
-  (the same log shared by workers), `in_use` (who holds the log open), `locks` (one
-  conversation at a time).
+- the conversation: `locks` (one conversation at a time); the log it is written to, and
+  `Usage`, are `bot.storage.history`'s.
 
 Its names load their modules on first use (`__getattr__`), so taking one (`PromptError` for
 the entrance) does not import the model SDK, the toolbox and the rest of the loop.
@@ -23,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bot.agent.config import AgentConfig
-    from bot.agent.history import History, HistoryStore, HistoryUnavailable
     from bot.agent.llm import build_client
     from bot.agent.locks import KeyedLocks
     from bot.agent.loop import Agent
@@ -46,14 +44,15 @@ if TYPE_CHECKING:
         ToolFinished,
         ToolRunner,
         ToolStarted,
-        Usage,
     )
+    from bot.storage.history import History, HistoryUnavailable, Usage
+    from bot.storage.history.sqlite import HistoryStore
 
 _HOMES = {
     "AgentConfig": "bot.agent.config",
-    "History": "bot.agent.history",
-    "HistoryStore": "bot.agent.history",
-    "HistoryUnavailable": "bot.agent.history",
+    "History": "bot.storage.history",
+    "HistoryStore": "bot.storage.history.sqlite",
+    "HistoryUnavailable": "bot.storage.history",
     "build_client": "bot.agent.llm",
     "KeyedLocks": "bot.agent.locks",
     "Agent": "bot.agent.loop",
@@ -76,7 +75,7 @@ _HOMES = {
     "ToolFinished": "bot.agent.types",
     "ToolRunner": "bot.agent.types",
     "ToolStarted": "bot.agent.types",
-    "Usage": "bot.agent.types",
+    "Usage": "bot.storage.history",
 }
 """Each public name and the module it lives in."""
 

@@ -22,7 +22,6 @@ from bot.agent.client import LazyClient
 from bot.agent.config import AgentConfig
 from bot.agent.context import Fitted, fit, repair
 from bot.agent.events import emit
-from bot.agent.history import History
 from bot.agent.locks import KeyedLocks
 from bot.agent.observer import NoObserver, Observer
 from bot.agent.prompts import EMPTY_REPLY_NOTE, ROUND_LIMIT_NOTE, no_answer_text
@@ -38,9 +37,9 @@ from bot.agent.types import (
     EventHandler,
     ModelBadReply,
     ToolRunner,
-    Usage,
 )
 from bot.logs.context import question_context
+from bot.storage.history import History, Usage
 from tools.jail.scope import Scope
 from tools.results import ToolResult
 

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from bot.storage.history import Usage
 from tools.jail.scope import Scope
 from tools.results import ToolResult
 
@@ -83,17 +84,6 @@ class AnswerDraft:
 
 AgentEvent = ToolStarted | ToolFinished | AnswerDraft | AnswerReady
 EventHandler = Callable[[AgentEvent], Awaitable[None]]
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Per-question accounting, from the server's `usage` where it reports one."""
-
-    rounds: int = 0
-    model_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    elapsed_s: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,14 @@ per user across workers; one process counts in memory, so it has no SQLite class
 process remembers in memory, memory.py), `pending_status/` (status messages on screen, tidied
 at the next start), `scopes/` (chat scopes set from Telegram, each conversation's last scope),
 `access/` (grants, pairing codes, strangers' requests; its SQLite statements are grouped by
-table in sqlite_*.py beside sqlite.py). Still in its own shape: the conversation log
-(bot.agent.history and history_postgres, on a thread pool of its own).
+table in sqlite_*.py beside sqlite.py), `history/` (the conversation log and its `Usage`;
+its SQLite class keeps its own writer thread and crash recovery, with `in_use.py`, rather
+than the shared engine).
+
+`backend` is the one place that chooses SQLite or PostgreSQL: `open_backend` opens the
+database, the history and the update claims, and its `Backend` builds the other stores as
+`Stores`
+(`backend/sqlite.py` and `backend/postgres.py` are its two sides).
 
 What they stand on (and `errors`, `keys` for advisory lock keys, `lost` for what a lost
 connection raises, `session` for this process's lock session, `urls` for database URLs shown
@@ -48,10 +54,10 @@ How a store plugs in (`audit/` is the example to copy):
    runs. Only the PostgreSQL branch of the composition root imports this module, so a bot on
    SQLite never loads the driver.
 4. Add its tables as a new `Migration` at the end of `migrations.MIGRATIONS`.
-5. Choose the class in the composition root by `services.database` (None means SQLite):
-   `bot.services._open_shared` for what both front doors use, `bot.telegram.shared_stores` for
-   the Telegram wing's; import the PostgreSQL class inside the PostgreSQL branch. Push its
-   `close` on `services.closing`, the one `AsyncExitStack` that `close_services` unwinds.
+5. Build it on both sides of `backend.py`, the one place the backend is chosen: add it to
+   `Stores`, make it in `SqliteBackend.stores` (backend/sqlite.py) and in `PostgresBackend.stores`
+   (backend/postgres.py, which only a process with DATABASE_URL imports), and add it to
+   `closed_by`, which pushes each close on the stack `close_services` unwinds.
 6. Test it with one `TestX` class in `tests/storage/test_<concern>.py`, run against both
    backends: a `sqlite_x` and a `postgres_x` fixture, and an `x` fixture picking by the
    `backend` fixture of tests/storage/conftest.py ("sqlite" or "postgres";

@@ -7,9 +7,9 @@
   `uploads`, `upload_parts` and `upload_kinds` (what an admin's upload may be, and where it
   goes), `recordings` (what a voice question carries), `menu` (the command menu per language);
 - `access_requests` (a stranger's request, with buttons for every admin), `check` (getMe for
-  `python -m bot check`), `api_errors` (the Bot API's failures, counted), `shared_stores` (the
-  stores several workers share), `webhook` and `exactly_once` (the webhook route, each update
-  claimed once), `workers` (the parent of several webhook workers);
+  `python -m bot check`), `api_errors` (the Bot API's failures, counted), `webhook` and
+  `exactly_once` (the webhook route, each update claimed once), `workers` (the parent of
+  several webhook workers);
 - `middlewares/` (access, rate limit, paste joining, per-conversation order),
   `handlers/` (one router per feature);
 - `output/` (the status message, the answer shown as it is written, answer delivery, edit

@@ -41,7 +41,6 @@ from bot.telegram.middlewares import (
 )
 from bot.telegram.output.pacing import EDIT_BURST, EditPacer
 from bot.telegram.output.pending_status import tidy_leftovers
-from bot.telegram.shared_stores import shared_stores
 from bot.telegram.tuning import Tuning
 from tools import Toolbox
 
@@ -94,7 +93,9 @@ def build_dispatcher(
     tuning = tuning or Tuning()
     in_flight = InFlight()
     pacer = EditPacer(tuning.edit_interval_s, burst=EDIT_BURST)
-    stores = shared_stores(settings, services, tuning)
+    stores = services.backend.stores(
+        clock=tuning.wall_clock, rate_limit_per_hour=settings.rate_limit_per_hour
+    )
     pending_status = stores.pending_status
     audit = stores.audit
     access = AccessPolicy(settings, stores.access, clock=tuning.wall_clock, audit=audit)

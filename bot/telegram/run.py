@@ -179,10 +179,10 @@ async def _serve_webhook(
     """The webhook server, alone or as one of several workers (`seat`), and the pruning of old
     update claims beside it (by one process: the single one, or worker 0)."""
     # the webhook's server and its exactly-once handling are aiohttp's server: webhook mode only
-    from bot.telegram.exactly_once import MemoryClaims, forget_old_claims  # noqa: PLC0415
+    from bot.telegram.exactly_once import forget_old_claims  # noqa: PLC0415
     from bot.telegram.webhook import run_webhook  # noqa: PLC0415
 
-    claims = services.claims if services.claims is not None else MemoryClaims()
+    claims = services.claims
     if services.database is not None:
         owner = services.database.owner
     else:

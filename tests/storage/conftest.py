@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from bot.agent import History, HistoryStore
-from bot.agent.history_postgres import PostgresHistory
 from bot.storage import PostgresDatabase, PostgresUpdateClaims, SqliteUpdateClaims, UpdateClaims
+from bot.storage.history.postgres import PostgresHistory
 
 BACKENDS = ["sqlite", "postgres"]
 

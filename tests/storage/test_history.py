@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from bot.agent import History, HistoryUnavailable, Usage
-from bot.agent.history_postgres import PostgresHistory
 from bot.storage import PostgresDatabase
+from bot.storage.history.postgres import PostgresHistory
 
 
 async def answered(history: History, key: str, question: str, answer: str) -> int:

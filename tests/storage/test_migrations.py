@@ -8,7 +8,6 @@ import asyncio
 import asyncpg
 import pytest
 
-from bot.agent.history_postgres import PostgresHistory
 from bot.storage import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -18,6 +17,7 @@ from bot.storage import (
     StorageError,
     migrate,
 )
+from bot.storage.history.postgres import PostgresHistory
 
 NEXT = SCHEMA_VERSION + 1
 ADD_NOTES = Migration(NEXT, "notes", ("CREATE TABLE notes (id BIGINT PRIMARY KEY)",))

@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 
 from bot.agent import KeyedLocks
-from bot.agent.history_postgres import PostgresHistory
 from bot.storage import AdvisoryConversationLocks, PostgresDatabase
+from bot.storage.history.postgres import PostgresHistory
 from tests.storage.test_conversation_lock import until_someone_waits
 
 ROOT = Path(__file__).resolve().parents[2]
 
 WORKER = """
 import asyncio, sys
-from bot.agent.history_postgres import PostgresHistory
+from bot.storage.history.postgres import PostgresHistory
 from bot.storage import AdvisoryConversationLocks, PostgresDatabase
 
 async def main() -> None:

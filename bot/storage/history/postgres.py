@@ -1,6 +1,6 @@
 """Conversations in PostgreSQL, shared by every worker: the same log as `HistoryStore`.
 
-Same rules as the SQLite log (bot.agent.history): a question is a turn, only `done` turns are
+Same rules as the SQLite log (sqlite.py): a question is a turn, only `done` turns are
 sent to the model again, only `forget_user` and `delete_older` delete. Each write is one
 statement, so a turn is never half-made. With several workers, a turn still `open` is not
 necessarily cut off: it may be another worker's question in progress. So every turn names its
@@ -18,9 +18,8 @@ from dataclasses import asdict
 
 import asyncpg
 
-from bot.agent.history import HistoryUnavailable, Message
-from bot.agent.types import Usage
-from bot.storage import PostgresDatabase
+from bot.storage.history import HistoryUnavailable, Message, Usage
+from bot.storage.postgres import PostgresDatabase
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ conversations) and HISTORY_DAYS (turns older than that) delete anything.
 The schema is created whole in a new file; an existing file is left as it is, and changes to its
 schema are the DATA_DIR upgrade steps' (`bot.datadir.steps`), run before the store opens.
 
-A marker file beside the database exists while it is open (`bot.agent.in_use`); finding it at
-start with no process holding it means the last run did not close cleanly, and only then is the
+A marker file beside the database exists while it is open (`in_use.py`); finding it at start
+with no process holding it means the last run did not close cleanly, and only then is the
 file's integrity checked (a full check of a large log on every start would slow it for nothing;
 SQLite reports a damaged page it reads). A process opening the log beside another that has it
 open (the terminal chat beside a running bot) shares it: it checks nothing, leaves the other's
@@ -30,16 +30,15 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
-from bot.agent.in_use import InUseMarker
-from bot.agent.types import Usage
 from bot.data_files import HISTORY_FILE
+from bot.storage.history import HistoryUnavailable, Message, Usage
+from bot.storage.history.in_use import InUseMarker
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Message = dict[str, Any]
 
 _MARKER_SUFFIX = ".in-use"
 
@@ -69,63 +68,6 @@ CREATE TABLE IF NOT EXISTS messages (
 );
 CREATE INDEX IF NOT EXISTS messages_by_turn ON messages (turn_id, id);
 """
-
-
-class HistoryUnavailable(Exception):
-    """The history cannot be used right now; the text says why (for the health check)."""
-
-
-class History(Protocol):
-    """The conversation log the agent writes and reads: `HistoryStore` (SQLite, one process)
-    or `PostgresHistory` (bot.agent.history_postgres, shared by several workers)."""
-
-    async def begin_turn(self, key: str, question: Message) -> int:
-        """Start a turn in the key's current conversation with the user's message; its id."""
-        ...
-
-    async def append(self, turn: int, messages: Sequence[Message]) -> None:
-        """Add messages to an open turn, in order."""
-        ...
-
-    async def finish_turn(self, turn: int, *, done: bool, usage: Usage | None = None) -> None:
-        """Close a turn: `done` turns are sent to the model later, failed ones never."""
-        ...
-
-    async def reset(self, key: str) -> None:
-        """Start a new, empty conversation under `key`; the old one is kept."""
-        ...
-
-    async def load_turns(self, key: str, limit: int) -> list[list[Message]]:
-        """The last `limit` finished turns of the key's current conversation, oldest first."""
-        ...
-
-    async def last_usage(self, key: str) -> Usage | None:
-        """The accounting of the key's last finished question, if any."""
-        ...
-
-    async def turn_states(self, key: str) -> list[str]:
-        """The state of every turn in the key's current conversation, oldest first."""
-        ...
-
-    async def conversation_count(self, key: str) -> int:
-        """How many conversations (the current one and the reset ones) the key has."""
-        ...
-
-    async def ping(self) -> None:
-        """Raise `HistoryUnavailable` unless the log can serve."""
-        ...
-
-    async def forget_user(self, user_id: int) -> int:
-        """Delete every conversation of one person, in private and in groups; how many."""
-        ...
-
-    async def delete_older(self, cutoff: float) -> int:
-        """Delete turns begun before `cutoff` (Unix time); how many."""
-        ...
-
-    async def close(self) -> None:
-        """Finish pending writes and release what the log holds."""
-        ...
 
 
 class HistoryStore:

@@ -1,0 +1,87 @@
+"""The one place that chooses what the bot's state stands on: PostgreSQL when DATABASE_URL is
+set, else the SQLite files in DATA_DIR.
+
+`open_backend` makes the choice once and opens what must work before the first update (the
+database, the conversation history and the webhook update claims); the `Backend` it returns
+builds every other store on the same side. Each close goes on the `closing` stack the caller
+unwinds, the database's first (so it closes last). The PostgreSQL side lives in postgres.py and
+is imported only with DATABASE_URL, so a bot on SQLite never loads the driver.
+
+The same shape as a store: this module has the `Backend` protocol and the `Stores` it builds,
+`opening.py` the chooser, `sqlite.py` and `postgres.py` the two sides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from bot.storage.access import AccessStore
+from bot.storage.albums import AlbumMemory
+from bot.storage.audit import AuditLog
+from bot.storage.claims import UpdateClaims
+from bot.storage.confirmations import Confirmations
+from bot.storage.history import History
+from bot.storage.pending_status import PendingStatusStore
+from bot.storage.rate_limits import RateWindow
+from bot.storage.scopes import ScopeStore
+from bot.storage.source_links import SourceLinks
+
+if TYPE_CHECKING:
+    from bot.storage.postgres import PostgresDatabase
+
+
+@dataclass(frozen=True, slots=True)
+class Stores:
+    """Status messages in flight, access, source button ids, the album memory, actions
+    waiting for their confirm button, the audit log, the chats' scopes and (shared only) the
+    rate window; None there means each process counts in its own memory."""
+
+    pending_status: PendingStatusStore
+    access: AccessStore
+    source_links: SourceLinks
+    rate_window: RateWindow | None
+    albums: AlbumMemory
+    confirmations: Confirmations
+    audit: AuditLog
+    scopes: ScopeStore
+
+
+class Backend(Protocol):
+    """One side, chosen by `open_backend`: what it opened, and the stores built on it."""
+
+    @property
+    def database(self) -> PostgresDatabase | None:
+        """The shared PostgreSQL database; None on SQLite."""
+        ...
+
+    @property
+    def history(self) -> History:
+        """The conversation log."""
+        ...
+
+    @property
+    def claims(self) -> UpdateClaims:
+        """Which worker handles a webhook update."""
+        ...
+
+    def stores(self, *, clock: Callable[[], float], rate_limit_per_hour: int) -> Stores:
+        """The stores on this side, each close on the stack; none touches a disk or the
+        database before first use. `clock` gives Unix time where a store keeps its own."""
+        ...
+
+
+def closed_by(closing: AsyncExitStack, stores: Stores) -> Stores:
+    """`stores`, each one's close pushed on `closing`."""
+    for store in (
+        stores.pending_status,
+        stores.access,
+        stores.source_links,
+        stores.confirmations,
+        stores.audit,
+        stores.scopes,
+    ):
+        closing.push_async_callback(store.close)
+    return stores
