@@ -89,16 +89,18 @@ def render_table(result: BenchResult, command: str, machine: str, date: str) -> 
     return "\n".join(lines)
 
 
-def render_summary(results: Sequence[BenchResult]) -> str:
-    """A short list of every aim, met or not, at the top of the file."""
-    lines = ["| benchmark | aim | verdict |", "|---|---|---|"]
+def render_summary(results: Sequence[BenchResult], *, measured: str = "") -> str:
+    """A short list of every aim, met or not, at the top of the file; `measured` (a date and a
+    commit) stands on every row, so a row copied elsewhere still says when it was true."""
+    lines = ["| benchmark | aim | verdict | measured |", "|---|---|---|---|"]
     for result in results:
         if not result.aims:
-            lines.append(f"| {result.name} | – | not measured: {result.error or 'no aims'} |")
+            note = f"not measured: {result.error or 'no aims'}"
+            lines.append(f"| {result.name} | – | {note} | {measured} |")
         for aim in result.aims:
             verdict = {True: "met", False: "missed", None: "not judged"}[aim.met]
             detail = f" ({_aim_detail(aim)})" if _aim_detail(aim) else ""
-            lines.append(f"| {result.name} | {aim.text} | {verdict}{detail} |")
+            lines.append(f"| {result.name} | {aim.text} | {verdict}{detail} | {measured} |")
     return "\n".join(lines)
 
 
@@ -126,7 +128,7 @@ def render_document(
         "",
         "## Aims at a glance",
         "",
-        render_summary(results),
+        render_summary(results, measured=f"{date.split(maxsplit=1)[0]}, {version}"),
         "",
     ]
     parts.extend(render_table(r, commands[r.name], machine, date) for r in results)
