@@ -14,16 +14,13 @@ from bot.check.outcome import Outcome, failed, passed, skipped
 from bot.config import Settings
 from bot.storage import SCHEMA_VERSION, redact_url
 from bot.storage.lost import LOST
+from bot.storage.postgres import connect_failure
 from bot.storage.urls import scrub
 
 SUBJECT = "database"
 CONNECT_TIMEOUT_S = 10.0
-_UNREACHABLE: tuple[type[Exception], ...] = (*LOST, TimeoutError)
-_REFUSED: tuple[type[Exception], ...] = (
-    asyncpg.InvalidAuthorizationSpecificationError,  # password, role, pg_hba
-    asyncpg.InvalidCatalogNameError,  # no such database
-)
-"""What a server that turns the bot away raises: the same words as `run` uses for it."""
+_NO_CONNECTION: tuple[type[Exception], ...] = (*LOST, TimeoutError, ValueError)
+"""What connecting can raise short of a bug; `connect_failure` says what each means."""
 
 
 async def check_database(settings: Settings, *, offline: bool) -> Outcome:
@@ -48,15 +45,14 @@ async def check_database(settings: Settings, *, offline: bool) -> Outcome:
 
 
 async def _connected(url: str, where: str) -> asyncpg.Connection | Outcome:
-    """A connection to `url`, or the failed line saying why there is none."""
+    """A connection to `url`, or the failed line saying why there is none, in the words `run`
+    uses for the same failure."""
     try:
         return await asyncpg.connect(url, timeout=CONNECT_TIMEOUT_S)
-    except _REFUSED as exc:
-        return failed(SUBJECT, f"{where} does not let the bot in: {scrub(str(exc), url)}")
-    except ValueError as exc:  # asyncpg's reading of the URL (before LOST: an InterfaceError too)
-        reason = scrub(str(exc), url) or type(exc).__name__
-        return failed(SUBJECT, f"the database URL {where} cannot be used: {reason}")
-    except _UNREACHABLE as exc:
+    except _NO_CONNECTION as exc:
+        failure = connect_failure(url, exc)
+        if failure is not None:
+            return failed(SUBJECT, str(failure))
         reason = scrub(str(exc), url) or type(exc).__name__
         return failed(SUBJECT, f"{where} cannot be reached: {reason}")
 

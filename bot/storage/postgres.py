@@ -127,16 +127,28 @@ class PostgresDatabase:
 async def _connect(url: str) -> asyncpg.Connection:
     try:
         return await asyncpg.connect(url)
-    except _PASSING as exc:
-        raise _unavailable(url, exc) from exc
-    except asyncpg.PostgresError as exc:
-        msg = f"the database at {redact_url(url)} does not let the bot in: {scrub(str(exc), url)}"
-        raise StorageError(msg) from exc
-    except ValueError as exc:  # asyncpg's reading of the URL
-        msg = f"the database URL {redact_url(url)} cannot be used: {scrub(str(exc), url)}"
-        raise StorageError(msg) from exc
+    except Exception as exc:
+        failure = connect_failure(url, exc)
+        if failure is None:
+            raise
+        raise failure from exc
+
+
+def connect_failure(url: str, exc: Exception) -> StorageError | None:
+    """What a failed connection to `url` means for the admin, in the words `run`, `pair` and
+    `check` all use: `DatabaseUnavailable` when a retry may find the server, `StorageError`
+    when the URL or the login must be fixed; None for anything else (a bug, not an answer)."""
+    if isinstance(exc, _PASSING):
+        return _unavailable(url, exc)
+    if isinstance(exc, asyncpg.PostgresError):
+        reason = scrub(str(exc), url)
+        return StorageError(f"the database at {redact_url(url)} does not let the bot in: {reason}")
+    if isinstance(exc, ValueError):  # asyncpg's reading of the URL
+        reason = scrub(str(exc), url)
+        return StorageError(f"the database URL {redact_url(url)} cannot be used: {reason}")
+    return None
 
 
 def _unavailable(url: str, exc: Exception) -> DatabaseUnavailable:
-    reason = scrub(str(exc), url)
+    reason = scrub(str(exc), url) or type(exc).__name__  # a timeout says nothing of its own
     return DatabaseUnavailable(f"the database at {redact_url(url)} cannot be reached: {reason}")
