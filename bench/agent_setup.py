@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.agent import AgentConfig
-from bot.config import Settings
+from bot.settings.model import Settings
 
 
 def agent_config(model: str, window: int, output_tokens: int = 2_048) -> AgentConfig:

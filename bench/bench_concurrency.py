@@ -28,8 +28,8 @@ from bench.results import Aim, BenchResult, Metric
 from bench.stats import current_rss_mb, median, peak_rss_mb
 from bench.toolbox import wait_ready
 from bot.agent import build_client
-from bot.config import Settings
 from bot.services import close_services, open_services
+from bot.settings.model import Settings
 from bot.telegram.app import build_dispatcher
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.fake_telegram import FakeTelegramSession

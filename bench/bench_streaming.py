@@ -30,8 +30,8 @@ from bench.fake_model import FakeModelProcess
 from bench.results import Aim, BenchResult, Metric
 from bench.stats import median
 from bot.agent import AgentEvent, AnswerDraft, EventHandler
-from bot.config import Settings
 from bot.services import close_services, open_services
+from bot.settings.model import Settings
 from bot.telegram.app import build_dispatcher
 from bot.telegram.tuning import Tuning
 from tests.fakes.accounts import BOT_TOKEN, BOT_USERNAME

@@ -1,6 +1,6 @@
 """`python -m bot`: the entrance. Load the settings, then open one front door.
 
-`run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal (`bot.terminal`),
+`run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal (`bot.terminal.chat`),
 `check` the checks (`bot.check`), `pair` prints a pairing code (`bot.access.command`), `backup`
 and `restore` copy DATA_DIR out and back (`bot.datadir.backup`, `bot.datadir.restore`). A front
 door is imported only once chosen, by its module name: importing aiogram costs seconds that the
@@ -17,14 +17,15 @@ import os
 import sys
 from typing import Any
 
-from bot import exit_codes
 from bot.agent import PromptError
 from bot.cli import parse_args
-from bot.config import Settings
-from bot.data_files import DataDirError
 from bot.datadir import DataVersionError
 from bot.logs import setup_logging
-from bot.settings_loader import SettingsError, load_settings, warn_of_env_file
+from bot.process import exit_codes
+from bot.process.data_files import DataDirError
+from bot.settings.env_file import warn_of_env_file
+from bot.settings.model import Settings
+from bot.settings_loader import SettingsError, load_settings
 from bot.storage import DatabaseUnavailable, StorageError, database_secrets
 
 log = logging.getLogger("bot")
@@ -40,7 +41,7 @@ _REQUIRED = {
 _WANTED = {"check": ("bot_token",)}  # listed among other problems; alone, check reports it
 FRONT_DOORS = {
     "run": "bot.telegram.run",
-    "chat": "bot.terminal",
+    "chat": "bot.terminal.chat",
     "check": "bot.check",
     "pair": "bot.access.command",
     "backup": "bot.datadir.backup",
@@ -50,7 +51,7 @@ FRONT_DOORS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the process exit code (`bot.exit_codes`: 2 for what to fix).
+    """Entry point; returns the process exit code (`bot.process.exit_codes`: 2 for what to fix).
 
     A reader that stops reading (`check | head -1`) ends the output quietly: Python's own
     recipe for a closed pipe, instead of a BrokenPipeError traceback on the terminal.
@@ -82,7 +83,7 @@ def run_command(command: str, settings: Settings, **options: Any) -> int:
         level = "WARNING"  # keep the terminal conversation (or the checks' lines) readable
     setup_logging(level, secrets=_secrets(settings), log_format=settings.log_format)
     if command not in ("check", "run"):  # check shows them; run once, not in every worker
-        warn_of_env_file(settings)
+        warn_of_env_file(settings.env_file_notes)
     front_door = importlib.import_module(FRONT_DOORS[command])
     try:
         return int(asyncio.run(front_door.serve(settings, **options)))

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.config import Settings
-from bot.version import bot_version
+from bot.process.version import bot_version
+from bot.settings.model import Settings
 from tools.jail.documents_folder import shown
 
 

@@ -1,7 +1,7 @@
 """`python -m bot.healthcheck`: a cheap liveness probe for a container or a service manager.
 
 Healthy means the running bot's heartbeat file in DATA_DIR was written within the last minute
-(`bot.heartbeat`: the bot's event loop turns and DATA_DIR takes writes) and, where the bot
+(`bot.process.heartbeat`: the bot's event loop turns and DATA_DIR takes writes) and, where the bot
 serves `GET /healthz` (on WEBHOOK_LISTEN in webhook mode, on METRICS_LISTEN in polling mode
 when it is set), that it answers 200 there: the history store and the search index work too.
 Exit 0 when healthy, 1 otherwise, with one line per problem.
@@ -22,9 +22,9 @@ import urllib.request
 
 from pydantic import ValidationError
 
-from bot.config import Settings
-from bot.data_files import DataFiles
-from bot.heartbeat import STALE_AFTER_S, heartbeat_age
+from bot.process.data_files import DataFiles
+from bot.process.heartbeat import STALE_AFTER_S, heartbeat_age
+from bot.settings.model import Settings
 
 HEALTH_PATH = "/healthz"
 TIMEOUT_S = 5.0

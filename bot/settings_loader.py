@@ -2,25 +2,22 @@
 
 Every rule a command would otherwise meet only once it starts is applied here, so `run`,
 `chat` and `check` refuse the same settings with the same list: the values' own rules
-(`bot.config`), the secrets a command needs, and a system prompt that can be used.
+(`bot.settings.model`), the secrets a command needs, and a system prompt that can be used.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from bot.agent.prompts import PromptError, choose_system_prompt
-from bot.config import Settings
-from bot.env_file import dotenv_quiet, env_file_notes
+from bot.settings.env_file import dotenv_quiet, env_file_notes
+from bot.settings.model import Settings
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
-
-log = logging.getLogger("bot.settings")
 
 _HOW_TO_FIX = {
     "bot_token": "create a bot with @BotFather and put its token in .env as BOT_TOKEN=...",
@@ -135,9 +132,3 @@ def load_settings(
         raise SettingsError(problems + notes)  # a misspelt key may be why one is missing
     settings.note_env_file(notes)
     return settings
-
-
-def warn_of_env_file(settings: Settings) -> None:
-    """Log, once at start, each thing in the .env file that no setting takes."""
-    for note in settings.env_file_notes:
-        log.warning("%s", note)

@@ -19,7 +19,7 @@ from bot.check import serve
 from bot.check.documents import check_documents, describe_reasons
 from bot.check.model_server import check_model_server
 from bot.cli import build_parser
-from bot.config import Settings
+from bot.settings.model import Settings
 from bot.settings_loader import load_settings
 from tests.fakes.accounts import BOT_TOKEN, BOT_USERNAME
 from tests.fakes.bot_api_http import FakeBotApi

@@ -13,7 +13,7 @@ import pytest
 
 from bot.__main__ import main
 from bot.cli import settings_help
-from bot.config import Settings
+from bot.settings.model import Settings
 from bot.settings_loader import SettingsError, load_settings
 from tests import docs_text
 

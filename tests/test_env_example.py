@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import settings_help
-from bot.config import Settings
+from bot.settings.model import Settings
 from tests import docs_text
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi

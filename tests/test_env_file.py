@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import main
-from bot.config import Settings
-from bot.env_file import COMPOSE_KEYS, env_file_notes
+from bot.settings.env_file import COMPOSE_KEYS, env_file_notes
+from bot.settings.model import Settings
 from tests.e2e.test_workers import STARTED
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from bot.config import Settings
-from bot.data_files import DataFiles
 from bot.healthcheck import health_url, main, problems
-from bot.heartbeat import STALE_AFTER_S, Heartbeat, heartbeat_age
+from bot.process.data_files import DataFiles
+from bot.process.heartbeat import STALE_AFTER_S, Heartbeat, heartbeat_age
+from bot.settings.model import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -66,6 +66,15 @@ class TestContracts:
         assert not guarded - rooms, f"the aiogram contract names gone rooms: {guarded - rooms}"
 
 
+ENTRANCE_AND_WIRING = {"__main__", "cli", "settings_loader", "healthcheck", "services"}
+
+
+def test_the_top_level_of_bot_is_the_entrance_and_the_wiring() -> None:
+    """Anything else is a room: a package with a docstring saying what it holds."""
+    loose = {p.stem for p in (ROOT / "bot").glob("*.py") if p.name != "__init__.py"}
+    assert loose <= ENTRANCE_AND_WIRING, f"put in a package: {sorted(loose - ENTRANCE_AND_WIRING)}"
+
+
 @pytest.mark.parametrize("package", _packages(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_a_packages_docstring_names_every_room_it_holds(package: Path) -> None:
     docstring = ast.get_docstring(ast.parse((package / "__init__.py").read_text("utf-8"))) or ""

@@ -31,7 +31,7 @@ STARTUP_MODULES = (
 )
 """What `python -m bot` imports before it polls: the entrance, the services, the Telegram wing."""
 
-SHARED_MODULES = ("bot.__main__", "bot.services", "bot.terminal")
+SHARED_MODULES = ("bot.__main__", "bot.services", "bot.terminal.chat")
 """What the entrance and the terminal chat import: the services without the Telegram wing."""
 
 NOT_AT_STARTUP = (

@@ -6,7 +6,8 @@
 What is stored (grants, codes, requests, languages) and how codes look is in
 `bot.storage.access`; the records the policy hands out are re-exported here, as its vocabulary.
 No aiogram here: `python -m bot pair` makes a code without loading the Telegram wing, which
-uses this package; this package uses only `bot.config`, `bot.data_files` and `bot.storage`.
+uses this package; this package uses only `bot.settings.model`, `bot.process.data_files` and
+`bot.storage`.
 """
 
 from bot.access.policy import AccessPolicy, DenyResult

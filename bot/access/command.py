@@ -15,8 +15,8 @@ import time
 
 import asyncpg
 
-from bot.config import Settings
-from bot.data_files import DataFiles
+from bot.process.data_files import DataFiles
+from bot.settings.model import Settings
 from bot.storage import PostgresDatabase, StorageError, redact_url
 from bot.storage.access.codes import LIFETIME_S
 from bot.storage.access.postgres import issue_code_in

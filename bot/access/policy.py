@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
-from bot.config import Settings
+from bot.settings.model import Settings
 from bot.storage.access import (
     AccessStore,
     Grant,

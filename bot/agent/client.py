@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-    from bot.config import Settings
+    from bot.settings.model import Settings
 
 
 class LazyClient:

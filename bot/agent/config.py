@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from bot.agent.prompts import DEFAULT_SYSTEM_PROMPT, choose_system_prompt
 
 if TYPE_CHECKING:
-    from bot.config import Settings
+    from bot.settings.model import Settings
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from bot.agent.types import AgentError, ModelBadReply, ModelStreamCut, ModelUnav
 if TYPE_CHECKING:
     from openai._response import AsyncAPIResponse
 
-    from bot.config import Settings
+    from bot.settings.model import Settings
 
 logger = logging.getLogger(__name__)
 _MAX_DETAIL = 300

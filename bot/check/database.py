@@ -11,7 +11,7 @@ import asyncio
 import asyncpg
 
 from bot.check.outcome import Outcome, failed, passed, skipped
-from bot.config import Settings
+from bot.settings.model import Settings
 from bot.storage import SCHEMA_VERSION, redact_url
 from bot.storage.lost import LOST
 from bot.storage.postgres import connect_failure

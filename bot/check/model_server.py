@@ -14,7 +14,7 @@ from bot.agent import AgentError, ModelAuthError, build_client
 from bot.agent.llm import ModelClient
 from bot.agent.model_errors import translate
 from bot.check.outcome import Outcome, failed, passed
-from bot.config import Settings
+from bot.settings.model import Settings
 
 SUBJECT = "model server"
 TIMEOUT_S = 20.0

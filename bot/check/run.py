@@ -16,7 +16,7 @@ from bot.check.model_server import SUBJECT as MODEL_SUBJECT
 from bot.check.model_server import check_model_server
 from bot.check.outcome import Outcome, failed, passed, shown, skipped
 from bot.check.scopes import check_scopes
-from bot.config import Settings
+from bot.settings.model import Settings
 
 TELEGRAM_CHECK = "bot.telegram.check"
 """Has `async def get_me(settings) -> tuple[bool, str]`."""

@@ -8,7 +8,7 @@ nothing at all.
 from __future__ import annotations
 
 from bot.check.outcome import Outcome, failed, passed
-from bot.config import Settings
+from bot.settings.model import Settings
 from tools.errors import SandboxError
 from tools.jail.sandbox import Sandbox
 

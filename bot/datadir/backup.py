@@ -21,8 +21,6 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.config import Settings
-from bot.data_files import DataFiles
 from bot.datadir.copying import (
     SIDE_FILE_SUFFIXES,
     copy_database,
@@ -33,6 +31,8 @@ from bot.datadir.copying import (
 from bot.datadir.manifest import MANIFEST, Contents, Manifest, Refused, write_manifest
 from bot.datadir.postgres_note import postgres_note
 from bot.datadir.version import DataVersionError, read_stamp, refuse_newer
+from bot.process.data_files import DataFiles
+from bot.settings.model import Settings
 
 __all__ = ["MANIFEST", "BackupReport", "Refused", "serve", "take_backup"]
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.data_files import DataFiles
 from bot.datadir.version import DataVersionError, parse_version, refuse_newer
-from bot.version import bot_version
+from bot.process.data_files import DataFiles
+from bot.process.version import bot_version
 
 MANIFEST = "backup.json"
 _SHA256 = re.compile(r"[0-9a-f]{64}")

@@ -3,7 +3,7 @@ PostgreSQL, which these commands never touch; the database's own tools copy it."
 
 from __future__ import annotations
 
-from bot.config import Settings
+from bot.settings.model import Settings
 from bot.storage import redact_url
 
 

@@ -18,8 +18,6 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.config import Settings
-from bot.data_files import DataFiles
 from bot.datadir.copying import (
     ChecksumMismatch,
     NotPlainFile,
@@ -32,6 +30,8 @@ from bot.datadir.copying import (
 from bot.datadir.manifest import MANIFEST, Contents, Manifest, Refused, read_manifest
 from bot.datadir.postgres_note import postgres_note
 from bot.datadir.version import DataVersionError, parse_version
+from bot.process.data_files import DataFiles
+from bot.settings.model import Settings
 
 
 @dataclass

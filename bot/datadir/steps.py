@@ -16,7 +16,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.data_files import DataFiles
 from bot.datadir.version import (
     DATA_VERSION,
     DataVersionError,
@@ -24,6 +23,7 @@ from bot.datadir.version import (
     refuse_newer,
     write_stamp,
 )
+from bot.process.data_files import DataFiles
 from bot.storage.sqlite_thread import BUSY_WAIT_S
 from bot.storage.sqlite_thread import transaction as immediate
 

@@ -14,8 +14,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.data_files import DataFiles
-from bot.version import bot_version
+from bot.process.data_files import DataFiles
+from bot.process.version import bot_version
 
 DATA_VERSION = 2
 """The layout this code reads and writes. 1: before versions were stamped; 2: the history

@@ -1,7 +1,9 @@
 """Documents managed by admins from Telegram: delete to a hidden trash, move, restore.
 
 - `trash`: the hidden `.trash/` folder inside the documents folder and its records;
-- `manager`: `Documents`, which checks every path through the jail and keeps the index in step.
+- `manager`: `Documents`, which checks every path through the jail and keeps the index in step;
+- `retention`: what is deleted on time, conversations older than HISTORY_DAYS and trash older
+  than TRASH_DAYS.
 
 No aiogram here: the Telegram wing asks for confirmation and calls this.
 """

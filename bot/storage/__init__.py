@@ -45,7 +45,7 @@ How a store plugs in (`audit/` is the example to copy):
    `SqliteThread(path, _SCHEMA, name=...)` whose `_SCHEMA` is `CREATE TABLE IF NOT EXISTS`
    statements; every operation is one `await self._db.run(lambda db: ...)`, in
    `with transaction(db):` when it needs several statements. Name its file in
-   `bot.data_files.DataFiles`.
+   `bot.process.data_files.DataFiles`.
 3. Write `postgres.py`: a class taking a `PostgresDatabase` and running each operation as one
    statement on `database.pool` (a transaction, `async with pool.acquire() as c, c.
    transaction():`, when it needs several). Use the database's clock (`clock_timestamp()`)

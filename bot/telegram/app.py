@@ -16,12 +16,12 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
 from bot.access import AccessPolicy
-from bot.config import Settings
-from bot.data_files import DataFiles
 from bot.documents import Documents
-from bot.retention import Retention
+from bot.documents.retention import Retention
+from bot.process.data_files import DataFiles
 from bot.scopes import Scopes
 from bot.services import Services
+from bot.settings.model import Settings
 from bot.storage.access.codes import LIFETIME_S
 from bot.storage.pending_status import PendingStatusStore
 from bot.telegram.access_requests import AccessRequests

@@ -14,7 +14,7 @@ from aiogram.exceptions import (
     TelegramUnauthorizedError,
 )
 
-from bot.config import Settings
+from bot.settings.model import Settings
 from bot.telegram.app import build_bot
 
 TIMEOUT_S = 15

@@ -7,7 +7,7 @@ a heartbeat file in DATA_DIR is kept fresh for `python -m bot.healthcheck`. `GET
 is set; aiohttp's server is imported only then, so a plain polling bot starts without it. With
 WORKERS > 1 in webhook mode this process becomes the parent of that many workers
 (`bot.telegram.workers`), each of which comes back here as a worker. A start that fails ends
-with one line and an exit code that says whether a restart may help (`bot.exit_codes`).
+with one line and an exit code that says whether a restart may help (`bot.process.exit_codes`).
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ from aiogram.exceptions import (
     TelegramUnauthorizedError,
 )
 
-from bot import exit_codes
-from bot.config import Settings
-from bot.heartbeat import Heartbeat
 from bot.monitoring import Health
+from bot.process import exit_codes
+from bot.process.heartbeat import Heartbeat
 from bot.services import Services, close_services, open_services
-from bot.settings_loader import warn_of_env_file
+from bot.settings.env_file import warn_of_env_file
+from bot.settings.model import Settings
 from bot.telegram.app import build_bot, build_dispatcher
 from bot.telegram.upload_parts import remove_abandoned
 from bot.telegram.workers import WorkerSeat, supervise, worker_seat
@@ -53,7 +53,7 @@ async def serve(settings: Settings) -> int:
     """
     seat = worker_seat(os.environ)
     if seat is None:  # a worker reads the same .env as its parent, which warned already
-        warn_of_env_file(settings)
+        warn_of_env_file(settings.env_file_notes)
     if settings.workers > 1 and seat is None:
         if settings.webhook_url:
             return await _supervise(settings)
@@ -129,7 +129,8 @@ _START_FAILURES = (OSError, TelegramAPIError, ClientDecodeError)
 
 def _start_failed(exc: Exception, settings: Settings) -> int:
     """Log in one line why the bot could not start; the exit code says whether a restart may
-    help (`bot.exit_codes`): a refusal of the settings stops it, a network failure does not."""
+    help (`bot.process.exit_codes`): a refusal of the settings stops it, a network failure does
+    not."""
     match exc:
         case TelegramUnauthorizedError() | TelegramNotFound():
             log.error(

@@ -25,7 +25,7 @@ from aiogram import Bot, Dispatcher
 from aiogram.webhook.aiohttp_server import setup_application
 from aiohttp import web
 
-from bot.config import Settings
+from bot.settings.model import Settings
 from bot.storage import UpdateClaims
 from bot.telegram.exactly_once import ClaimingRequestHandler, MemoryClaims
 

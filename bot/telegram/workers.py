@@ -33,10 +33,10 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot import exit_codes
-from bot.config import Settings
-from bot.data_files import DataDirError, DataFiles
 from bot.datadir import upgrade
+from bot.process import exit_codes
+from bot.process.data_files import DataDirError, DataFiles
+from bot.settings.model import Settings
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""MkDocs hook: the settings table of the configuration page, made from `bot.config.Settings`.
+"""MkDocs hook: the configuration page's settings table, made from `bot.settings.model.Settings`.
 
 The page holds a marked block where the table goes (a line for readers of the Markdown itself);
 at each build the block is replaced by the table, rendered from the settings model itself (each
@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 from annotated_types import Ge, Gt, Le, Lt, MinLen
 from pydantic import SecretStr
 
-from bot.config import Settings
+from bot.settings.model import Settings
 
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
 
 PAGE = "configuration.md"
-MARKER = "<!-- settings-reference: generated from bot.config.Settings at build time -->"
+MARKER = "<!-- settings-reference: generated from bot.settings.model.Settings at build time -->"
 END_MARKER = "<!-- /settings-reference -->"
 _KINDS: dict[Any, str] = {
     bool: "`true` or `false`",

@@ -11,7 +11,7 @@ from pydantic import SecretStr
 
 from bot.agent import DEFAULT_SYSTEM_PROMPT, AgentConfig, PromptError, build_client
 from bot.agent.tokens import TokenCounter
-from bot.config import Settings
+from bot.settings.model import Settings
 from tests.fakes.fake_llm import FakeLLM
 
 

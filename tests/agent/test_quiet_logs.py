@@ -14,7 +14,7 @@ import pytest
 
 from bot.agent.tokens import TokenCounter
 from bot.logs import setup_logging
-from bot.terminal import chat_in_terminal
+from bot.terminal.chat import chat_in_terminal
 from tests.agent.conftest import AgentFactory
 from tests.agent.test_terminal import scripted
 from tests.fakes.fake_llm import FakeLLM

@@ -8,7 +8,7 @@ from aiogram.methods import SetMyCommands
 from aiogram.types import BotCommandScopeChat
 
 from bot.access import AccessPolicy
-from bot.version import bot_version
+from bot.process.version import bot_version
 from tests.bot.access_support import expect_requests, sent_to, texts_to
 from tests.fakes.accounts import ADMIN_ID, STRANGER_ID, USER_ID
 from tests.fakes.harness import Harness

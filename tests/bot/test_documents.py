@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from aiogram.methods import SendMessage
 
-from bot.data_files import DataFiles
 from bot.documents import DocumentError, Documents
+from bot.process.data_files import DataFiles
 from bot.storage.audit import AuditLog
 from bot.telegram.texts import texts_for
 from bot.telegram.tuning import Tuning

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from aiogram import Bot
 
-from bot.data_files import PENDING_STATUS_FILE
+from bot.process.data_files import PENDING_STATUS_FILE
 from bot.storage.pending_status import PendingStatus
 from bot.storage.pending_status.sqlite import SqlitePendingStatusStore
 from bot.telegram.output.pending_status import tidy_leftovers

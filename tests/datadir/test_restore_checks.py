@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.data_files import DataFiles
 from bot.datadir import backup, restore
+from bot.process.data_files import DataFiles
 from bot.settings_loader import load_settings
 from bot.storage.access.sqlite import issue_code_now
 

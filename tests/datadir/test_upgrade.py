@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.data_files import DataFiles
 from bot.datadir import DATA_VERSION, DataVersionError, upgrade
 from bot.datadir.steps import STEPS, DataDirStep, transaction
+from bot.process.data_files import DataFiles
 from bot.services import open_services
 from bot.settings_loader import load_settings
 from tests.fakes.accounts import USER_ID

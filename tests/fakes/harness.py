@@ -26,8 +26,8 @@ from tests.fakes.updates import Updates
 if TYPE_CHECKING:
     from aiogram import Dispatcher
 
-    from bot.config import Settings
     from bot.services import Services
+    from bot.settings.model import Settings
     from bot.telegram.tuning import Tuning
 
 

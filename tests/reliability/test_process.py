@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.data_files import PENDING_STATUS_FILE
+from bot.process.data_files import PENDING_STATUS_FILE
 from bot.telegram.texts import RUSSIAN
 from tests.agent.conftest import assert_request_valid
 from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, USER_ID

@@ -9,7 +9,7 @@ import pytest
 from pydantic import SecretStr
 
 from bot.check.database import check_database
-from bot.config import Settings
+from bot.settings.model import Settings
 from bot.storage import MIGRATIONS, SCHEMA_VERSION, Migration, PostgresDatabase
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.data_files import DataFiles
+from bot.process.data_files import DataFiles
 from bot.storage import PostgresDatabase
 from bot.storage.source_links import LIFETIME_S, SourceLink, SourceLinks, is_link_id
 from bot.storage.source_links.postgres import PostgresSourceLinks

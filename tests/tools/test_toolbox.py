@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from bot.data_files import DataFiles
+from bot.process.data_files import DataFiles
 from tools import Toolbox, build_toolbox, listing, paths
 from tools import toolbox as toolbox_module
 from tools.config import ToolSettings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import AsyncExitStack
 
-from bot.data_files import DataFiles
+from bot.process.data_files import DataFiles
 from bot.storage.backend import Backend
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
-from bot.data_files import DataFiles
+from bot.process.data_files import DataFiles
 from bot.storage.access.sqlite import SqliteAccessStore
 from bot.storage.albums.memory import Albums
 from bot.storage.audit.sqlite import SqliteAuditLog

@@ -32,7 +32,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot.data_files import HISTORY_FILE
+from bot.process.data_files import HISTORY_FILE
 from bot.storage.history import HistoryUnavailable, Message, Usage
 from bot.storage.history.in_use import InUseMarker
 

@@ -14,7 +14,7 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command, MagicData
 from aiogram.types import Message
 
-from bot.config import Settings
+from bot.settings.model import Settings
 from bot.storage.albums import AlbumMemory
 from bot.storage.audit import AuditLog
 from bot.telegram.context import ChatContext

@@ -16,8 +16,9 @@ from aiogram.types import Message
 
 from bot.access import AccessPolicy
 from bot.agent import Agent
-from bot.config import Settings
+from bot.process.version import bot_version
 from bot.scopes import Scopes
+from bot.settings.model import Settings
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.access_lists import status_section
 from bot.telegram.handlers.filters import bare_unknown_command
@@ -26,7 +27,6 @@ from bot.telegram.handlers.private import in_private, reply_with
 from bot.telegram.handlers.replies import say
 from bot.telegram.texts.scope import scope_texts
 from bot.telegram.tuning import Tuning
-from bot.version import bot_version
 from tools import Toolbox
 
 log = logging.getLogger(__name__)

@@ -19,8 +19,8 @@ from aiogram import Bot, F, Router
 from aiogram.types import Message
 
 from bot.agent import Agent, AgentError, EventHandler, ModelStreamCut
-from bot.config import Settings
 from bot.scopes import Scopes
+from bot.settings.model import Settings
 from bot.storage.albums import AlbumMemory
 from bot.storage.pending_status import PendingStatusStore
 from bot.storage.source_links import SourceLinks

@@ -21,7 +21,7 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import CallbackQuery
 
 from bot.access import AccessPolicy
-from bot.config import Settings
+from bot.settings.model import Settings
 from bot.storage.source_links import SourceLink, SourceLinks
 from bot.telegram.context import ChatContext
 from bot.telegram.output.pacing import ChatPlace

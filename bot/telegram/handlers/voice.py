@@ -21,8 +21,8 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message
 
 from bot.agent import AgentError
-from bot.config import Settings
-from bot.speech import Transcriber
+from bot.settings.model import Settings
+from bot.speech.transcription import Transcriber
 from bot.telegram.addressing import has_words, replies_to_bot
 from bot.telegram.context import ChatContext
 from bot.telegram.downloads import DownloadError, read_file_bytes

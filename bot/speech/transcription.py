@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from bot.agent.client import LazyClient
 from bot.agent.model_errors import detail_of, translate
 from bot.agent.types import AgentError, ContextOverflow, ModelAuthError, ModelBadReply
-from bot.config import Settings
+from bot.settings.model import Settings
 
 if TYPE_CHECKING:
     import openai

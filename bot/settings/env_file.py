@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import logging
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -100,3 +100,9 @@ def dotenv_quiet() -> Iterator[None]:
         yield
     finally:
         logger.removeFilter(drop)
+
+
+def warn_of_env_file(notes: Iterable[str]) -> None:
+    """Log, once at start, each thing in the .env file that no setting takes."""
+    for note in notes:
+        logging.getLogger("bot.settings").warning("%s", note)

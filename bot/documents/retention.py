@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from bot.config import Settings
 from bot.documents import Documents
+from bot.settings.model import Settings
 
 log = logging.getLogger(__name__)
 

@@ -24,8 +24,8 @@ from bot.agent import (
     ToolFinished,
     ToolStarted,
 )
-from bot.config import Settings
 from bot.services import close_services, open_services
+from bot.settings.model import Settings
 
 _PROMPT = "› "
 _HELP = "Ask a question. /reset starts a new conversation, /exit (or Ctrl-D) quits."

@@ -1,0 +1,7 @@
+"""What the running process shows the world outside it, the floor everything else stands on.
+
+- `data_files`: every file the bot keeps in DATA_DIR, named in one place;
+- `heartbeat`: the file a running bot keeps fresh for `python -m bot.healthcheck`;
+- `exit_codes`: what each exit code tells whatever restarts the bot;
+- `version`: the installed version, for `--version` and `/status`.
+"""

@@ -1,0 +1,10 @@
+"""The bot's settings, read once at start and handed down; nothing below reads the environment.
+
+- `model`: `Settings`, every environment variable with its default, rule and description (the
+  help text and the docs' configuration page are made from it);
+- `env_file`: what a `.env` file holds that no setting takes (unknown keys, unreadable lines),
+  said once at start and by `check`.
+
+The loader that turns all of a command's problems into one list sits at the entrance
+(`bot.settings_loader`), since it also checks the system prompt the agent will use.
+"""
