@@ -15,8 +15,8 @@ process remembers in memory, memory.py), `pending_status/` (status messages on s
 at the next start), `scopes/` (chat scopes set from Telegram, each conversation's last scope),
 `access/` (grants, pairing codes, strangers' requests; its SQLite statements are grouped by
 table in sqlite_*.py beside sqlite.py), `history/` (the conversation log and its `Usage`;
-its SQLite class keeps its own writer thread and crash recovery, with `in_use.py`, rather
-than the shared engine).
+on the shared engine too, its SQLite class opens the file its own way: crash recovery, with
+`in_use.py`).
 
 `backend` is the one place that chooses SQLite or PostgreSQL: `open_backend` opens the
 database, the history and the update claims, and its `Backend` builds the other stores as

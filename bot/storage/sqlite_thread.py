@@ -2,9 +2,10 @@
 
 The connection is opened on first use by `connect`, which also creates the store's tables
 (its `schema`, statements that may run again: `CREATE TABLE IF NOT EXISTS`), so a store that
-is never asked touches no disk; every piece of work runs on the one thread, in the order it was
-asked, and `close` lets the work already asked for finish first. Each statement commits on its
-own; work that needs several runs them inside `transaction`.
+is never asked touches no disk; a store that must recover its file before use (the history)
+opens it its own way with `open_with`, still on the one thread. Every piece of work runs on the
+one thread, in the order it was asked, and `close` lets the work already asked for finish first.
+Each statement commits on its own; work that needs several runs them inside `transaction`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import TypeVar
 
 _T = TypeVar("_T")
+_O = TypeVar("_O")
 
 BUSY_WAIT_S = 10.0
 """How long a statement waits for another process holding the file."""
@@ -90,6 +92,18 @@ class SqliteThread:
         """Where the database lives."""
         return self._path
 
+    async def open_with(self, opener: Callable[[], tuple[sqlite3.Connection, _O]]) -> _O:
+        """Open the connection now, the caller's way, on the worker thread; returns what the
+        opener found beside the connection (the history: whether it checked the file)."""
+
+        def adopt() -> _O:
+            connection, found = opener()
+            self._connection = connection
+            return found
+
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, adopt)
+
     async def run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
         """Run `work` with the connection on the worker thread."""
         return await self.submit(work)
@@ -104,12 +118,13 @@ class SqliteThread:
             return failed
         return loop.run_in_executor(self._executor, self._call, work)
 
-    async def close(self) -> None:
-        """Close the database; work already asked for finishes first."""
+    async def close(self, then: Callable[[], None] | None = None) -> None:
+        """Close the database; work already asked for finishes first, and `then` runs on the
+        worker thread once the file is closed."""
         if self._closed:
             return
         self._closed = True
-        await asyncio.get_running_loop().run_in_executor(self._executor, self._close)
+        await asyncio.get_running_loop().run_in_executor(self._executor, self._close, then)
         await asyncio.to_thread(self._executor.shutdown, wait=True)
 
     # --- on the worker thread ------------------------------------------------------------
@@ -118,7 +133,9 @@ class SqliteThread:
             self._connection = connect(self._path, self._schema, wal=self._wal)
         return work(self._connection)
 
-    def _close(self) -> None:
+    def _close(self, then: Callable[[], None] | None) -> None:
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+        if then is not None:
+            then()

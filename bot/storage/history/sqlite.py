@@ -27,7 +27,6 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,6 +34,7 @@ from typing import Any, TypeVar
 from bot.process.data_files import HISTORY_FILE
 from bot.storage.history import HistoryUnavailable, Message, Usage
 from bot.storage.history.in_use import InUseMarker
+from bot.storage.sqlite_thread import BUSY_WAIT_S, SqliteThread, transaction
 
 logger = logging.getLogger(__name__)
 
@@ -71,22 +71,16 @@ CREATE INDEX IF NOT EXISTS messages_by_turn ON messages (turn_id, id);
 
 
 class HistoryStore:
-    """The conversation log. All SQLite work runs on one dedicated thread, in order."""
+    """The conversation log. All SQLite work runs on the store's one thread, in order (the one
+    SQLite engine, `bot.storage.sqlite_thread`)."""
 
     def __init__(
-        self,
-        connection: sqlite3.Connection,
-        executor: ThreadPoolExecutor,
-        marker: InUseMarker | None = None,
-        *,
-        checked: bool = False,
-        path: Path | None = None,
+        self, thread: SqliteThread, marker: InUseMarker, *, checked: bool, path: Path
     ) -> None:
-        self._db = connection
-        self._executor = executor
+        self._thread = thread
         self._marker = marker
         self._path = path
-        self._inode = _inode(path) if path is not None else None
+        self._inode = _inode(path)
         self._closed = False
         self.checked = checked  # integrity checked at open, after an unclean shutdown
 
@@ -97,27 +91,21 @@ class HistoryStore:
         A file that is not a readable database is moved aside (`*.corrupt-<time>`) and a fresh
         one started, so the bot keeps working; the error is logged.
         """
-        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="history")
-        loop = asyncio.get_running_loop()
+        database = path / HISTORY_FILE if await asyncio.to_thread(path.is_dir) else path
+        thread = SqliteThread(database, _SCHEMA, name="history", wal=True)
         try:
-            connection, marker, checked = await loop.run_in_executor(
-                executor, _connect_or_quarantine, path
-            )
+            marker, checked = await thread.open_with(lambda: _connect_or_quarantine(database))
         except BaseException:
-            executor.shutdown(wait=False)
+            await thread.close()
             raise
-        database = marker.path.with_name(marker.path.name.removesuffix(_MARKER_SUFFIX))
-        return cls(connection, executor, marker, checked=checked, path=database)
+        return cls(thread, marker, checked=checked, path=database)
 
     async def close(self) -> None:
         """Finish pending writes and close the file."""
         if self._closed:
             return
         self._closed = True
-        await self._run(self._db.close)
-        if self._marker is not None:
-            await self._run(self._marker.release)
-        self._executor.shutdown(wait=True)
+        await self._thread.close(then=self._marker.release)
 
     async def ping(self) -> None:
         """Raise `HistoryUnavailable` unless the store can serve: open, its file still where it
@@ -127,18 +115,18 @@ class HistoryStore:
             raise HistoryUnavailable(msg)
         await self._run(self._ping)
 
-    def _ping(self) -> None:
-        if self._path is not None and _inode(self._path) != self._inode:
+    def _ping(self, db: sqlite3.Connection) -> None:
+        if _inode(self._path) != self._inode:
             msg = f"{self._path.name} is missing from DATA_DIR or was replaced"
             raise HistoryUnavailable(msg)
         try:
-            self._db.execute("SELECT 1 FROM conversations LIMIT 1").fetchall()
+            db.execute("SELECT 1 FROM conversations LIMIT 1").fetchall()
         except sqlite3.Error as exc:
             msg = f"the history database does not answer: {exc}"
             raise HistoryUnavailable(msg) from exc
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
+        return await self._thread.run(lambda db: function(db, *args))
 
     # --- writing -------------------------------------------------------------------------------
 
@@ -146,25 +134,25 @@ class HistoryStore:
         """Start a turn in the key's current conversation with the user's message; its id."""
         return await self._run(self._begin_turn, key, question)
 
-    def _begin_turn(self, key: str, question: Message) -> int:
+    def _begin_turn(self, db: sqlite3.Connection, key: str, question: Message) -> int:
         now = time.time()
-        with self._db:
-            conversation = self._current(key)
-            cursor = self._db.execute(
+        with transaction(db):
+            conversation = self._current(db, key)
+            cursor = db.execute(
                 "INSERT INTO turns (conversation_id, state, started_at) VALUES (?, 'open', ?)",
                 (conversation, now),
             )
             turn = _row_id(cursor)
-            self._insert(turn, [question], now)
+            self._insert(db, turn, [question], now)
         return turn
 
     async def append(self, turn: int, messages: Sequence[Message]) -> None:
         """Add messages to an open turn, in order."""
         await self._run(self._append, turn, list(messages))
 
-    def _append(self, turn: int, messages: list[Message]) -> None:
-        with self._db:
-            self._insert(turn, messages, time.time())
+    def _append(self, db: sqlite3.Connection, turn: int, messages: list[Message]) -> None:
+        with transaction(db):
+            self._insert(db, turn, messages, time.time())
 
     async def finish_turn(self, turn: int, *, done: bool, usage: Usage | None = None) -> None:
         """Close a turn: `done` turns are sent to the model later, failed ones never."""
@@ -172,9 +160,9 @@ class HistoryStore:
         usage_text = json.dumps(asdict(usage)) if usage is not None else None
         await self._run(self._finish, turn, state, usage_text)
 
-    def _finish(self, turn: int, state: str, usage: str | None) -> None:
-        with self._db:
-            self._db.execute(
+    def _finish(self, db: sqlite3.Connection, turn: int, state: str, usage: str | None) -> None:
+        with transaction(db):
+            db.execute(
                 "UPDATE turns SET state = ?, ended_at = ?, usage = ? "
                 "WHERE id = ? AND state = 'open'",
                 (state, time.time(), usage, turn),
@@ -184,9 +172,9 @@ class HistoryStore:
         """Start a new, empty conversation under `key`; the old one stays on disk."""
         await self._run(self._reset, key)
 
-    def _reset(self, key: str) -> None:
-        with self._db:
-            self._db.execute(
+    def _reset(self, db: sqlite3.Connection, key: str) -> None:
+        with transaction(db):
+            db.execute(
                 "INSERT INTO conversations (key, started_at) VALUES (?, ?)", (key, time.time())
             )
 
@@ -196,11 +184,11 @@ class HistoryStore:
         """The last `limit` finished turns of the key's current conversation, oldest first."""
         return await self._run(self._load_turns, key, limit)
 
-    def _load_turns(self, key: str, limit: int) -> list[list[Message]]:
-        conversation = self._current_id(key)
+    def _load_turns(self, db: sqlite3.Connection, key: str, limit: int) -> list[list[Message]]:
+        conversation = self._current_id(db, key)
         if conversation is None:
             return []
-        rows = self._db.execute(
+        rows = db.execute(
             """
             SELECT m.turn_id, m.body FROM messages AS m
             WHERE m.turn_id IN (
@@ -220,11 +208,11 @@ class HistoryStore:
         """The accounting of the key's last finished question, if any."""
         return await self._run(self._last_usage, key)
 
-    def _last_usage(self, key: str) -> Usage | None:
-        conversation = self._current_id(key)
+    def _last_usage(self, db: sqlite3.Connection, key: str) -> Usage | None:
+        conversation = self._current_id(db, key)
         if conversation is None:
             return None
-        row = self._db.execute(
+        row = db.execute(
             "SELECT usage FROM turns WHERE conversation_id = ? AND state = 'done' "
             "AND usage IS NOT NULL ORDER BY id DESC LIMIT 1",
             (conversation,),
@@ -235,9 +223,9 @@ class HistoryStore:
         """The state of every turn in the key's current conversation, oldest first."""
         return await self._run(self._turn_states, key)
 
-    def _turn_states(self, key: str) -> list[str]:
-        conversation = self._current_id(key)
-        rows = self._db.execute(
+    def _turn_states(self, db: sqlite3.Connection, key: str) -> list[str]:
+        conversation = self._current_id(db, key)
+        rows = db.execute(
             "SELECT state FROM turns WHERE conversation_id = ? ORDER BY id", (conversation,)
         ).fetchall()
         return [row[0] for row in rows]
@@ -246,8 +234,8 @@ class HistoryStore:
         """How many conversations (the current one and the reset ones) the key has."""
         return await self._run(self._conversation_count, key)
 
-    def _conversation_count(self, key: str) -> int:
-        row = self._db.execute("SELECT COUNT(*) FROM conversations WHERE key = ?", (key,))
+    def _conversation_count(self, db: sqlite3.Connection, key: str) -> int:
+        row = db.execute("SELECT COUNT(*) FROM conversations WHERE key = ?", (key,))
         return int(row.fetchone()[0])
 
     # --- deleting ------------------------------------------------------------------------------
@@ -259,13 +247,13 @@ class HistoryStore:
         Returns how many conversations were deleted."""
         return await self._run(self._forget_user, user_id)
 
-    def _forget_user(self, user_id: int) -> int:
-        rows = self._db.execute(
+    def _forget_user(self, db: sqlite3.Connection, user_id: int) -> int:
+        rows = db.execute(
             "SELECT id FROM conversations WHERE key = ? OR key LIKE ?",
             (f"chat:{user_id}", f"chat:%:user:{user_id}"),
         ).fetchall()
         conversations = [int(row[0]) for row in rows]
-        self._delete(conversations, turns=None)
+        self._delete(db, conversations, turns=None)
         return len(conversations)
 
     async def delete_older(self, cutoff: float) -> int:
@@ -274,60 +262,64 @@ class HistoryStore:
         many turns were deleted."""
         return await self._run(self._delete_older, cutoff)
 
-    def _delete_older(self, cutoff: float) -> int:
+    def _delete_older(self, db: sqlite3.Connection, cutoff: float) -> int:
         turns = [
             int(row[0])
-            for row in self._db.execute(
+            for row in db.execute(
                 "SELECT id FROM turns WHERE started_at < ? AND state != 'open'", (cutoff,)
             ).fetchall()
         ]
-        rows = self._db.execute(
+        rows = db.execute(
             "SELECT c.id FROM conversations AS c WHERE c.started_at < ? AND NOT EXISTS "
             "(SELECT 1 FROM turns AS t WHERE t.conversation_id = c.id "
             "AND (t.started_at >= ? OR t.state = 'open'))",
             (cutoff, cutoff),
         ).fetchall()
-        self._delete([int(row[0]) for row in rows], turns=turns)
+        self._delete(db, [int(row[0]) for row in rows], turns=turns)
         return len(turns)
 
-    def _delete(self, conversations: list[int], *, turns: list[int] | None) -> None:
+    def _delete(
+        self, db: sqlite3.Connection, conversations: list[int], *, turns: list[int] | None
+    ) -> None:
         """Delete these conversations whole, and these turns (None: only the conversations')."""
         if not conversations and not turns:
             return
-        self._db.execute("PRAGMA secure_delete = ON")
-        with self._db:
+        db.execute("PRAGMA secure_delete = ON")
+        with transaction(db):
             for conversation in conversations:
-                self._db.execute(
+                db.execute(
                     "DELETE FROM messages WHERE turn_id IN "
                     "(SELECT id FROM turns WHERE conversation_id = ?)",
                     (conversation,),
                 )
-                self._db.execute("DELETE FROM turns WHERE conversation_id = ?", (conversation,))
-                self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation,))
+                db.execute("DELETE FROM turns WHERE conversation_id = ?", (conversation,))
+                db.execute("DELETE FROM conversations WHERE id = ?", (conversation,))
             for turn in turns or ():
-                self._db.execute("DELETE FROM messages WHERE turn_id = ?", (turn,))
-                self._db.execute("DELETE FROM turns WHERE id = ?", (turn,))
-        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                db.execute("DELETE FROM messages WHERE turn_id = ?", (turn,))
+                db.execute("DELETE FROM turns WHERE id = ?", (turn,))
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # --- helpers (writer thread only) ----------------------------------------------------------
 
-    def _current_id(self, key: str) -> int | None:
-        row = self._db.execute(
+    def _current_id(self, db: sqlite3.Connection, key: str) -> int | None:
+        row = db.execute(
             "SELECT id FROM conversations WHERE key = ? ORDER BY id DESC LIMIT 1", (key,)
         ).fetchone()
         return int(row[0]) if row else None
 
-    def _current(self, key: str) -> int:
-        existing = self._current_id(key)
+    def _current(self, db: sqlite3.Connection, key: str) -> int:
+        existing = self._current_id(db, key)
         if existing is not None:
             return existing
-        cursor = self._db.execute(
+        cursor = db.execute(
             "INSERT INTO conversations (key, started_at) VALUES (?, ?)", (key, time.time())
         )
         return _row_id(cursor)
 
-    def _insert(self, turn: int, messages: Sequence[Message], now: float) -> None:
-        self._db.executemany(
+    def _insert(
+        self, db: sqlite3.Connection, turn: int, messages: Sequence[Message], now: float
+    ) -> None:
+        db.executemany(
             "INSERT INTO messages (turn_id, body, created_at) VALUES (?, ?, ?)",
             [(turn, json.dumps(m, ensure_ascii=False), now) for m in messages],
         )
@@ -348,14 +340,14 @@ def _row_id(cursor: sqlite3.Cursor) -> int:
     return cursor.lastrowid
 
 
-def _connect_or_quarantine(path: Path) -> tuple[sqlite3.Connection, InUseMarker, bool]:
+def _connect_or_quarantine(
+    path: Path,
+) -> tuple[sqlite3.Connection, tuple[InUseMarker, bool]]:
     """The open connection, its in-use marker, and whether the integrity was checked.
 
     Only the first process to open the log recovers it (checks it, moves a damaged file aside,
     marks cut-off questions): another one beside it must not touch what that one is using.
     """
-    if path.is_dir():
-        path = path / HISTORY_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     marker = InUseMarker.take(path.with_name(path.name + _MARKER_SUFFIX))
     try:
@@ -377,11 +369,13 @@ def _connect_or_quarantine(path: Path) -> tuple[sqlite3.Connection, InUseMarker,
         marker.abandon()  # left in place: the next start checks the file
         raise
     marker.opened()
-    return connection, marker, check
+    return connection, (marker, check)
 
 
 def _connect(path: Path, *, check: bool, recover: bool) -> sqlite3.Connection:
-    connection = sqlite3.connect(path, check_same_thread=False, isolation_level="DEFERRED")
+    connection = sqlite3.connect(
+        path, timeout=BUSY_WAIT_S, isolation_level=None, check_same_thread=False
+    )
     try:
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
@@ -405,7 +399,7 @@ def _connect(path: Path, *, check: bool, recover: bool) -> sqlite3.Connection:
 
 def _interrupt_open_turns(connection: sqlite3.Connection) -> None:
     """Turns still open when nobody else has the log open were cut off by a crash."""
-    with connection:
+    with transaction(connection):
         interrupted = connection.execute(
             "UPDATE turns SET state = 'interrupted', ended_at = ? WHERE state = 'open'",
             (time.time(),),
