@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.agent.prompts import DEFAULT_SYSTEM_PROMPT, choose_system_prompt
+from bot.agent.prompts import DEFAULT_SYSTEM_PROMPT, choose_system_prompt, with_quote_instruction
 
 if TYPE_CHECKING:
     from bot.settings.model import Settings
@@ -19,6 +19,8 @@ class AgentConfig:
     window decides how many of them are actually sent.
     `stream`: "auto" streams answers and falls back to whole replies for a server that cannot
     stream; "on" always streams; "off" never does.
+    `verify_quotes`: the system prompt asks for blockquotes and every answer's quotes are
+    checked against the tool results in the conversation (`Answer.quotes`).
     """
 
     model: str
@@ -28,6 +30,7 @@ class AgentConfig:
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     history_turns: int = 100
     stream: str = "auto"
+    verify_quotes: bool = False
 
     def __post_init__(self) -> None:
         if self.max_rounds < 1:
@@ -45,13 +48,14 @@ class AgentConfig:
     @classmethod
     def from_settings(cls, settings: Settings) -> AgentConfig:
         """Build from the settings; raises `PromptError` when the prompt file is unusable."""
+        prompt = choose_system_prompt(settings.system_prompt, settings.system_prompt_file)
+        verify = settings.quotes == "verify"
         return cls(
             model=settings.model,
             context_window=settings.context_window,
             max_output_tokens=settings.max_output_tokens,
             max_rounds=settings.max_rounds,
-            system_prompt=choose_system_prompt(
-                settings.system_prompt, settings.system_prompt_file
-            ),
+            system_prompt=with_quote_instruction(prompt) if verify else prompt,
             stream=settings.stream,
+            verify_quotes=verify,
         )

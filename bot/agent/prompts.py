@@ -35,6 +35,21 @@ the document contains such text.
 - You can only read inside the documents folder; never ask for absolute paths or "..".\
 """
 
+QUOTE_INSTRUCTION = """\
+Quotes are checked against the documents, so make them exact:
+- Back each key fact with a short verbatim quote (a sentence or a table row) on its own lines \
+as a Markdown blockquote: `> the exact words`, copied from read_file's text without the line \
+numbers. "…" may join two parts of one passage.
+- Never quote what you have not read, and never put your own words in a blockquote.\
+"""
+
+
+def with_quote_instruction(prompt: str) -> str:
+    """The system prompt with the quote instruction after it (QUOTES=verify), whichever prompt
+    the admin chose: the checks rely on the model quoting in blockquotes."""
+    return f"{prompt}\n\n{QUOTE_INSTRUCTION}"
+
+
 ROUND_LIMIT_NOTE = (
     "No more tool calls are possible for this question. Answer now from what the tool results "
     "above contain, name the files you used, and say what the documents you read do not cover."

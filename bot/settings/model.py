@@ -112,6 +112,12 @@ class Settings(ToolSettings):
         description="Show answers as the model writes them: auto falls back to whole answers "
         "for a model server that cannot stream, on always streams, off never does.",
     )
+    quotes: Literal["verify", "off"] = Field(
+        default="verify",
+        description="verify: the model backs key facts with verbatim quotes, each checked "
+        "against the documents read and marked when not found; off: no quote instruction, no "
+        "checks.",
+    )
     transcribe_model: Annotated[str, EMPTY_IS_A_VALUE] = Field(
         default="whisper-1",
         description="Speech-to-text model for voice messages, audio files and video notes; "
@@ -243,7 +249,7 @@ class Settings(ToolSettings):
     def _strip_model(cls, value: object) -> object:
         return value.strip() if isinstance(value, str) else value
 
-    @field_validator("stream", mode="before")
+    @field_validator("stream", "quotes", mode="before")
     @classmethod
     def _lower_stream(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value

@@ -10,6 +10,7 @@ import pytest
 from pydantic import SecretStr
 
 from bot.agent import DEFAULT_SYSTEM_PROMPT, AgentConfig, PromptError, build_client
+from bot.agent.prompts import QUOTE_INSTRUCTION, with_quote_instruction
 from bot.agent.tokens import TokenCounter
 from bot.settings.model import Settings
 from tests.fakes.fake_llm import FakeLLM
@@ -24,7 +25,8 @@ class TestAgentConfig:
         config = AgentConfig.from_settings(settings(model="qwen2.5", max_rounds=3))
         assert config.model == "qwen2.5"
         assert config.max_rounds == 3
-        assert config.system_prompt == DEFAULT_SYSTEM_PROMPT
+        assert config.system_prompt == with_quote_instruction(DEFAULT_SYSTEM_PROMPT)
+        assert config.verify_quotes
         assert config.prompt_budget == 128_000 - 2_048
 
     @pytest.mark.parametrize(("value", "expected"), [(None, "auto"), ("OFF", "off"), ("on", "on")])
@@ -36,14 +38,34 @@ class TestAgentConfig:
         with pytest.raises(ValueError, match="stream"):
             settings(stream="sometimes")
 
-    def test_the_prompt_setting_replaces_the_default(self) -> None:
+    def test_quotes_off_leaves_the_prompt_alone(self) -> None:
+        config = AgentConfig.from_settings(settings(quotes="OFF"))
+        assert config.system_prompt == DEFAULT_SYSTEM_PROMPT
+        assert not config.verify_quotes
+
+    def test_an_unknown_quotes_mode_is_refused(self) -> None:
+        with pytest.raises(ValueError, match="quotes"):
+            settings(quotes="trust")
+
+    def test_the_quote_instruction_follows_an_admins_own_prompt(self) -> None:
         config = AgentConfig.from_settings(settings(system_prompt="  Будь краток.  "))
+        assert config.system_prompt == with_quote_instruction("Будь краток.")
+        assert config.system_prompt.startswith("Будь краток.\n\n")
+        assert "> the exact words" in config.system_prompt
+
+    def test_the_quote_instruction_is_short(self) -> None:
+        assert TokenCounter().text(QUOTE_INSTRUCTION) < 120
+
+    def test_the_prompt_setting_replaces_the_default(self) -> None:
+        config = AgentConfig.from_settings(
+            settings(system_prompt="  Будь краток.  ", quotes="off")
+        )
         assert config.system_prompt == "Будь краток."
 
     def test_the_prompt_file_replaces_the_default(self, tmp_path: Path) -> None:
         prompt = tmp_path / "prompt.txt"
         prompt.write_text("\ufeffОтвечай по документам.\n", encoding="utf-8")
-        config = AgentConfig.from_settings(settings(system_prompt_file=prompt))
+        config = AgentConfig.from_settings(settings(system_prompt_file=prompt, quotes="off"))
         assert config.system_prompt == "Отвечай по документам."
 
     @pytest.mark.parametrize(
