@@ -70,7 +70,8 @@ def _pdf_page(data: bytes, page: int, max_side: int) -> Image:
         try:
             width, height = drawn.get_size()
             scale = max_side / max(width, height, 1.0)
-            return drawn.render(scale=scale, may_draw_forms=True).to_pil()
+            picture: Image = drawn.render(scale=scale, may_draw_forms=True).to_pil()
+            return picture
         except pdfium.PdfiumError as exc:
             raise FormatError(f"the PDF's page {page} cannot be drawn ({exc})") from None
         finally:
