@@ -108,9 +108,12 @@ async def on_page(
     link_id = link_id_of(query.data, PAGE_PREFIX)
     found = await _looked_up(query, link_id, source_links.find_page, texts)
     tap = await _checked(query, found, access=access, toolbox=toolbox, chat_context=chat_context)
-    if tap is None or tap.link.page is None:
+    if tap is None:
         return
     page = tap.link.page
+    if page is None:  # a page link always has one
+        await _answer(query, texts.source_expired)
+        return
     photos = PagePhotos(bot, tap.place, texts, tuning)
     drawing = asyncio.ensure_future(toolbox.page_picture(tap.link.path, page, scope=tap.scope))
     await asyncio.wait({drawing}, timeout=tuning.page_answer_s)
