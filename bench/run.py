@@ -25,6 +25,7 @@ BENCHMARKS: dict[str, str] = {
     "search": "bench.bench_search",
     "read": "bench.bench_read",
     "scan": "bench.bench_scan",
+    "pages": "bench.bench_pages",
     "loop": "bench.bench_loop",
     "concurrency": "bench.bench_concurrency",
     "streaming": "bench.bench_streaming",

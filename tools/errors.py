@@ -55,3 +55,23 @@ class ContentError(ExtractionError):
 
     Such a verdict holds until the file changes, so it is cached like extracted text.
     """
+
+
+class PageError(ToolError):
+    """A page that cannot be shown as an image: not there, or not in a paged document."""
+
+    default_hint = "Only pages of PDFs and scans can be shown."
+
+
+class NoSuchPageError(PageError):
+    """The document has fewer pages than asked for; `pages` is how many (None: unknown)."""
+
+    def __init__(self, page: int, pages: int | None = None) -> None:
+        counted = "" if pages is None else f" (it has {pages})"
+        super().__init__(f"the document has no page {page}{counted}")
+        self.page = page
+        self.pages = pages
+
+
+class NotPagedError(PageError):
+    """The file is neither a PDF nor a scan, so it has no pages to render."""

@@ -27,6 +27,7 @@ from tools.errors import PathNotFoundError, ToolError
 from tools.extract.cache import DocumentCache
 from tools.extract.extractor import Extractor, Limits
 from tools.extract.formats.ocrnote import ocr_pages
+from tools.extract.page_pictures import CACHE_BYTES, PICTURE_SECONDS, PagePictures
 from tools.index.allocator import tune_allocator
 from tools.index.indexer import FULL_RESCAN_EVERY, FileReport, Indexer, IndexStatus, ReindexReport
 from tools.index.store import INDEX_FILE, INDEX_TERMS, stored_text
@@ -73,6 +74,7 @@ class Toolbox:
         full_rescan_interval: float = FULL_RESCAN_EVERY,
         extract_timeout: float = 30.0,
         cache_bytes: int = 64 * 1024 * 1024,
+        picture_cache_bytes: int = CACHE_BYTES,
         extraction_worker: Sequence[str] | None = None,
         private_files: Sequence[Path] = (),
         writes_index: bool = True,
@@ -98,6 +100,13 @@ class Toolbox:
         )
         self._extractor = Extractor(limits, extraction_worker, self.sandbox.root)
         self._cache = DocumentCache(cache_bytes)
+        self._pictures = PagePictures(
+            limits,
+            extraction_worker,
+            self.sandbox.root,
+            cache_bytes=picture_cache_bytes,
+            seconds=min(extract_timeout, PICTURE_SECONDS),
+        )
         self._stemmer = Stemmer()
         self.indexer = Indexer(
             self.sandbox,
@@ -167,6 +176,7 @@ class Toolbox:
         document stuck in the parser does not hold up shutdown)."""
         self.indexer.stop()
         await asyncio.to_thread(self._extractor.close)
+        await asyncio.to_thread(self._pictures.close)
         await self.indexer.close()
 
     async def reindex(self) -> ReindexReport:
@@ -205,6 +215,28 @@ class Toolbox:
             return ocr_pages(doc.lines[0]) if doc.lines else None
 
         return await asyncio.to_thread(pages)
+
+    async def page_picture(self, path: str, page: int, *, scope: Scope | None = None) -> bytes:
+        """Page `page` (from 1) of the PDF or scan at `path`, as JPEG bytes a chat shows as a
+        photo; `path` goes through the jail narrowed to `scope`, as read_file's does.
+
+        Raises:
+            SandboxError: the path is refused, outside `scope` or missing (`PathNotFoundError`).
+            NotPagedError: the file is neither a PDF nor a scan.
+            NoSuchPageError: it has fewer pages.
+            ExtractionError: it cannot be drawn: too large, broken, or too slow.
+        """
+        jail = self.sandbox.within(scope)
+
+        def draw() -> bytes:
+            return self._pictures.picture(jail.resolve(path), page)
+
+        return await asyncio.to_thread(draw)
+
+    @property
+    def pages_drawn(self) -> int:
+        """Pages drawn as pictures since start (one served from memory is not counted)."""
+        return self._pictures.renders
 
     @property
     def extraction_count(self) -> int:

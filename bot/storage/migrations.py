@@ -230,6 +230,20 @@ _CONFIRMATIONS = (
     "CREATE INDEX confirmations_by_user ON confirmations (user_id)",
 )
 
+_PAGE_LINKS = (
+    """
+    CREATE TABLE page_links (
+        id TEXT PRIMARY KEY,
+        path TEXT NOT NULL,
+        page INTEGER NOT NULL,
+        chat_id BIGINT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+    "CREATE INDEX page_links_created ON page_links (created_at)",
+    "CREATE INDEX page_links_by_chat ON page_links (chat_id)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
     Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
@@ -240,6 +254,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "the admins' audit log", _AUDIT),
     Migration(8, "album memory", _ALBUMS),
     Migration(9, "actions waiting for their confirm button", _CONFIRMATIONS),
+    Migration(10, "page button ids", _PAGE_LINKS),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

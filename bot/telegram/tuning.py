@@ -22,6 +22,9 @@ class Tuning:
     `paste_window_s`: how long a long message waits for the rest of a paste Telegram split.
     `progress_settle_s`: how long a status or typing call already on its way may take to land
     before the answer goes out (so it cannot land after it); a hung call is cut after this.
+    `page_answer_s`: how long a page button's tap waits for the page's picture before it is
+    answered: a page that is not there is then a pop-up; a slower picture is announced and
+    followed.
     `sleep`, `clock`: how delivery waits and how answering times itself (tests replace them).
     `wall_clock`: Unix time, for what must hold across restarts and processes: pairing codes,
     lockouts, access requests and grants (tests move it instead of waiting).
@@ -35,6 +38,7 @@ class Tuning:
     notify_after_s: float = 10.0
     paste_window_s: float = 1.5
     progress_settle_s: float = 2.0
+    page_answer_s: float = 1.5
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     clock: Callable[[], float] = time.monotonic
     wall_clock: Callable[[], float] = time.time

@@ -24,12 +24,12 @@ from aiogram import Bot
 from aiogram.client.default import Default
 from aiogram.client.session.base import BaseSession
 from aiogram.exceptions import TelegramNetworkError
-from aiogram.methods import SendDocument, TelegramMethod
+from aiogram.methods import SendDocument, SendPhoto, TelegramMethod
 from aiogram.methods.base import TelegramType
 
 from tests.fakes.accounts import bot_user_json
 from tests.fakes.telegram_html import Formatted
-from tests.fakes.telegram_rules import Refused, TelegramRules
+from tests.fakes.telegram_rules import Refused, TelegramRules, check_photo
 
 
 @dataclass
@@ -184,6 +184,8 @@ class FakeTelegramSession(BaseSession):
             return queue.popleft()
         try:
             kept = self.telegram.check(name, _params(bot, method))
+            if isinstance(method, SendPhoto):
+                check_photo(method.photo)
         except Refused as refused:
             return Queued(ok=False, status=400, description=refused.description)
         return queue.popleft() if queue else Queued(result=self._default(method, kept))
@@ -228,6 +230,8 @@ class FakeTelegramSession(BaseSession):
             return bot_user_json()
         if isinstance(method, SendDocument):
             return self._document_message(method)
+        if isinstance(method, SendPhoto):
+            return _photo_message(method)
         if name == "getFile":
             file_id = method.file_id  # type: ignore[attr-defined]
             return {
@@ -267,6 +271,19 @@ class FakeTelegramSession(BaseSession):
             },
             **({"caption": method.caption} if method.caption else {}),
         }
+
+
+def _photo_message(method: SendPhoto) -> dict[str, Any]:
+    """The message a sent photo becomes: one size of it, captioned as sent."""
+    chat_id = int(method.chat_id)
+    return {
+        "message_id": 900_000 + len(str(method.caption or "")),
+        "date": int(time.time()),
+        "chat": {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"},
+        "from": bot_user_json(),
+        "photo": [{"file_id": "photo", "file_unique_id": "uphoto", "width": 1, "height": 1}],
+        **({"caption": method.caption} if method.caption else {}),
+    }
 
 
 def _params(bot: Bot, method: TelegramMethod[Any]) -> dict[str, Any]:

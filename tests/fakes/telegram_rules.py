@@ -6,7 +6,8 @@ emptiness of a message, the HTML of `parse_mode=HTML`, and which messages exist 
 deleted. A message exists once the fake answered a sendMessage for it, or a test said it was
 there before (`add_message`); a deleteMessage removes it. A message draft (`sendMessageDraft`)
 follows the rules of a message's text, except that it may be empty (Telegram then shows a
-placeholder); drafts exist in private chats only.
+placeholder); drafts exist in private chats only. An uploaded photo is refused as Telegram
+refuses it: over 10 MB, not an image, or out of shape (`check_photo`).
 
 Telegram keeps at most 100 entities of a message and silently drops the rest, so more is not
 a refusal: the message a fake answers with carries the first 100.
@@ -14,6 +15,7 @@ a refusal: the message a fake answers with carries the first 100.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -30,6 +32,11 @@ EDIT_NOT_FOUND = "Bad Request: message to edit not found"
 DELETE_NOT_FOUND = "Bad Request: message to delete not found"
 DRAFT_PEER_INVALID = "Bad Request: TEXTDRAFT_PEER_INVALID"
 DRAFT_ID_INVALID = "Bad Request: DRAFT_ID_INVALID"
+PHOTO_INVALID = "Bad Request: PHOTO_INVALID_DIMENSIONS"
+PHOTO_TOO_BIG = "Bad Request: PHOTO_SAVE_FILE_INVALID"
+MAX_PHOTO_BYTES = 10 * 1024 * 1024
+MAX_PHOTO_SIDES = 10_000
+MAX_PHOTO_RATIO = 20
 
 
 class Refused(Exception):
@@ -148,3 +155,24 @@ def _field(result: Any, name: str) -> Any:
     if isinstance(result, Mapping):
         return result.get(name)
     return getattr(result, name, None)
+
+
+def check_photo(photo: object) -> None:
+    """Refuse an uploaded photo Telegram would: over 10 MB, not an image, width and height
+    over 10,000 together, or sides over 20 to 1 (a photo given by file id or URL passes)."""
+    from aiogram.types import BufferedInputFile  # noqa: PLC0415
+    from PIL import Image, UnidentifiedImageError  # noqa: PLC0415
+
+    if not isinstance(photo, BufferedInputFile):
+        return
+    if len(photo.data) > MAX_PHOTO_BYTES:
+        raise Refused(PHOTO_TOO_BIG)
+    try:
+        with Image.open(io.BytesIO(photo.data)) as image:
+            width, height = image.size
+    except (UnidentifiedImageError, OSError) as exc:
+        raise Refused(PHOTO_INVALID) from exc
+    if width + height > MAX_PHOTO_SIDES or max(width, height) > MAX_PHOTO_RATIO * min(
+        width, height
+    ):
+        raise Refused(PHOTO_INVALID)

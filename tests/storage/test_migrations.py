@@ -18,8 +18,10 @@ from bot.storage import (
     migrate,
 )
 from bot.storage.history.postgres import PostgresHistory
+from bot.storage.source_links.postgres import PostgresSourceLinks
 
 NEXT = SCHEMA_VERSION + 1
+PAGE_LINKS = 10
 ADD_NOTES = Migration(NEXT, "notes", ("CREATE TABLE notes (id BIGINT PRIMARY KEY)",))
 BROKEN = Migration(
     NEXT,
@@ -80,6 +82,22 @@ class TestMigrations:
         await upgraded.close()
         assert "notes" in await tables(postgres_url)
         assert await versions(postgres_url) == [*(m.version for m in MIGRATIONS), NEXT]
+
+    async def test_a_database_from_before_page_buttons_gets_them(self, postgres_url: str) -> None:
+        before = tuple(m for m in MIGRATIONS if m.version < PAGE_LINKS)
+        database = await PostgresDatabase.open(postgres_url, migrations=before)
+        (document,) = await PostgresSourceLinks(database).issue(3, ["a.pdf"])
+        await database.close()
+        assert "page_links" not in await tables(postgres_url)
+        upgraded = await PostgresDatabase.open(postgres_url)
+        try:
+            links = PostgresSourceLinks(upgraded)
+            assert await links.find(document) is not None
+            (page,) = await links.issue_pages(3, [("a.pdf", 2)])
+            found = await links.find_page(page)
+            assert found is not None and (found.path, found.page) == ("a.pdf", 2)
+        finally:
+            await upgraded.close()
 
     async def test_a_failing_step_leaves_the_old_schema_working(self, postgres_url: str) -> None:
         database = await PostgresDatabase.open(postgres_url)

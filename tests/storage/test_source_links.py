@@ -113,6 +113,56 @@ class TestSourceLinks:
         assert await links.find(link_id) is None
 
 
+class TestPageLinks:
+    async def test_each_page_gets_its_own_id_in_order(self, links: SourceLinks) -> None:
+        ids = await links.issue_pages(-100, [(PATH, 12), (PATH, 3), ("b.pdf", 1)])
+        assert len(set(ids)) == 3 and all(is_link_id(i) for i in ids)
+        found = [await links.find_page(link_id) for link_id in ids]
+        assert found == [
+            SourceLink(PATH, -100, clock_now(found), 12),
+            SourceLink(PATH, -100, clock_now(found), 3),
+            SourceLink("b.pdf", -100, clock_now(found), 1),
+        ]
+
+    async def test_a_page_id_is_not_a_document_id_nor_the_other_way(
+        self, links: SourceLinks
+    ) -> None:
+        (page,) = await links.issue_pages(1, [(PATH, 2)])
+        (document,) = await links.issue(1, [PATH])
+        assert await links.find(page) is None
+        assert await links.find_page(document) is None
+        found = await links.find(document)
+        assert found is not None and found.page is None
+
+    @pytest.mark.parametrize("bad", ["", "short", "x" * 13, "../../etc/pas", "A" * 12])
+    async def test_malformed_and_unknown_page_ids_find_nothing(
+        self, links: SourceLinks, bad: str
+    ) -> None:
+        await links.issue_pages(1, [(PATH, 1)])
+        assert await links.find_page(bad) is None
+
+    async def test_a_page_id_lives_thirty_days(self, links: SourceLinks, clock: FakeClock) -> None:
+        (link_id,) = await links.issue_pages(1, [(PATH, 4)])
+        clock.advance(LIFETIME_S - 1)
+        assert await links.find_page(link_id) is not None
+        clock.advance(2)
+        assert await links.find_page(link_id) is None
+
+    async def test_forgetting_a_chat_drops_its_pages_too(self, links: SourceLinks) -> None:
+        await links.issue(5, [PATH])
+        (mine,) = await links.issue_pages(5, [(PATH, 1)])
+        (theirs,) = await links.issue_pages(6, [(PATH, 1)])
+        assert await links.forget_chat(5) == 2
+        assert await links.find_page(mine) is None
+        assert await links.find_page(theirs) is not None
+
+
+def clock_now(found: list[SourceLink | None]) -> float:
+    """The one creation time of links issued together."""
+    (created,) = {link.created_at for link in found if link is not None}
+    return created
+
+
 async def test_an_id_issued_by_one_worker_is_found_by_another(
     postgres_database: PostgresDatabase, postgres_url: str
 ) -> None:
@@ -172,6 +222,30 @@ class TestSqliteFile:
         with pytest.raises(sqlite3.ProgrammingError):
             await store.issue(1, [PATH])
 
+    async def test_a_file_from_before_page_buttons_gets_them_and_keeps_its_ids(
+        self, db_path: Path, clock: FakeClock
+    ) -> None:
+        await asyncio.to_thread(_file_without_pages, db_path, clock.now)
+        links = SqliteSourceLinks(db_path, clock=clock)
+        try:
+            assert await links.find("OldLinkId_01") == SourceLink(PATH, 7, clock.now)
+            (page,) = await links.issue_pages(7, [(PATH, 9)])
+            assert await links.find_page(page) == SourceLink(PATH, 7, clock.now, 9)
+        finally:
+            await links.close()
+
     def test_the_file_is_among_the_bot_databases(self, tmp_path: Path) -> None:
         files = DataFiles(tmp_path)
         assert files.source_links in files.bot_databases()
+
+
+def _file_without_pages(path: Path, now: float) -> None:
+    """A source links file as the release before page buttons left it, with one id."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE source_links (id TEXT PRIMARY KEY, path TEXT NOT NULL, "
+            "chat_id INTEGER NOT NULL, created_at REAL NOT NULL)"
+        )
+        db.execute("INSERT INTO source_links VALUES ('OldLinkId_01', ?, 7, ?)", (PATH, now))
+    db.close()

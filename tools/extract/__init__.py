@@ -6,6 +6,8 @@
   memory and time limits;
 - `formats/`: which route a file takes by its name, and the parsers the worker runs;
 - `cache`: extracted documents kept in memory, so paging a long PDF parses it once;
+- `page_pictures`: single pages of PDFs and scans drawn as JPEGs by a worker of their own,
+  kept in memory;
 - `encodings`: bytes to text, the old Russian code pages included;
 - `htmltext`: the visible text of an HTML page.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
@@ -13,7 +14,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tools.errors import ContentError, ExtractionError
+from tools.errors import ContentError, ExtractionError, NoSuchPageError
 
 log = logging.getLogger(__name__)
 _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
@@ -105,6 +106,46 @@ class IsolatedExtractor:
             StillWorking: the document (a long scan) needs a longer deadline than this.
         """
         timeout = self.timeout if seconds is None else seconds
+        request = {
+            "kind": kind,
+            "size": len(data),
+            "max_chars": max_chars,
+            "seconds": timeout,
+            "extended": extended,
+        }
+        reply = self._exchange(request, data, key, timeout, "read")
+        if "error" in reply and reply.get("retry") is True:
+            raise StillWorking(str(reply["error"]), _RETRY_HINT)
+        if "error" in reply:
+            raise ContentError(str(reply["error"]))
+        return str(reply["ok"])
+
+    def picture(self, kind: str, data: bytes, page: int, max_side: int, key: str = "") -> bytes:
+        """Page `page` (from 1) of a PDF or scan given as bytes, drawn as a JPEG whose
+        longest side is `max_side` pixels.
+
+        Raises:
+            NoSuchPageError: the document has fewer pages.
+            ExtractionError: the document cannot be drawn (a reason safe to show).
+        """
+        request = {"kind": kind, "size": len(data), "page": page, "max_side": max_side}
+        reply = self._exchange(request, data, key, self.timeout, "render")
+        if "error" in reply:
+            pages = reply.get("pages")
+            if isinstance(pages, int):
+                raise NoSuchPageError(page, pages)
+            raise ContentError(str(reply["error"]))
+        try:
+            return base64.b64decode(str(reply["ok"]), validate=True)
+        except (KeyError, ValueError):
+            raise ContentError(f"this {kind} file could not be rendered") from None
+
+    def _exchange(
+        self, request: dict[str, object], data: bytes, key: str, timeout: float, verb: str
+    ) -> dict[str, object]:
+        """One request and its reply; a child that overruns or dies is killed, and the
+        failure raised as an ExtractionError saying what could not be done (`verb`)."""
+        kind = str(request["kind"])
         with self._lock:
             if self._closed:
                 raise ExtractionError("the toolbox is shutting down")
@@ -114,13 +155,6 @@ class IsolatedExtractor:
             proc = self._proc
             assert proc.stdin is not None  # created with pipes
             assert proc.stdout is not None
-            request = {
-                "kind": kind,
-                "size": len(data),
-                "max_chars": max_chars,
-                "seconds": timeout,
-                "extended": extended,
-            }
             try:
                 proc.stdin.write(json.dumps(request).encode("ascii") + b"\n")
                 proc.stdin.write(data)
@@ -128,27 +162,23 @@ class IsolatedExtractor:
                 reply = self._read_reply(proc.stdout.fileno(), time.monotonic() + timeout)
             except TimeoutError:
                 self._kill()
-                raise self._timed_out_error(kind, key, timeout) from None
+                raise self._timed_out_error(kind, key, timeout, verb) from None
             except (OSError, EOFError, ValueError):
                 self._kill()
                 if self._closed:
                     raise ExtractionError("the toolbox is shutting down") from None
                 log.warning("the extraction worker died on a %s file; restarting it", kind)
-                msg = f"this {kind} file is too large or complex to read"
+                msg = f"this {kind} file is too large or complex to {verb}"
                 raise ContentError(msg) from None
             self._timed_out.pop(key, None)
-        if "error" in reply and reply.get("retry") is True:
-            raise StillWorking(str(reply["error"]), _RETRY_HINT)
-        if "error" in reply:
-            raise ContentError(str(reply["error"]))
-        return str(reply["ok"])
+        return reply
 
-    def _timed_out_error(self, kind: str, key: str, timeout: float) -> ExtractionError:
+    def _timed_out_error(self, kind: str, key: str, timeout: float, verb: str) -> ExtractionError:
         """Retryable the first time (a busy machine), a lasting verdict the second."""
         if self._closed:
             return ExtractionError("the toolbox is shutting down")
-        log.warning("extraction of a %s file took over %.0f s; worker restarted", kind, timeout)
-        msg = f"reading this {kind} file took too long (over {timeout:.0f} s)"
+        log.warning("%sing a %s file took over %.0f s; worker restarted", verb, kind, timeout)
+        msg = f"{verb}ing this {kind} file took too long (over {timeout:.0f} s)"
         if key in self._timed_out:
             del self._timed_out[key]
             return ContentError(msg)

@@ -3,7 +3,9 @@
 Telegram keeps at most 64 bytes of data on a button and shows them to any client that asks, so
 a button carries only a random id; this store maps the id to the document's path relative to
 the documents folder and to the chat whose members may press it. Nothing of the document's text
-is kept. Buttons under old answers keep working after a restart, until they expire
+is kept. A page button's id stands for a page of a document as well (`issue_pages`, `find_page`:
+a table of their own, so an id of one kind is never taken for the other). Buttons under old
+answers keep working after a restart, until they expire
 (`LIFETIME_S`); expired rows are dropped as new ones are written. `SqliteSourceLinks`
 (sqlite.py) keeps them in a small SQLite file in DATA_DIR; with DATABASE_URL,
 `PostgresSourceLinks` (postgres.py) in the shared database, so a button works whichever worker
@@ -34,6 +36,8 @@ class SourceLink:
     chat_id: int
     created_at: float
     """Unix time."""
+    page: int | None = None
+    """The page (from 1) a page button shows; None for a document's own button."""
 
 
 def is_link_id(text: str) -> bool:
@@ -52,8 +56,17 @@ class SourceLinks(Protocol):
         """What `link_id` stands for; None when it is unknown, malformed or expired."""
         ...
 
+    async def issue_pages(self, chat_id: int, pages: Sequence[tuple[str, int]]) -> list[str]:
+        """A new id for each (path, page), in order, pressable in `chat_id`."""
+        ...
+
+    async def find_page(self, link_id: str) -> SourceLink | None:
+        """The page `link_id` stands for (its `page` set); None when it is unknown, malformed
+        or expired."""
+        ...
+
     async def forget_chat(self, chat_id: int) -> int:
-        """Drop every id issued to `chat_id`; how many."""
+        """Drop every id issued to `chat_id`, pages' too; how many."""
         ...
 
     async def close(self) -> None:

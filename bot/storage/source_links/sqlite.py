@@ -8,6 +8,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Literal
 
 from bot.storage.source_links import (
     ID_BYTES,
@@ -26,7 +27,19 @@ CREATE TABLE IF NOT EXISTS source_links (
     created_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS source_links_created ON source_links (created_at);
+CREATE TABLE IF NOT EXISTS page_links (
+    id TEXT PRIMARY KEY,
+    path TEXT NOT NULL,
+    page INTEGER NOT NULL,
+    chat_id INTEGER NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS page_links_created ON page_links (created_at);
 """
+
+
+_Table = Literal["source_links", "page_links"]
+_TABLES: tuple[_Table, ...] = ("source_links", "page_links")
 
 
 class SqliteSourceLinks:
@@ -67,18 +80,35 @@ class SqliteSourceLinks:
         )
         if row is None:
             return None
-        link = SourceLink(str(row[0]), int(row[1]), float(row[2]))
-        if self._clock() - link.created_at > self._lifetime:
+        return self._live(SourceLink(str(row[0]), int(row[1]), float(row[2])))
+
+    async def issue_pages(self, chat_id: int, pages: Sequence[tuple[str, int]]) -> list[str]:
+        """A new id for each (path, page), in order, pressable in `chat_id`; expired ids are
+        dropped."""
+        now = self._clock()
+        return await self._db.run(lambda db: self._issue_pages(db, chat_id, pages, now))
+
+    async def find_page(self, link_id: str) -> SourceLink | None:
+        """The page `link_id` stands for; None when it is unknown, malformed or expired."""
+        if not is_link_id(link_id):
             return None
-        return link
+        row = await self._db.run(
+            lambda db: db.execute(
+                "SELECT path, chat_id, created_at, page FROM page_links WHERE id = ?",
+                (link_id,),
+            ).fetchone()
+        )
+        if row is None:
+            return None
+        return self._live(SourceLink(str(row[0]), int(row[1]), float(row[2]), int(row[3])))
 
     async def forget_chat(self, chat_id: int) -> int:
-        """Drop every id issued to `chat_id` (a private chat is its user's own); how many."""
-        return await self._db.run(
-            lambda db: (
-                db.execute("DELETE FROM source_links WHERE chat_id = ?", (chat_id,)).rowcount
-            )
-        )
+        """Drop every id issued to `chat_id` (a private chat is its user's own), pages' too;
+        how many."""
+        return await self._db.run(lambda db: self._forget(db, chat_id))
+
+    def _live(self, link: SourceLink) -> SourceLink | None:
+        return None if self._clock() - link.created_at > self._lifetime else link
 
     async def close(self) -> None:
         """Close the database; work already asked for finishes first."""
@@ -90,17 +120,41 @@ class SqliteSourceLinks:
     ) -> list[str]:
         with transaction(db):
             db.execute("DELETE FROM source_links WHERE created_at < ?", (now - self._lifetime,))
-            return [_insert(db, path, chat_id, now) for path in paths]
+            return [_insert(db, "source_links", (path,), chat_id, now) for path in paths]
+
+    def _issue_pages(
+        self, db: sqlite3.Connection, chat_id: int, pages: Sequence[tuple[str, int]], now: float
+    ) -> list[str]:
+        with transaction(db):
+            db.execute("DELETE FROM page_links WHERE created_at < ?", (now - self._lifetime,))
+            return [_insert(db, "page_links", page, chat_id, now) for page in pages]
+
+    @staticmethod
+    def _forget(db: sqlite3.Connection, chat_id: int) -> int:
+        with transaction(db):
+            return sum(
+                db.execute(f"DELETE FROM {table} WHERE chat_id = ?", (chat_id,)).rowcount
+                for table in _TABLES
+            )
 
 
-def _insert(db: sqlite3.Connection, path: str, chat_id: int, now: float) -> str:
-    """Store one link under a fresh random id (a clash, however unlikely, draws again)."""
+def _insert(
+    db: sqlite3.Connection,
+    table: _Table,
+    what: tuple[str] | tuple[str, int],
+    chat_id: int,
+    now: float,
+) -> str:
+    """Store one link (a path, or a path and a page) under a fresh random id (a clash,
+    however unlikely, draws again)."""
+    columns = "path" if len(what) == 1 else "path, page"
+    marks = ", ".join("?" * len(what))
     for _ in range(NEW_ID_ATTEMPTS):
         link_id = secrets.token_urlsafe(ID_BYTES)
         cursor = db.execute(
-            "INSERT OR IGNORE INTO source_links (id, path, chat_id, created_at) "
-            "VALUES (?, ?, ?, ?)",
-            (link_id, path, chat_id, now),
+            f"INSERT OR IGNORE INTO {table} (id, {columns}, chat_id, created_at) "
+            f"VALUES (?, {marks}, ?, ?)",
+            (link_id, *what, chat_id, now),
         )
         if cursor.rowcount == 1:
             return link_id

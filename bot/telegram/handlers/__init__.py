@@ -1,10 +1,10 @@
 """The bot's routers, one per feature, collected in the order they must be tried.
 
 The features: `commands` (/start, /help, /reset, /files, /status), `questions` (text answered
-from the documents), `voice` (voice questions), `sources` (a tap on a source button), `privacy`
-(/forget), `documents` (/rm, /mv, /trash), `admin` (uploads, /reindex), `access` (/allow, /deny,
-/users and request buttons), `access_lists` (who may use the bot, as admins read it), `audit`
-(/audit), `scope` (/scope), `other` (messages the bot cannot read).
+from the documents), `voice` (voice questions), `sources` (a tap on a source or page button),
+`privacy` (/forget), `documents` (/rm, /mv, /trash), `admin` (uploads, /reindex), `access`
+(/allow, /deny, /users and request buttons), `access_lists` (who may use the bot, as admins
+read it), `audit` (/audit), `scope` (/scope), `other` (messages the bot cannot read).
 
 Beside them: `private` (handlers for private chats only, and the one reply they give
 elsewhere), `confirm` (the one "are you sure?" flow), `replies` (how handlers send texts and

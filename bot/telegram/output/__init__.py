@@ -6,6 +6,7 @@ losing or doubling one (each through `part_sender`, with its retries), and `paci
 to write and how fast edits may come. `streaming` shows an answer while the model writes it,
 on the screens of `stream_screens` (drafts, where `drafts` remembers Telegram refusing them, or
 a message edited), whose calls `screen_calls` makes.
-`source_buttons` puts a button per source under an answer, and `source_files` sends the
-document behind a tapped one (or, when it is too large for Telegram, the page the answer read).
+`source_buttons` puts a button per source under an answer (and per quoted page beside it),
+`source_files` sends the document behind a tapped one (or, when it is too large for Telegram,
+the page the answer read), and `page_photos` a page drawn as a picture behind a page button.
 """

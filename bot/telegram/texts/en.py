@@ -127,6 +127,14 @@ ENGLISH = Texts(
     source_expired="This button has expired: ask the question again.",
     source_gone="This file is no longer in the documents folder.",
     button_no_access="🔒 You do not have access to this bot.",
+    # plain: page buttons (the label, the photo's caption, pop-ups and replies on a tap)
+    page_button="🖼 p. {page}",
+    page_caption="{name}, p. {page}",
+    page_drawing="🖼 Drawing page {page}…",
+    page_missing="This file has no page {page}: it may have been replaced by another version.",
+    page_failed="⚠️ Page {page} could not be shown: the file is damaged or too complex. Open "
+    "the file itself with its 📄 button.",
+    page_later="⏳ Page {page} is taking too long to draw. Please try again a bit later.",
     progress_thinking="🤔 Thinking…",
     progress_tools={
         "search_files": "🔎 Searching for “{subject}”…",

@@ -112,6 +112,12 @@ class Texts:
     source_too_big: str
     source_unreadable: str
     source_send_failed: str
+    page_button: str
+    page_caption: str
+    page_drawing: str
+    page_missing: str
+    page_failed: str
+    page_later: str
     progress_thinking: str
     progress_tools: Mapping[str, str]
     """A status line per tool name, `{subject}` being what the call is about."""
@@ -391,6 +397,14 @@ class Texts:
         return self.source_unreadable.format(
             name=_code(visible(name)), size=decimal(self.lang, size_mb)
         )
+
+    def page_button_label(self, page: int) -> str:
+        """The label of a button that shows page `page` (plain)."""
+        return self.page_button.format(page=page)
+
+    def page_caption_text(self, name: str, page: int) -> str:
+        """The caption of a page's picture: the file's name and the page (plain)."""
+        return self.page_caption.format(name=visible(name), page=page)
 
     def source_send_failed_reply(self, name: str) -> str:
         """Telegram did not take a source document."""

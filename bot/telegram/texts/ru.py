@@ -131,6 +131,14 @@ RUSSIAN = Texts(
     source_expired="Эта кнопка устарела: задайте вопрос ещё раз.",
     source_gone="Этого файла больше нет в папке с документами.",
     button_no_access="🔒 У вас нет доступа к этому боту.",
+    # plain: page buttons (the label, the photo's caption, pop-ups and replies on a tap)
+    page_button="🖼 с. {page}",
+    page_caption="{name}, с. {page}",
+    page_drawing="🖼 Готовлю страницу {page}…",
+    page_missing="В этом файле нет страницы {page}: возможно, его заменили другой версией.",
+    page_failed="⚠️ Страницу {page} не удалось показать: файл повреждён или слишком сложный. "
+    "Откройте сам файл кнопкой 📄.",
+    page_later="⏳ Страница {page} готовится слишком долго. Попробуйте чуть позже.",
     progress_thinking="🤔 Думаю…",
     progress_tools={
         "search_files": "🔎 Ищу «{subject}»…",

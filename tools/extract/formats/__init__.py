@@ -15,6 +15,7 @@ isolated worker runs for the risky ones (`registry`), one module per family of f
 - `epub`: EPUB e-books, chapters in reading order;
 - `mail`: e-mail messages (.eml): headers, body, attachments listed;
 - `images`: images recognised by OCR, frame by frame;
+- `pictures`: one page of a PDF or frame of a scan drawn as a JPEG to show in a chat;
 - `ocr`: Tesseract, run on one page image at a time;
 - `scans`: recognising a scan page by page within the worker's deadline;
 - `ocrnote`: the line that marks text recognised from a scan, read back by the bot;

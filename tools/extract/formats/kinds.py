@@ -75,3 +75,11 @@ def in_worker(kind: str) -> bool:
 
 OCR_KINDS = frozenset({"image", "pdf"})
 """Kinds that may be scans, recognised by OCR: the index gives them a longer deadline."""
+
+PAGED_KINDS = frozenset({"image", "pdf"})
+"""Kinds with pages that can be shown as pictures: PDFs and scans (a TIFF's frames)."""
+
+
+def has_pages(path: str) -> bool:
+    """Whether a file, by its name, has pages that can be shown as pictures."""
+    return kind_of(Path(path)) in PAGED_KINDS
