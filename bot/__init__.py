@@ -23,8 +23,9 @@ back up:
   `scopes/`, which decides which folders a question may see;
 - `storage/`: every store, one package per concern (a Protocol, its SQLite and its PostgreSQL
   class), on one SQLite engine and one PostgreSQL database, chosen in one place;
-- the ground floor: `logs/` (text or JSON lines, each with its conversation) and `process/`
-  (the files in DATA_DIR, the heartbeat, the exit codes, the version).
+- the ground floor: `logs/` (text or JSON lines, each with its conversation), `process/`
+  (the files in DATA_DIR, the heartbeat, the exit codes, the version) and `quotes/` (an
+  answer's quotes checked against the document text the tools showed).
 
 The read-only tools live beside the bot in `tools`, which never imports `bot`.
 """

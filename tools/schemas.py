@@ -46,7 +46,9 @@ class SearchArgs(_Args):
 
 class ReadArgs(_Args):
     path: str = Field(min_length=1, max_length=2000)
-    offset: int = Field(default=1, ge=1, description="First line")
+    offset: int = Field(
+        default=1, ge=1, description="First line; a snippet's line goes to its place"
+    )
     limit: int = Field(default=400, ge=1, le=5000, description="Max lines")
 
 

@@ -1,4 +1,5 @@
-"""Snippets: the lines of a document where the query words occur, with their numbers."""
+"""Snippets: the lines of a document where the query words occur, with their numbers and, in a
+document that has them, their places (page, sheet, slide, chapter, heading)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import re
 from typing import Any
 
 from tools.index.terms import fold
+from tools.places import place_at
 
 SNIPPETS = 2
 SNIPPET_CHARS = 160
@@ -73,5 +75,9 @@ def _render(text: str, hits: Hits) -> list[dict[str, Any]]:
             piece = "…" + piece
         if start + SNIPPET_CHARS < len(source):
             piece += "…"
-        snippets.append({"line": number, "text": piece})
+        snippet: dict[str, Any] = {"line": number, "text": piece}
+        place = place_at(lines, number)
+        if place is not None:
+            snippet["place"] = place.text
+        snippets.append(snippet)
     return snippets

@@ -1,4 +1,5 @@
-"""docx: paragraphs and tables in document order, table cells joined with ` | `.
+"""docx: paragraphs and tables in document order, table cells joined with ` | `; headings as
+Markdown `#` lines, so a Word document has places (`tools.places`) like a Markdown one.
 
 python-docx opens the whole package, so the zip is checked for bombs first.
 """
@@ -6,10 +7,25 @@ python-docx opens the whole package, so the zip is checked for bombs first.
 from __future__ import annotations
 
 import io
+import re
 import zipfile
+from typing import Any
 
 from tools.extract.formats.archive import check_zip
 from tools.extract.formats.base import Budget, FormatError, Lines, plain
+
+_HEADING_STYLE = re.compile(r"(?:heading|заголовок)\s*(?P<level>[1-9])", re.IGNORECASE)
+
+
+def heading_level(paragraph: Any) -> int | None:
+    """The level of a heading paragraph (its style "Heading N", or a localized "Заголовок N"),
+    None for any other paragraph."""
+    try:
+        name = paragraph.style.name if paragraph.style is not None else None
+    except (KeyError, ValueError):  # a style the package names but does not define
+        return None
+    found = _HEADING_STYLE.fullmatch(name.strip()) if isinstance(name, str) else None
+    return min(int(found["level"]), 6) if found else None
 
 
 def docx_text(data: bytes, budget: Budget) -> str:
@@ -32,7 +48,9 @@ def docx_text(data: bytes, budget: Budget) -> str:
                         previous = cell
                     lines.add(" | ".join(cells))
             else:
-                lines.add(block.text)
+                level = heading_level(block)
+                text = block.text
+                lines.add(f"{'#' * level} {plain(text)}" if level and text.strip() else text)
             if lines.full:
                 break
     except (KeyError, ValueError, zipfile.BadZipFile) as exc:
