@@ -100,7 +100,7 @@ class _Index:
             self.paths.append(doc.path)
         self.text = _SEPARATOR.join(parts)
         self.names = frozenset(
-            fold(name) for path in self.paths for name in (path, path.rsplit("/", 1)[-1])
+            fold(name) for path in evidence.paths for name in (path, path.rsplit("/", 1)[-1])
         )
 
     def find(self, fragments: Sequence[str]) -> _Match | None:

@@ -162,3 +162,11 @@ class TestWhatIsChecked:
 
     def test_an_answer_without_quotes(self, read_all: list[Any]) -> None:
         assert check_quotes("Отпуск — 28 календарных дней (правила.pdf, с. 2).", read_all) == []
+
+
+class TestFileNames:
+    def test_a_name_only_a_search_listed_is_not_checked(self) -> None:
+        hits = '{"results": [{"path": "отчёты/итоги года.pdf", "match": ["name"]}]}'
+        messages = [{"role": "tool", "tool_call_id": "s", "content": hits}]
+        assert check_quotes("> итоги года.pdf", messages) == []
+        assert not only("> Итоги года хорошие", messages).found
