@@ -35,6 +35,7 @@ BENCHMARKS: dict[str, str] = {
     "storage": "bench.bench_storage",
     "workers": "bench.bench_workers",
     "engines": "bench.bench_engines",
+    "quotes": "bench.bench_quotes",
 }
 SIZED = frozenset({"search", "engines"})
 DEFAULT_OUT = REPO_ROOT / "bench" / "RESULTS.md"

@@ -86,6 +86,9 @@ class Evidence:
 
     def __init__(self) -> None:
         self.documents: dict[str, DocumentEvidence] = {}
+        self.paths: set[str] = set()
+        """Every path a result named, text shown or not (a search hit without snippets)."""
+        self._places: dict[str, Place | None] = {}
 
     @classmethod
     def from_messages(cls, messages: Sequence[Mapping[str, Any]]) -> Evidence:
@@ -101,7 +104,17 @@ class Evidence:
         return evidence
 
     def document(self, path: str) -> DocumentEvidence:
-        return self.documents.setdefault(path, DocumentEvidence(path))
+        doc = self.documents.get(path)
+        if doc is None:
+            doc = self.documents[path] = DocumentEvidence(path)
+        return doc
+
+    def _place(self, text: object) -> Place | None:
+        """The place a text form names; the same few forms recur, so each is parsed once."""
+        key = text if isinstance(text, str) else ""
+        if key not in self._places:
+            self._places[key] = parse_place(key)
+        return self._places[key]
 
     def add_result(self, tool: str, content: str) -> None:
         """One tool result's text (`tool`: the tool's name, empty when unknown)."""
@@ -117,29 +130,35 @@ class Evidence:
         path = payload.get("path")
         if not isinstance(path, str) or not path:
             return
+        self.paths.add(path)
         doc = self.document(path)
         first: int | None = None
         for numbered in _NUMBERED.finditer(payload["document"]):
             number = int(numbered[1])
             first = number if first is None else first
             doc.whole[number] = numbered[2]
-        place = parse_place(str(payload.get("place") or ""))
+        place = self._place(payload.get("place"))
         if first is not None and place is not None:
             doc.named[first] = place
 
     def _add_hits(self, results: Iterable[Any]) -> None:
         for result in results:
-            if not isinstance(result, Mapping) or not isinstance(result.get("path"), str):
+            if not isinstance(result, Mapping):
                 continue
-            doc = self.document(result["path"])
-            for snippet in result.get("snippets") or ():
+            path, snippets = result.get("path"), result.get("snippets")
+            if isinstance(path, str):
+                self.paths.add(path)
+            if not isinstance(path, str) or not isinstance(snippets, list):
+                continue
+            doc = self.document(path)
+            for snippet in snippets:
                 if not isinstance(snippet, Mapping):
                     continue
                 number, text = snippet.get("line"), snippet.get("text")
                 if not isinstance(number, int) or not isinstance(text, str):
                     continue
                 doc.pieces.setdefault(number, text.strip().strip("…").strip())
-                place = parse_place(str(snippet.get("place") or ""))
+                place = self._place(snippet.get("place"))
                 if place is not None:
                     doc.named.setdefault(number, place)
 

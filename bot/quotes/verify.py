@@ -10,7 +10,9 @@ would not call them misquotes:
   way;
 - a quote running across a line break or a page break (the marker between pages is not text);
 - quote marks around the whole quote, and after them a short attribution (`«…» — file.pdf`);
-  a last line that begins with a dash or "Source:" is an attribution too, not quoted text;
+  without quote marks, a dash or bracket followed by a document's name to the end of the
+  quote (`… (file.pdf, p. 2)`); a last line that begins with a dash or "Source:": each is an
+  attribution, not quoted text;
 - the edges of a fragment need not match their punctuation (a quote ending in "." where the
   sentence goes on).
 
@@ -46,7 +48,12 @@ _SEPARATOR = "\x00"
 _ELLIPSIS = re.compile(r"…|\.{3,}")
 _EDGES = " \"'.,;:!?()[]-"
 _ATTRIBUTION_LINE = re.compile(r"(?:[—–―]|--|(?:источник|source)\s*:)", re.IGNORECASE)
-_QUOTED_WITH_TAIL = re.compile(r'"(?P<inner>.+)"(?:[-(,].{0,120})?')
+_QUOTED_WITH_TAIL = re.compile(r'"(?P<inner>.+)"\s*(?:[-(,].{0,120})?')
+_SOURCE_TAIL = re.compile(
+    r"\s*[-(,][^-(]{0,120}\.(?:pdf|docx?|xlsx?|pptx?|odt|ods|odp|rtf|epub|md|txt|csv|html?|eml)"
+    r"\b[^-(]{0,40}$"
+)
+"""A dash or bracket, then a document's name to the end: an attribution after the quote."""
 _FILE_NAME = re.compile(r"[^\s/\\]*(?:[/\\][^/\\]+)*\.[a-zа-я0-9]{1,5}")
 _WORD = re.compile(r"\w", re.UNICODE)
 
@@ -100,7 +107,7 @@ class _Index:
             self.paths.append(doc.path)
         self.text = _SEPARATOR.join(parts)
         self.names = frozenset(
-            fold(name) for path in self.paths for name in (path, path.rsplit("/", 1)[-1])
+            fold(name) for path in evidence.paths for name in (path, path.rsplit("/", 1)[-1])
         )
 
     def find(self, fragments: Sequence[str]) -> _Match | None:
@@ -189,8 +196,7 @@ def quote_fragments(text: str) -> list[str]:
     for paragraph in re.split(r"\n\s*\n", "\n".join(lines)):
         folded = fold(paragraph)
         quoted = _QUOTED_WITH_TAIL.fullmatch(folded)
-        if quoted is not None:
-            folded = quoted["inner"]
+        folded = quoted["inner"] if quoted is not None else _SOURCE_TAIL.sub("", folded)
         for piece in _ELLIPSIS.split(folded):
             fragment = piece.strip(_EDGES)
             if _WORD.search(fragment):
