@@ -8,6 +8,7 @@
   `reasoning` (kept out of sight), `model_errors` (failures as the agent's error families);
 - the request: `config` (what the agent takes from the settings), `prompts` (the system prompt
   and the loop's own notes), `context` (fitting the window), `tokens` (counting offline);
+- the answer: `small_talk` (greetings and thanks, which need no "not from the documents" note);
 - the conversation: `locks` (one conversation at a time); the log it is written to, and
   `Usage`, are `bot.storage.history`'s.
 

@@ -26,6 +26,7 @@ from bot.agent.locks import KeyedLocks
 from bot.agent.observer import NoObserver, Observer
 from bot.agent.prompts import EMPTY_REPLY_NOTE, ROUND_LIMIT_NOTE, no_answer_text
 from bot.agent.replies import ModelReply
+from bot.agent.small_talk import is_small_talk
 from bot.agent.tokens import TokenCounter
 from bot.agent.types import (
     AgentError,
@@ -39,6 +40,8 @@ from bot.agent.types import (
     ToolRunner,
 )
 from bot.logs.context import question_context
+from bot.quotes.evidence import pages_read
+from bot.quotes.verify import QuoteCheck, check_quotes
 from bot.storage.history import History, Usage
 from tools.jail.scope import Scope
 from tools.results import ToolResult
@@ -323,10 +326,17 @@ class Agent:
                         progress.sources.append(source)
                 continue
             cut = progress.rounds >= limit and not tools_allowed
-            return await self._finish(turn, reply, progress, started, cut=cut)
+            return await self._finish(turn, past, reply, progress, started, cut=cut)
 
     async def _finish(
-        self, turn: int, reply: ModelReply, progress: _Progress, started: float, *, cut: bool
+        self,
+        turn: int,
+        past: list[list[Message]],
+        reply: ModelReply,
+        progress: _Progress,
+        started: float,
+        *,
+        cut: bool,
     ) -> Answer:
         truncated = reply.finish_reason == "length"
         text = reply.text
@@ -337,9 +347,20 @@ class Agent:
             logger.warning("the model gave no answer twice; replying that none was produced")
             text = no_answer_text(progress.sources)
         await self._history.append(turn, [{"role": "assistant", "content": text}])
+        quotes: tuple[QuoteCheck, ...] = ()
+        if self._config.verify_quotes:
+            # Earlier turns still in the history count: a follow-up may quote what was read then.
+            quotes = tuple(check_quotes(text, [*(m for t in past for m in t), *progress.current]))
+        question = str(progress.current[0].get("content") or "")
         return Answer(
             text=text,
             sources=tuple(progress.sources),
+            quotes=quotes,
+            pages=pages_read(progress.current),
+            not_from_documents=self._config.verify_quotes
+            and not progress.sources
+            and not any(q.found for q in quotes)
+            and not is_small_talk(question),
             cut_short=cut,
             truncated=truncated,
             usage=progress.usage(started),

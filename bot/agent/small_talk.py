@@ -14,16 +14,18 @@ import re
 MAX_WORDS = 6
 
 _WORDS = frozenset(
-    """
-    привет приветик здравствуй здравствуйте здорово добрый доброе доброй день утро вечер ночи
-    хай хей салют пока до свидания спасибо спс благодарю большое огромное пожалуйста ок окей
-    хорошо понятно ясно отлично супер класс круто ага угу да нет ладно норм понял поняла
-    как дела ты кто такой такая что умеешь можешь бот помощь помоги помощник меня зовут очень
-    тебе вам всем
-    hi hello hey hiya yo good morning afternoon evening night bye goodbye thanks thank you thx
-    ty cheers ok okay great cool nice got it yes no sure fine who are what can do help
-    bot how is going the a an there all lot much so very
-    """.split()
+    " ".join(
+        (
+            "  привет приветик здравствуй здравствуйте здорово добрый доброе доброй день утро",
+            "вечер ночи хай хей салют пока до свидания спасибо спс благодарю большое огромное",
+            "пожалуйста ок окей хорошо понятно ясно отлично супер класс круто ага угу да нет",
+            "ладно норм понял поняла как дела ты кто такой такая что умеешь можешь бот помощь",
+            "помоги помощник меня зовут очень тебе вам всем hi hello hey hiya yo good morning",
+            "afternoon evening night bye goodbye thanks thank you thx ty cheers ok okay great",
+            "cool nice got it yes no sure fine who are what can do help bot how is going the",
+            "a an there all lot much so very",
+        )
+    ).split()
 )
 _PHRASES = (
     "что ты умеешь",

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from bot.quotes.verify import QuoteCheck
 from bot.storage.history import Usage
 from tools.jail.scope import Scope
 from tools.results import ToolResult
@@ -93,10 +94,17 @@ class Answer:
     `cut_short`: the round cap was hit and the model answered from what it had.
     `truncated`: the model ran out of output tokens; `text` holds what arrived.
     `sources`: sandbox paths the model read successfully, in the order first read.
+    `quotes`: the answer's blockquotes, each checked against the tool results (QUOTES=verify).
+    `pages`: per source, the pages of a PDF or scan this question read or quoted.
+    `not_from_documents`: (QUOTES=verify) no document was read for it, nothing it quotes was
+    found, and the question was not small talk: the reader is told so.
     """
 
     text: str
     sources: tuple[str, ...] = ()
+    quotes: tuple[QuoteCheck, ...] = ()
+    pages: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    not_from_documents: bool = False
     cut_short: bool = False
     truncated: bool = False
     usage: Usage = field(default_factory=Usage)

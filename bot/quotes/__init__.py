@@ -4,7 +4,9 @@
   place) or not;
 - `blockquotes`: the blockquotes of a Markdown answer and their spans in it;
 - `evidence`: the document text a conversation's tool results showed, line by line with places;
-- `folding`: text folded for comparison (case, ё, spaces, quote marks, dashes, Markdown marks).
+- `folding`: text folded for comparison (case, ё, spaces, quote marks, dashes, Markdown marks);
+- `marks`: the answer's quotes marked for the reader, in the reader's words: a found quote
+  followed by its file and place, one not found flagged.
 
 No aiogram here: the agent and the front doors show what the check found.
 """

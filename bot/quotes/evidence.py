@@ -242,3 +242,22 @@ def _decode(raw: str) -> str:
     except ValueError:
         return ""
     return value if isinstance(value, str) else ""
+
+
+def pages_read(messages: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, ...]]:
+    """Per document, the pages (of a PDF or scan) whose text the tool results showed, in page
+    order: what an answer's sources line names beside the file."""
+    evidence = Evidence.from_messages(messages)
+    pages: dict[str, tuple[int, ...]] = {}
+    for path, doc in evidence.documents.items():
+        numbers = sorted(
+            {
+                line.place.page
+                for run in doc.runs()
+                for line in run
+                if line.place and line.place.page
+            }
+        )
+        if numbers:
+            pages[path] = tuple(numbers)
+    return pages

@@ -115,8 +115,8 @@ class Settings(ToolSettings):
     quotes: Literal["verify", "off"] = Field(
         default="verify",
         description="verify: the model backs key facts with verbatim quotes, each checked "
-        "against the documents read and marked when not found; off: no quote instruction, no "
-        "checks.",
+        "against the documents read and marked when not found, and an answer for which no "
+        "document was read says so; off: no quote instruction, no checks, no marks.",
     )
     transcribe_model: Annotated[str, EMPTY_IS_A_VALUE] = Field(
         default="whisper-1",

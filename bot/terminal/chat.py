@@ -13,17 +13,20 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
 from bot.agent import (
     Agent,
     AgentError,
     AgentEvent,
+    Answer,
     AnswerDraft,
     AnswerReady,
     ToolFinished,
     ToolStarted,
 )
+from bot.quotes.marks import QuoteWords, pages_by_source, pages_words, place_words
+from bot.quotes.verify import QuoteCheck
 from bot.services import close_services, open_services
 from bot.settings.model import Settings
 
@@ -31,6 +34,16 @@ _PROMPT = "› "
 _HELP = "Ask a question. /reset starts a new conversation, /exit (or Ctrl-D) quits."
 _ARGUMENTS_SHOWN = 120
 _TAKEN_BACK = "  ↩ (the text above was not the answer; it was taken back)"
+_QUOTE_SHOWN = 70
+_WORDS = QuoteWords(
+    not_found="quote not found in the documents read",
+    page="p. {n}",
+    pages="p. {n}",
+    sheet="sheet “{name}”",
+    slide="slide {n}",
+    chapter="chapter {n}",
+    heading="section “{name}”",
+)
 
 
 class _Typed:
@@ -125,8 +138,7 @@ async def chat_in_terminal(
             write(f"! {exc.kind}: {exc}")
             continue
         typed.finish(answer.text)
-        if answer.sources:
-            write("Sources: " + ", ".join(answer.sources))
+        _after_answer(answer, write)
         notes = []
         if answer.cut_short:
             notes.append("the search was cut short by the round limit")
@@ -209,3 +221,43 @@ async def serve(settings: Settings) -> int:
     finally:
         await close_services(services)
     return 0
+
+
+def _after_answer(answer: Answer, write: Callable[[str], None]) -> None:
+    """The quotes' marks, the "not from the documents" note and the sources line."""
+    for line in _quote_lines(answer.quotes):
+        write(line)
+    if answer.not_from_documents:
+        write("ℹ️ Not from the documents: no document was read for this answer.")
+    if answer.sources:
+        write("Sources: " + _sources(answer.sources, answer.pages, answer.quotes))
+
+
+def _quote_lines(quotes: tuple[QuoteCheck, ...]) -> list[str]:
+    """One line per quote under the streamed answer: where it is, or that it was not found."""
+    lines = []
+    for quote in quotes:
+        text = " ".join(quote.text.split())
+        if len(text) > _QUOTE_SHOWN:
+            text = text[: _QUOTE_SHOWN - 1] + "…"
+        if not quote.found:
+            lines.append(f"  ⚠️ «{text}» — {_WORDS.not_found}")
+            continue
+        where = quote.path or ""
+        if quote.place is not None:
+            where += ", " + place_words(quote.place, _WORDS)
+        lines.append(f"  ✓ «{text}» — {where}")
+    return lines
+
+
+def _sources(
+    sources: tuple[str, ...], pages: Mapping[str, tuple[int, ...]], quotes: tuple[QuoteCheck, ...]
+) -> str:
+    """The files read, each with the pages quoted or read from it."""
+    quoted = pages_by_source(quotes)
+    shown = []
+    for path in sources:
+        numbers = [*quoted.get(path, ()), *pages.get(path, ())]
+        shown.append(f"{path}, {pages_words(numbers, _WORDS)}" if numbers else path)
+    paged = any(quoted.get(path) or pages.get(path) for path in sources)
+    return ("; " if paged else ", ").join(shown)

@@ -105,6 +105,7 @@ class AgentFactory(Protocol):
         base_url: str | None = ...,
         stream: str = ...,
         store: HistoryStore | None = ...,
+        verify_quotes: bool = ...,
     ) -> Agent: ...
 
 
@@ -140,6 +141,7 @@ def make_agent(
         base_url: str | None = None,
         stream: str = "auto",
         store: HistoryStore | None = None,
+        verify_quotes: bool = False,
     ) -> Agent:
         config = AgentConfig(
             model="test-model",
@@ -148,6 +150,7 @@ def make_agent(
             max_rounds=max_rounds,
             system_prompt=system_prompt,
             stream=stream,
+            verify_quotes=verify_quotes,
         )
         client = make_client(fake_llm, timeout=timeout, max_retries=max_retries)
         if base_url is not None:

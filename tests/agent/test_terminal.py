@@ -41,6 +41,26 @@ class TestTerminalChat:
         assert f"Sources: {CHARLOTTE}" in text
         assert len(fake_llm.requests) == 2
 
+    async def test_quotes_are_marked_under_the_answer(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory
+    ) -> None:
+        fake_llm.reply_tool_calls(("read_file", {"path": CHARLOTTE}))
+        fake_llm.reply_text("Так:\n\n> мука - 1 стакан\n\nи\n\n> мука - 9 стаканов")
+        fake_llm.reply_text("Обычно стакан.")
+        output: list[str] = []
+
+        await chat_in_terminal(
+            make_agent(verify_quotes=True),
+            read_line=scripted(["сколько муки?", "а сахара?"]),
+            write=output.append,
+        )
+
+        text = "\n".join(output)
+        assert f"  ✓ «мука - 1 стакан» — {CHARLOTTE}" in text
+        assert "  ⚠️ «мука - 9 стаканов» — quote not found in the documents read" in text
+        assert text.count("Not from the documents") == 1, "only the answer with nothing read"
+        assert text.index("Not from the documents") > text.index("Обычно стакан.")
+
     async def test_reset_and_end_of_input(
         self, fake_llm: FakeLLM, make_agent: AgentFactory, history: HistoryStore
     ) -> None:

@@ -90,6 +90,9 @@ async def started_harness(
         "admin_ids": frozenset({ADMIN_ID}),
         "request_timeout": 5.0,
         "model_max_retries": 0,
+        # Quote checks and the "not from the documents" note are their own tests' business;
+        # the other tests compare answers exactly.
+        "quotes": "off",
     }
     values.update(overrides)
     settings = load_settings(**values)

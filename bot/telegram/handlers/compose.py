@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from aiogram.types import Message, User
 
 from bot.agent import Answer
+from bot.quotes.marks import marked, pages_by_source
 from bot.telegram.texts import Texts
 
 MAX_QUOTE_CHARS = 1500
@@ -62,18 +63,31 @@ class AnswerMarkdown:
 
 
 def answer_markdown(result: Answer, texts: Texts) -> AnswerMarkdown:
-    """The model's answer, then its notes and the sources line; all empty for a blank answer."""
-    body = result.text.strip()
-    if not body:
+    """The model's answer with its quotes marked, then its notes and the sources line (with the
+    pages read or quoted); all empty for a blank answer."""
+    if not result.text.strip():
         return AnswerMarkdown("")
+    body = marked(result.text, result.quotes, texts.quote_words).strip()
     tail = []
+    if result.not_from_documents:
+        tail.append(texts.note_not_from_documents)
     if result.cut_short:
         tail.append(texts.note_cut_short)
     if result.truncated:
         tail.append(texts.note_truncated)
     if result.sources:
-        tail.append(texts.sources_line(result.sources))
+        tail.append(texts.sources_line(result.sources, pages=pages_of(result)))
     return AnswerMarkdown(body, tuple(tail))
+
+
+def pages_of(result: Answer) -> dict[str, tuple[int, ...]]:
+    """Per source, the pages quoted first, then the other pages read."""
+    quoted = pages_by_source(result.quotes)
+    return {
+        path: tuple(dict.fromkeys([*quoted.get(path, ()), *result.pages.get(path, ())]))
+        for path in result.sources
+        if quoted.get(path) or result.pages.get(path)
+    }
 
 
 def cut_markdown(partial: str, notice: str) -> AnswerMarkdown:

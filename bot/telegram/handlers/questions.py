@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html import escape
 
@@ -19,6 +20,7 @@ from aiogram import Bot, F, Router
 from aiogram.types import Message
 
 from bot.agent import Agent, AgentError, EventHandler, ModelStreamCut
+from bot.quotes.marks import pages_by_source
 from bot.scopes import Scopes
 from bot.settings.model import Settings
 from bot.storage.albums import AlbumMemory
@@ -126,7 +128,7 @@ class Asker:
         try:
             try:
                 async with progress, stream:
-                    parts, sources = await _ask(
+                    parts, sources, pages = await _ask(
                         self.agent, conversation, question, texts, stream.on_event, scope=scope
                     )
             except asyncio.CancelledError:
@@ -134,7 +136,9 @@ class Asker:
                     delivery, texts, progress.status_message_id, stream.on_screen
                 )
                 raise
-            buttons = await source_buttons(self.source_links, place.chat_id, sources)
+            buttons = await source_buttons(
+                self.source_links, place.chat_id, sources, pages, texts=texts
+            )
             shown = stream.on_screen
             await stream.conclude(parts[-1])
             delivered = await delivery.send(
@@ -244,8 +248,9 @@ async def _ask(
     on_event: EventHandler,
     *,
     scope: Scope | None,
-) -> tuple[list[Renderable], tuple[str, ...]]:
-    """The answer's parts, and the sources its buttons open (none for an error)."""
+) -> tuple[list[Renderable], tuple[str, ...], Mapping[str, tuple[int, ...]]]:
+    """The answer's parts, the sources its buttons open (none for an error), and per source
+    the pages its quotes were found on, which its page buttons show."""
     try:
         result = await agent.ask(conversation, question, on_event=on_event, scope=scope)
     except AgentError as exc:
@@ -253,13 +258,13 @@ async def _ask(
         notice = texts.agent_error(exc.kind)
         if isinstance(exc, ModelStreamCut) and exc.partial.strip():
             cut = cut_markdown(exc.partial, notice)
-            return list(render_answer(cut.body, tail=cut.tail)), ()
-        return [Chunk.from_html(escape(notice))], ()
+            return list(render_answer(cut.body, tail=cut.tail)), (), {}
+        return [Chunk.from_html(escape(notice))], (), {}
     except Exception:  # an unexpected failure still owes the user a reply; the trace is logged
         log.exception("question in %s failed unexpectedly", conversation)
-        return [Chunk.from_html(escape(texts.error_generic))], ()
+        return [Chunk.from_html(escape(texts.error_generic))], (), {}
     answer = answer_markdown(result, texts)
     parts: list[Renderable] = list(render_answer(answer.body, tail=answer.tail))
     if not parts:
-        return [Chunk.from_html(escape(texts.error_bad_reply))], ()
-    return parts, result.sources
+        return [Chunk.from_html(escape(texts.error_bad_reply))], (), {}
+    return parts, result.sources, pages_by_source(result.quotes)

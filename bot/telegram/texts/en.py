@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.quotes.marks import QuoteWords
 from bot.telegram.texts.model import Texts
 
 ENGLISH = Texts(
@@ -117,6 +118,16 @@ ENGLISH = Texts(
     note_truncated="_The answer stopped at the model's length limit. Write “continue”._",
     sources_label="📄 Sources:",
     sources_more="and {n} more",
+    note_not_from_documents="ℹ️ _Not from the documents: no document was read for this answer._",
+    quote_words=QuoteWords(
+        not_found="quote not found in the documents read",
+        page="p. {n}",
+        pages="p. {n}",
+        sheet="sheet “{name}”",
+        slide="slide {n}",
+        chapter="chapter {n}",
+        heading="section “{name}”",
+    ),
     source_too_big="📄 {name} is {size} MB, and Telegram lets bots send files of up to "
     "{limit} MB. Here is the page the answer was based on:",
     source_unreadable="📄 {name} is {size} MB, too big to send in Telegram, and its text "

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from bot.quotes.marks import QuoteWords, pages_words
 from bot.telegram.texts.names import visible
 from bot.telegram.texts.numbers import count, decimal, integer
 
@@ -105,6 +106,8 @@ class Texts:
     note_truncated: str
     sources_label: str
     sources_more: str
+    note_not_from_documents: str
+    quote_words: QuoteWords
     source_sending: str
     source_expired: str
     source_gone: str
@@ -443,9 +446,25 @@ class Texts:
             lines.append(f"{at} · {who}: {done} {subject_shown}{detail_shown}")
         return "\n".join(lines)
 
-    def sources_line(self, sources: tuple[str, ...], limit: int = 5) -> str:
-        """Markdown for the answer's last line, paths as code."""
-        shown = ", ".join("`" + visible(s).replace("`", "'") + "`" for s in sources[:limit])
+    def sources_line(
+        self,
+        sources: tuple[str, ...],
+        limit: int = 5,
+        *,
+        pages: Mapping[str, Sequence[int]] | None = None,
+    ) -> str:
+        """Markdown for the answer's last line, paths as code, each with the pages read or
+        quoted from it ("`Правила.pdf`, с. 3, 12")."""
+        pages = pages or {}
+        # a file's pages are listed with commas, so files are then told apart by semicolons
+        separator = "; " if any(pages.get(s) for s in sources[:limit]) else ", "
+        shown = separator.join(
+            "`"
+            + visible(s).replace("`", "'")
+            + "`"
+            + (", " + pages_words(pages[s], self.quote_words) if pages.get(s) else "")
+            for s in sources[:limit]
+        )
         if len(sources) > limit:
             shown += " " + self.sources_more.format(n=self.number(len(sources) - limit))
         return f"{self.sources_label} {shown}"
