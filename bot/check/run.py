@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from bot.check.data_folder import check_data_folder
 from bot.check.database import check_database
 from bot.check.documents import check_documents
+from bot.check.embeddings import check_embeddings
 from bot.check.model_server import SUBJECT as MODEL_SUBJECT
 from bot.check.model_server import check_model_server
 from bot.check.outcome import Outcome, failed, passed, shown, skipped
@@ -42,6 +43,8 @@ async def serve(settings: Settings, *, offline: bool = False) -> int:
         lambda: asyncio.to_thread(check_data_folder, settings.data_dir),
         lambda: check_database(settings, offline=offline),
     ]
+    if settings.embedding_model:
+        checks.insert(3, lambda: check_embeddings(settings, offline=offline))
     if settings.scope_rules.configured:
         checks.append(lambda: asyncio.to_thread(check_scopes, settings))
     any_failed = False

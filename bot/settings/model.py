@@ -118,6 +118,20 @@ class Settings(ToolSettings):
         "against the documents read and marked when not found, and an answer for which no "
         "document was read says so; off: no quote instruction, no checks, no marks.",
     )
+    embedding_model: str = Field(
+        default="",
+        description="Embeddings model for search by meaning (an OpenAI-compatible /embeddings "
+        "endpoint); empty: search by words only.",
+    )
+    embedding_base_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible server for embeddings; empty means the model server's "
+        "(OPENAI_BASE_URL).",
+    )
+    embedding_api_key: SecretStr | None = Field(
+        default=None,
+        description="Key for the embeddings server (secret); empty means OPENAI_API_KEY.",
+    )
     transcribe_model: Annotated[str, EMPTY_IS_A_VALUE] = Field(
         default="whisper-1",
         description="Speech-to-text model for voice messages, audio files and video notes; "
@@ -244,7 +258,7 @@ class Settings(ToolSettings):
     def _lower_format(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
-    @field_validator("transcribe_model", mode="before")
+    @field_validator("transcribe_model", "embedding_model", mode="before")
     @classmethod
     def _strip_model(cls, value: object) -> object:
         return value.strip() if isinstance(value, str) else value
@@ -268,7 +282,7 @@ class Settings(ToolSettings):
             raise ValueError(msg)
         return value
 
-    @field_validator("openai_api_key", "transcribe_api_key")
+    @field_validator("openai_api_key", "transcribe_api_key", "embedding_api_key")
     @classmethod
     def _real_key(cls, value: SecretStr | None) -> SecretStr | None:
         if value is not None and _STAND_IN.search(value.get_secret_value().strip()):
@@ -279,7 +293,13 @@ class Settings(ToolSettings):
             raise ValueError(msg)
         return value
 
-    @field_validator("telegram_api_base", "openai_base_url", "transcribe_base_url", "webhook_url")
+    @field_validator(
+        "telegram_api_base",
+        "openai_base_url",
+        "transcribe_base_url",
+        "embedding_base_url",
+        "webhook_url",
+    )
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is not None and not re.match(r"^https?://[^\s/]+", value):
@@ -438,6 +458,16 @@ class Settings(ToolSettings):
     def transcribe_key(self) -> SecretStr | None:
         """The transcription server's key: TRANSCRIBE_API_KEY, else OPENAI_API_KEY."""
         return self.transcribe_api_key or self.openai_api_key
+
+    @property
+    def embedding_url(self) -> str | None:
+        """The embeddings server: EMBEDDING_BASE_URL, else the model server's URL."""
+        return self.embedding_base_url or self.openai_base_url
+
+    @property
+    def embedding_key(self) -> SecretStr | None:
+        """The embeddings server's key: EMBEDDING_API_KEY, else OPENAI_API_KEY."""
+        return self.embedding_api_key or self.openai_api_key
 
     def may_use(self, user_id: int) -> bool:
         """Whether this Telegram user may ask questions."""
