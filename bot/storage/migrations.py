@@ -244,6 +244,17 @@ _PAGE_LINKS = (
     "CREATE INDEX page_links_by_chat ON page_links (chat_id)",
 )
 
+_EMBEDDINGS = (
+    """
+    CREATE TABLE embeddings (
+        model TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        vector BYTEA NOT NULL,
+        PRIMARY KEY (model, digest)
+    )
+    """,
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
     Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
@@ -255,6 +266,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "album memory", _ALBUMS),
     Migration(9, "actions waiting for their confirm button", _CONFIRMATIONS),
     Migration(10, "page button ids", _PAGE_LINKS),
+    Migration(11, "embeddings shared by every machine", _EMBEDDINGS),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 
