@@ -36,6 +36,7 @@ BENCHMARKS: dict[str, str] = {
     "workers": "bench.bench_workers",
     "engines": "bench.bench_engines",
     "quotes": "bench.bench_quotes",
+    "meaning": "bench.bench_meaning",
 }
 SIZED = frozenset({"search", "engines"})
 DEFAULT_OUT = REPO_ROOT / "bench" / "RESULTS.md"
