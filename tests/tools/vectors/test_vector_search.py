@@ -8,6 +8,7 @@ of the query names. Counting the texts the server embedded shows what a build pa
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -32,14 +33,16 @@ DIMENSIONS = 16
 
 
 def concept_encoder(texts: list[str]) -> list[list[float]]:
-    """A direction per concept a text names (a faint one of its own when it names none)."""
+    """A direction per concept a text names (one of its own when it names none)."""
     vectors = []
     for text in texts:
         folded = text.lower()
         vector = np.full(DIMENSIONS, 0.01)
         for axis, stems in enumerate(CONCEPTS.values()):
             vector[axis] += sum(folded.count(stem) for stem in stems)
-        vector[3 + hash(folded) % (DIMENSIONS - 3)] += 0.05
+        if vector[:3].max() < 1:
+            own = int.from_bytes(hashlib.blake2b(folded.encode(), digest_size=4).digest(), "big")
+            vector[3 + own % (DIMENSIONS - 3)] += 0.05
         vectors.append([float(x) for x in vector / np.linalg.norm(vector)])
     return vectors
 
@@ -156,7 +159,9 @@ class TestScope:
         outside = tmp_path / "docs" / "чужое"
         outside.mkdir()
         for n in range(30):
-            (outside / f"{n:02}.txt").write_text(f"Шредер номер {n}.", encoding="utf-8")
+            (outside / f"{n:02}.txt").write_text(f"Шредер {n}.", encoding="utf-8")
+        inside = tmp_path / "docs" / "правила" / "архив.txt"
+        inside.write_text("Уничтожение бумаг после командировки.", encoding="utf-8")
         box = await boxes.start()
         scope = Scope.of(["правила"])
         found = await _search(box, "shredding", scope, limit=3)
