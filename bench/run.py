@@ -36,6 +36,7 @@ BENCHMARKS: dict[str, str] = {
     "workers": "bench.bench_workers",
     "engines": "bench.bench_engines",
     "quotes": "bench.bench_quotes",
+    "vectors": "bench.bench_vectors",
 }
 SIZED = frozenset({"search", "engines"})
 DEFAULT_OUT = REPO_ROOT / "bench" / "RESULTS.md"

@@ -21,7 +21,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tantivy
 
@@ -35,7 +35,9 @@ from tools.index.term_index import TermIndex, folders_of
 from tools.index.terms import STOP_WORDS, Stemmer, fold, words
 from tools.paths import modified_iso
 from tools.vectors.fusion import KeywordEvidence, fuse
-from tools.vectors.store import VectorHit, VectorStore
+
+if TYPE_CHECKING:  # numpy and the vector index load only when embeddings are configured
+    from tools.vectors.store import VectorHit, VectorStore
 
 NAME_WEIGHT = 8.0
 SNIPPET_WINDOW = 32 * 1024  # bytes inflated first: the words are usually near the start

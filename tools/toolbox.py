@@ -43,13 +43,14 @@ from tools.reading import Reader
 from tools.results import ToolResult
 from tools.schemas import ListArgs, ReadArgs, SearchArgs
 from tools.tool import Tool
-from tools.vectors.builder import VectorBuilder, VectorStatus
-from tools.vectors.cache import CACHE_FILE, EmbeddingCache, SqliteEmbeddingCache
 from tools.vectors.embeddings import EmbeddingsConfig, EmbeddingsError, QueryEmbedder
-from tools.vectors.store import STORE_FOLDER, VectorStore
+from tools.vectors.state import CACHE_FILE, STORE_FOLDER, VectorStatus
 
 if TYPE_CHECKING:  # the index engine loads with the first search, not at start
     from tools.search import Searcher
+    from tools.vectors.builder import VectorBuilder
+    from tools.vectors.cache import EmbeddingCache, SqliteEmbeddingCache
+    from tools.vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
 INDEX_LOCK = "search-index.lock"
@@ -134,6 +135,11 @@ class Toolbox:
         self._query_embedder: QueryEmbedder | None = None
         self._own_cache: SqliteEmbeddingCache | None = None
         if embeddings is not None:
+            # The vector side (numpy, the SDK, the index) loads only when it is configured.
+            from tools.vectors.builder import VectorBuilder  # noqa: PLC0415
+            from tools.vectors.cache import SqliteEmbeddingCache  # noqa: PLC0415
+            from tools.vectors.store import VectorStore  # noqa: PLC0415
+
             self._vectors = VectorStore(data_dir / STORE_FOLDER)
             if embedding_cache is None:
                 embedding_cache = self._own_cache = SqliteEmbeddingCache(data_dir / CACHE_FILE)

@@ -5,7 +5,8 @@
 - `cache`: embeddings already paid for, by model and passage digest (`EmbeddingCache`);
 - `embeddings`: the OpenAI-compatible `/embeddings` client (`EmbeddingsConfig`);
 - `passages`: documents cut into passages along their pages, sheets, headings and paragraphs;
-- `fusion`: keyword and meaning results merged, trusting each side as far as its evidence goes.
+- `fusion`: keyword and meaning results merged, trusting each side as far as its evidence goes;
+- `state`: the vector side's file names in DATA_DIR and its progress (`VectorStatus`).
 
 Imports the index (its stored texts) and the floor (`places`), nothing of the tools above.
 """

@@ -26,24 +26,13 @@ from tools.index.store import load_text
 from tools.vectors.cache import EmbeddingCache, pack, unpack
 from tools.vectors.embeddings import EmbeddingsConfig, EmbeddingsError, PassageEmbedder
 from tools.vectors.passages import TARGET_CHARS, Passage, cut_passages
+from tools.vectors.state import VectorStatus
 from tools.vectors.store import FileChange, VectorStore
 
 log = logging.getLogger(__name__)
 FILES_PER_STEP = 32
 """Documents cut, embedded and stored together: what a build holds in memory at once."""
 MAX_TEXT_BYTES = 16 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class VectorStatus:
-    """How far the vector index is, for /status, the log and metrics. `passages_total` is an
-    estimate from the documents' sizes until each document is cut."""
-
-    configured: bool
-    passages_done: int = 0
-    passages_total: int = 0
-    calls: int = 0
-    last_error: str | None = None
 
 
 @dataclass(frozen=True)

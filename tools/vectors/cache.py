@@ -21,8 +21,6 @@ from typing import Protocol
 
 import numpy as np
 
-CACHE_FILE = "vectors.sqlite3"
-"""The SQLite cache's file name in DATA_DIR."""
 SCALE = 127.0
 _LOOKUP = 500
 
@@ -71,7 +69,7 @@ class SqliteEmbeddingCache:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute(
-                "CREATE TABLE IF NOT EXISTS embeddings(model TEXT NOT NULL, digest TEXT NOT "
+                "CREATE TABLE IF NOT EXISTS embeddings(model TEXT NOT NULL, digest BLOB NOT "
                 "NULL, vector BLOB NOT NULL, PRIMARY KEY(model, digest)) WITHOUT ROWID"
             )
             self._conn = conn
@@ -87,9 +85,9 @@ class SqliteEmbeddingCache:
                 rows = conn.execute(
                     "SELECT digest, vector FROM embeddings "
                     f"WHERE model = ? AND digest IN ({marks})",
-                    [model, *part],
+                    [model, *(bytes.fromhex(d) for d in part)],
                 )
-                found.update((digest, bytes(vector)) for digest, vector in rows)
+                found.update((bytes(digest).hex(), bytes(vector)) for digest, vector in rows)
         return found
 
     def put_many(self, model: str, items: Mapping[str, bytes]) -> None:
@@ -98,7 +96,7 @@ class SqliteEmbeddingCache:
             conn.execute("BEGIN")
             conn.executemany(
                 "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
-                [(model, digest, vector) for digest, vector in items.items()],
+                [(model, bytes.fromhex(digest), vector) for digest, vector in items.items()],
             )
             conn.execute("COMMIT")
 

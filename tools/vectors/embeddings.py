@@ -18,15 +18,15 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
-import openai
+if TYPE_CHECKING:  # the SDK and numpy load with the first embedding, not with the settings
+    import numpy as np
 
 log = logging.getLogger(__name__)
 RETRY_STATUSES = frozenset({408, 409, 429})
 MAX_BACKOFF_S = 60.0
 BUILD_TIMEOUT_S = 60.0
-Vectors = np.ndarray
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,8 @@ class EmbeddingsError(RuntimeError):
 
 def normalised(data: Sequence[Sequence[float]]) -> np.ndarray:
     """Rows of `data` as float32 vectors of length 1 (a zero vector stays zero)."""
+    import numpy as np  # noqa: PLC0415 - see the imports
+
     matrix = np.asarray(data, dtype=np.float32)
     if matrix.ndim != 2 or not matrix.shape[1]:
         msg = f"the server sent vectors of shape {matrix.shape}"
@@ -58,6 +60,8 @@ def normalised(data: Sequence[Sequence[float]]) -> np.ndarray:
 
 
 def _retryable(exc: Exception) -> bool:
+    import openai  # noqa: PLC0415 - see the imports
+
     if isinstance(exc, openai.APIConnectionError):  # timeouts are connection errors too
         return True
     if isinstance(exc, openai.APIStatusError):
@@ -67,6 +71,8 @@ def _retryable(exc: Exception) -> bool:
 
 def describe(exc: BaseException) -> str:
     """A short reason for a log line or a status, without the request (or its key)."""
+    import openai  # noqa: PLC0415 - see the imports
+
     if isinstance(exc, openai.APIStatusError):
         return f"HTTP {exc.status_code} from the embeddings server"
     if isinstance(exc, openai.APITimeoutError):
@@ -80,6 +86,8 @@ class PassageEmbedder:
     """The builder's side: blocking, batched, paced and retried (call from one thread)."""
 
     def __init__(self, config: EmbeddingsConfig, stopping: threading.Event) -> None:
+        import openai  # noqa: PLC0415 - see the imports
+
         self.config = config
         self._stopping = stopping
         self._client = openai.OpenAI(
@@ -100,6 +108,8 @@ class PassageEmbedder:
         Raises:
             EmbeddingsError: the server kept failing, refused for good, or a stop was asked.
         """
+        import openai  # noqa: PLC0415 - see the imports
+
         delay = 1.0
         for attempt in range(1, self.config.attempts + 1):
             self._pace()
@@ -138,6 +148,8 @@ class QueryEmbedder:
     """The search's side: one query, one call, on the event loop, within the deadline."""
 
     def __init__(self, config: EmbeddingsConfig) -> None:
+        import openai  # noqa: PLC0415 - see the imports
+
         self.config = config
         self._client = openai.AsyncOpenAI(
             base_url=config.base_url,
@@ -153,6 +165,8 @@ class QueryEmbedder:
         Raises:
             EmbeddingsError: no answer within the deadline, or a failed one.
         """
+        import openai  # noqa: PLC0415 - see the imports
+
         self.calls += 1
         try:
             async with asyncio.timeout(self.config.query_deadline_s):

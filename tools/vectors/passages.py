@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from tools.places import Place, heading_place, marker_place
 
-TARGET_CHARS = 600
+TARGET_CHARS = 1000
 """A passage is closed once it reaches this size (see bench/bench_vectors.py)."""
-MAX_CHARS = 900
+MAX_CHARS = 1400
 """No passage's own text is longer (a sentence longer still is cut where it must be)."""
 _SENTENCE_END = re.compile(r"(?<=[.!?…;])\s+")
 _TABLE_CELL = " | "

@@ -28,8 +28,6 @@ import numpy as np
 from tools.places import Place, parse_place
 from tools.vectors.passages import Passage
 
-STORE_FOLDER = "vectors.index"
-"""The vector index's folder in DATA_DIR."""
 MATRIX = "matrix.i8"
 ROWS = "passages.sqlite3"
 PER_FILE = 4
