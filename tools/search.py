@@ -34,7 +34,7 @@ from tools.index.store import is_damaged, load_text
 from tools.index.term_index import TermIndex, folders_of
 from tools.index.terms import STOP_WORDS, Stemmer, fold, words
 from tools.paths import modified_iso
-from tools.vectors.fusion import KeywordEvidence, fuse
+from tools.vectors.fusion import KeywordEvidence, fuse, near
 
 if TYPE_CHECKING:  # numpy and the vector index load only when embeddings are configured
     from tools.vectors.store import VectorHit, VectorStore
@@ -559,6 +559,7 @@ class Searcher:
             for hit in self.vectors.search(vector, limit, allowed=allowed)
             if hit.path in visible and glob_match(hit.path, globs)
         ]
+        hits = hits[: near([hit.similarity for hit in hits])]
         by_path = {hit.path: hit for hit in hits}
         described = {item["path"]: item for item in found["results"]}
         fused = fuse(list(described), list(by_path), evidence, limit)

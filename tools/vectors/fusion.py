@@ -7,6 +7,10 @@ weighed first. A keyword hit is trusted when it holds every word of the query, t
 rare in the index, and the document is written in the query's language: such a hit leads,
 ahead of anything only the meaning side found. Any other keyword hit counts for a quarter of
 a meaning hit of the same rank, so the meaning side leads unless both sides agree.
+
+The meaning side always has a nearest file, however far: a file whose similarity is below
+`NEAR_SHARE` of the best one's is not counted as found by meaning (in a small folder every
+file would otherwise be "found").
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ WEAK_WORDS = 0.25
 """What an untrusted keyword hit weighs beside a meaning hit of the same rank."""
 TRUSTED = 2.0
 """Lifts a trusted keyword hit above every hit without such evidence."""
+NEAR_SHARE = 0.5
+"""A meaning hit counts when its similarity is at least this share of the best one's."""
 
 
 @dataclass(frozen=True)
@@ -52,10 +58,18 @@ class Fused:
     found_by: tuple[str, ...]
 
 
+def near(similarities: Sequence[float]) -> int:
+    """How many of the meaning side's hits (best first) lie near enough to count."""
+    if not similarities or similarities[0] <= 0:
+        return 0
+    floor = similarities[0] * NEAR_SHARE
+    return sum(1 for similarity in similarities if similarity >= floor)
+
+
 def fuse(
     words: Sequence[str], meaning: Sequence[str], evidence: KeywordEvidence, limit: int
 ) -> list[Fused]:
-    """The best `limit` paths of both rankings (each best first)."""
+    """The best `limit` paths of both rankings (each best first; `meaning` cut by `near`)."""
     scores: dict[str, float] = {}
     sides: dict[str, list[str]] = {}
     for rank, path in enumerate(words, 1):

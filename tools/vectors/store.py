@@ -45,12 +45,14 @@ _SCHEMA = (
 
 @dataclass(frozen=True, slots=True)
 class VectorHit:
-    """A file's best passage for a query: its lines and place, and its rank among files."""
+    """A file's best passage for a query: its lines, its place and its cosine similarity to
+    the query (as near as int8 vectors tell)."""
 
     path: str
     first: int
     last: int
     place: Place | None
+    similarity: float
 
 
 @dataclass(frozen=True)
@@ -273,26 +275,30 @@ class VectorStore:
         query = np.clip(np.rint(vector * 127.0), -127, 127).astype(np.int8)
         count = min(len(rows), limit * PER_FILE)
         found = search(candidates, query, count, MetricKind.IP, exact=True, threads=1)
-        best: dict[int, int] = {}
-        for key in np.asarray(found.keys).reshape(-1)[:count]:
+        best: dict[int, tuple[int, float]] = {}
+        keys = np.asarray(found.keys).reshape(-1)[:count]
+        distances = np.asarray(found.distances).reshape(-1)[:count]
+        for key, distance in zip(keys, distances, strict=True):
             row = int(rows[int(key)])
-            best.setdefault(int(snapshot.owners[row]), row)
+            # USearch's inner-product distance is 1 - the dot product of the int8 rows.
+            best.setdefault(int(snapshot.owners[row]), (row, (1.0 - float(distance)) / 127**2))
             if len(best) >= limit:
                 break
         return self._hits(snapshot, best)
 
-    def _hits(self, snapshot: _Snapshot, best: dict[int, int]) -> list[VectorHit]:
+    def _hits(self, snapshot: _Snapshot, best: dict[int, tuple[int, float]]) -> list[VectorHit]:
         with self._lock:
             conn = self._connection()
             hits = []
-            for file_id, row in best.items():
+            for file_id, (row, similarity) in best.items():
                 found = conn.execute(
                     "SELECT first, last, place FROM passages WHERE row = ?", (row,)
                 ).fetchone()
                 if found is None:
                     continue  # rewritten since the snapshot: the next search sees it
                 place = parse_place(found[2]) if found[2] else None
-                hits.append(VectorHit(snapshot.paths[file_id], found[0], found[1], place))
+                path = snapshot.paths[file_id]
+                hits.append(VectorHit(path, found[0], found[1], place, similarity))
         return hits
 
     def close(self) -> None:

@@ -260,3 +260,26 @@ class TestWithoutEmbeddings:
             await box.close()
         assert fake_server.embeddings.calls == 0
         assert not (tmp_path / "data" / "vectors.index").exists()
+
+
+class TestFusion:
+    async def test_common_words_in_another_language_do_not_outvote_the_meaning(
+        self, boxes: Boxes
+    ) -> None:
+        for n in range(6):
+            note = boxes.root / "notes" / f"team-{n}.txt"
+            note.parent.mkdir(exist_ok=True)
+            note.write_text(f"Team policy {n}: the office kitchen and printers.", encoding="utf-8")
+        box = await boxes.start()
+        found = await _search(box, "holiday policy for the team")
+        first = found["results"][0]
+        assert first["path"] == "правила/отдых.txt"
+        assert first["found_by"] == ["meaning"]
+        assert {"words"} <= {side for r in found["results"][1:] for side in r["found_by"]}
+
+    async def test_rare_words_all_matched_lead(self, boxes: Boxes) -> None:
+        box = await boxes.start()
+        found = await _search(box, "toner coffee")
+        first = found["results"][0]
+        assert first["path"] == "правила/buget.txt"
+        assert "words" in first["found_by"]
