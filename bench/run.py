@@ -37,6 +37,7 @@ BENCHMARKS: dict[str, str] = {
     "engines": "bench.bench_engines",
     "quotes": "bench.bench_quotes",
     "meaning": "bench.bench_meaning",
+    "vectors": "bench.bench_vectors",
 }
 SIZED = frozenset({"search", "engines"})
 DEFAULT_OUT = REPO_ROOT / "bench" / "RESULTS.md"

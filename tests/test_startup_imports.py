@@ -45,6 +45,8 @@ NOT_AT_STARTUP = (
     "odf",
     "reportlab",
     "tantivy",
+    "numpy",
+    "usearch",
 )
 """Document parsers, scanned-page tools and engines the running bot does not load up front."""
 

@@ -10,6 +10,8 @@ nothing in here imports `tools` itself (the names below are for the bot, the tes
 - what the tools share: `tool` (one tool as one object), `schemas` (their argument models),
   `results` (a call's result), `cutting` (a result cut to a budget), `paths` (modification
   times and close-name guesses), `config` (the settings the tools need);
+- `vectors/`: search by meaning (passages, their embeddings, the vector index, the fusion of
+  keyword and meaning results);
 - `index/`: the search index (on disk, its terms, its build, watching the folder);
 - `extract/`: text from documents, risky formats parsed in an isolated worker (`formats/`);
 - `jail/`: the jail every path goes through, the scope that narrows it, the documents folder;

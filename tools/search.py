@@ -21,25 +21,35 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tantivy
 
 from tools.errors import ToolError
 from tools.index.globs import FoldedNames, glob_match, glob_regex
 from tools.index.indexer import Indexer
-from tools.index.languages import LANGUAGE_NAMES, common_languages
+from tools.index.languages import LANGUAGE_NAMES, common_languages, text_language
 from tools.index.snippets import find_snippets, snippets_from_start
 from tools.index.store import is_damaged, load_text
 from tools.index.term_index import TermIndex, folders_of
 from tools.index.terms import STOP_WORDS, Stemmer, fold, words
 from tools.paths import modified_iso
+from tools.vectors.fusion import KeywordEvidence, fuse, near
+
+if TYPE_CHECKING:  # numpy and the vector index load only when embeddings are configured
+    from tools.vectors.store import VectorHit, VectorStore
 
 NAME_WEIGHT = 8.0
 SNIPPET_WINDOW = 32 * 1024  # bytes inflated first: the words are usually near the start
 LANGUAGES_TTL = 60.0
 MIN_ROOT = 5
 MAX_WORDS = 16
+RARE_SHARE = 0.2
+"""A query word held by at most this share of the documents (or by `RARE_FEW`) is rare: a
+keyword match on it is evidence, not chance."""
+RARE_FEW = 3
+PASSAGE_CHARS = 240
+"""A meaning hit's snippet (its best passage) is cut to this many characters."""
 TIE_LIMIT = 5_000
 """Paths sharing the first characters a name-ordered listing sorts here, at most."""
 TYPO_POOL = 5_000
@@ -211,9 +221,12 @@ class _Queries:
 class Searcher:
     """Runs queries against the index (blocking; call from a worker thread)."""
 
-    def __init__(self, indexer: Indexer, stemmer: Stemmer) -> None:
+    def __init__(
+        self, indexer: Indexer, stemmer: Stemmer, vectors: VectorStore | None = None
+    ) -> None:
         self.indexer = indexer
         self.stemmer = stemmer
+        self.vectors = vectors
         self._languages: list[str] = []
         self._languages_at = -LANGUAGES_TTL
         self._names = FoldedNames({})
@@ -228,13 +241,22 @@ class Searcher:
 
     def search(self, query: str, limit: int, *, within: Within | None = None) -> dict[str, Any]:
         """The best `limit` documents for `query`; with `within`, among its files only."""
+        return self.search_words(query, limit, within=within)[0]
+
+    def search_words(
+        self, query: str, limit: int, *, within: Within | None = None, weigh: bool = False
+    ) -> tuple[dict[str, Any], KeywordEvidence]:
+        """`search`, and with `weigh` what the fusion needs to know of how well it matched."""
         plain, globs = split_query(query)
         meaningful = ([w for w in plain if w not in STOP_WORDS] or plain)[:MAX_WORDS]
         if not globs and not meaningful:
             raise ToolError("the query has no words to search for", "Use a few keywords.")
+        evidence = KeywordEvidence(query_language=text_language(query)) if weigh else None
         try:
             with self._index() as (conn, queries):
-                return self._run(conn, queries, meaningful, globs, limit=limit, within=within)
+                return self._run(
+                    conn, queries, meaningful, globs, limit=limit, within=within, weigh=evidence
+                )
         except (sqlite3.Error, ValueError) as exc:  # ValueError: Tantivy's errors
             if isinstance(exc, sqlite3.Error) and is_damaged(exc):
                 self.indexer.mark_broken()
@@ -261,18 +283,20 @@ class Searcher:
         *,
         limit: int,
         within: Within | None,
-    ) -> dict[str, Any]:
+        weigh: KeywordEvidence | None = None,
+    ) -> tuple[dict[str, Any], KeywordEvidence]:
         state = self.indexer.state
         current = state.visible
         visible = self._within(queries, within, current)
         groups = [self._group(queries, w) for w in dict.fromkeys(plain)]
         ranked: list[str] = []
         total = 0
+        every: set[str] = set()
         warming = not state.ready or queries is None
         if queries is not None and (groups or not warming):
             if globs:
                 queries.only.append(self._glob_query(queries.schema, globs))
-            ranked, total = self._ranked(queries, groups, limit)
+            ranked, total, every = self._ranked(queries, groups, limit)
         elif globs and not groups:
             names = self._names_for(current).matching(globs)
             ranked = sorted((p for p in names if p in visible), key=name_order)
@@ -320,7 +344,30 @@ class Searcher:
                     + " and ".join(LANGUAGE_NAMES[code] for code in languages)
                     + ": search in that language too (translate the words)."
                 )
-        return out
+        evidence = KeywordEvidence()
+        if weigh is not None and conn is not None and queries is not None and groups:
+            evidence = KeywordEvidence(
+                every=frozenset(every),
+                rare=self._rare(queries, groups),
+                query_language=weigh.query_language,
+                languages=self._languages_of(conn, shown),
+            )
+        return out, evidence
+
+    @staticmethod
+    def _rare(queries: _Queries, groups: list[_Group]) -> bool:
+        """Whether every query word is held by few of the documents (see `RARE_SHARE`)."""
+        documents = queries.searcher.num_docs
+        most = max(RARE_FEW, RARE_SHARE * documents)
+        return all(int(queries.top(queries.word(g), 1).count or 0) <= most for g in groups)
+
+    @staticmethod
+    def _languages_of(conn: sqlite3.Connection, paths: list[str]) -> dict[str, str | None]:
+        if not paths:
+            return {}
+        marks = ",".join("?" * len(paths))
+        rows = conn.execute(f"SELECT path, language FROM files WHERE path IN ({marks})", paths)
+        return dict(rows.fetchall())
 
     def _within(
         self,
@@ -458,11 +505,14 @@ class Searcher:
         return self._languages
 
     @staticmethod
-    def _ranked(queries: _Queries, groups: list[_Group], limit: int) -> tuple[list[str], int]:
-        """The best `limit` paths and how many documents match some word (with no words: the
-        first files the globs match by name, and how many they match)."""
+    def _ranked(
+        queries: _Queries, groups: list[_Group], limit: int
+    ) -> tuple[list[str], int, set[str]]:
+        """The best `limit` paths, how many documents match some word (with no words: the
+        first files the globs match by name, and how many they match), and the paths among
+        them that hold every word."""
         if not groups:
-            return queries.in_name_order(limit)
+            return (*queries.in_name_order(limit), set())
         built = [queries.word(g) for g in groups]
         every = Q.boolean_query([(_MUST, q) for q in built])
         some = Q.boolean_query([(_SHOULD, q) for q in built])
@@ -477,11 +527,74 @@ class Searcher:
                 path = queries.path(address)
                 if path not in ranked:
                     ranked.append(path)
+            if query is every:
+                holding_every = set(ranked)
             if len(ranked) >= limit:
                 break
         if len(built) > 1 and query is every:
             total = int(queries.top(some, 1).count or 0)
-        return ranked, total
+        return ranked, total, holding_every
+
+    def with_meaning(
+        self,
+        found: dict[str, Any],
+        evidence: KeywordEvidence,
+        vector: Any,
+        query: str,
+        limit: int,
+        *,
+        within: Within | None = None,
+    ) -> dict[str, Any]:
+        """The keyword results `found` fused with the files nearest to the query's `vector`
+        (within the scope, before ranking); each result says which sides found it."""
+        if self.vectors is None:
+            return found
+        globs = split_query(query)[1]
+        visible = self.indexer.state.visible
+        if within is not None:
+            visible = self._scoped_view(within, visible)[0]
+        allowed = None if within is None else within.allowed
+        hits = [
+            hit
+            for hit in self.vectors.search(vector, limit, allowed=allowed)
+            if hit.path in visible and glob_match(hit.path, globs)
+        ]
+        hits = hits[: near([hit.similarity for hit in hits])]
+        by_path = {hit.path: hit for hit in hits}
+        described = {item["path"]: item for item in found["results"]}
+        fused = fuse(list(described), list(by_path), evidence, limit)
+        results = []
+        with self.indexer.readers.connection() as conn:
+            for one in fused:
+                item = described.get(one.path)
+                hit = by_path.get(one.path)
+                if item is None:
+                    size, mtime_ns = visible[one.path]
+                    item = {"path": one.path, "size": size, "modified": modified_iso(mtime_ns)}
+                if hit is not None and not item.get("snippets"):
+                    item["snippets"] = [self._passage(conn, hit)]
+                item["found_by"] = list(one.found_by)
+                results.append(item)
+        only_meaning = sum(1 for one in fused if one.found_by == ("meaning",))
+        out = {k: v for k, v in found.items() if k not in ("hint", "document_languages")}
+        out["results"] = results
+        out["total"] = max(int(found["total"]) + only_meaning, len(results))
+        out["truncated"] = out["total"] > len(results)
+        return out if results else found
+
+    @staticmethod
+    def _passage(conn: sqlite3.Connection, hit: VectorHit) -> dict[str, Any]:
+        """A meaning hit's snippet: the start of its best passage, where it lies."""
+        row = conn.execute("SELECT id FROM files WHERE path = ?", (hit.path,)).fetchone()
+        text = load_text(conn, int(row[0])) if row is not None else ""
+        lines = text.split("\n", hit.last)[hit.first - 1 : hit.last]
+        passage = " ".join(line.strip() for line in lines if line.strip())
+        if len(passage) > PASSAGE_CHARS:
+            passage = passage[: PASSAGE_CHARS - 1] + "…"
+        snippet: dict[str, Any] = {"line": hit.first, "text": passage}
+        if hit.place is not None:
+            snippet["place"] = hit.place.text
+        return snippet
 
     def _describe(
         self,

@@ -43,9 +43,14 @@ from tools.reading import Reader
 from tools.results import ToolResult
 from tools.schemas import ListArgs, ReadArgs, SearchArgs
 from tools.tool import Tool
+from tools.vectors.embeddings import EmbeddingsConfig, EmbeddingsError, QueryEmbedder
+from tools.vectors.state import CACHE_FILE, STORE_FOLDER, VectorStatus
 
 if TYPE_CHECKING:  # the index engine loads with the first search, not at start
     from tools.search import Searcher
+    from tools.vectors.builder import VectorBuilder
+    from tools.vectors.cache import EmbeddingCache, SqliteEmbeddingCache
+    from tools.vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
 INDEX_LOCK = "search-index.lock"
@@ -78,6 +83,9 @@ class Toolbox:
         extraction_worker: Sequence[str] | None = None,
         private_files: Sequence[Path] = (),
         writes_index: bool = True,
+        embeddings: EmbeddingsConfig | None = None,
+        embedding_cache: EmbeddingCache | None = None,
+        vector_interval: float = 2.0,
     ) -> None:
         self.settings = settings
         data_dir = Path(settings.data_dir).absolute()
@@ -88,9 +96,10 @@ class Toolbox:
         own = (
             data_dir,
             data_dir / INDEX_TERMS,
+            data_dir / STORE_FOLDER,
             *(
                 database.with_name(database.name + suffix)
-                for database in (index, *private_files)
+                for database in (index, data_dir / CACHE_FILE, *private_files)
                 for suffix in _DB_SUFFIXES
             ),
         )
@@ -121,6 +130,27 @@ class Toolbox:
             read_only=not writes_index,
         )
         self._searcher: Searcher | None = None
+        self._vectors: VectorStore | None = None
+        self._vector_builder: VectorBuilder | None = None
+        self._query_embedder: QueryEmbedder | None = None
+        self._own_cache: SqliteEmbeddingCache | None = None
+        if embeddings is not None:
+            # The vector side (numpy, the SDK, the index) loads only when it is configured.
+            from tools.vectors.builder import VectorBuilder  # noqa: PLC0415
+            from tools.vectors.cache import SqliteEmbeddingCache  # noqa: PLC0415
+            from tools.vectors.store import VectorStore  # noqa: PLC0415
+
+            self._vectors = VectorStore(data_dir / STORE_FOLDER)
+            if embedding_cache is None:
+                embedding_cache = self._own_cache = SqliteEmbeddingCache(data_dir / CACHE_FILE)
+            self._query_embedder = QueryEmbedder(embeddings)
+            self._vector_builder = VectorBuilder(
+                self.indexer,
+                self._vectors,
+                embedding_cache,
+                embeddings,
+                interval=vector_interval,
+            )
         self._reader = Reader(
             self.sandbox, self._extractor, self._cache, self._stemmer, self._stored
         )
@@ -129,8 +159,9 @@ class Toolbox:
             for t in (
                 Tool(
                     "search_files",
-                    "Find documents by words or a name glob; use first for any question "
-                    "on the documents.",
+                    "Find documents by words"
+                    + (", meaning" if embeddings is not None else "")
+                    + " or a name glob; use first for any question on the documents.",
                     SearchArgs,
                     self._search,
                     example='{"query": "отпуск 2024"}',
@@ -170,11 +201,21 @@ class Toolbox:
             log.warning("%s (the bot keeps looking for it; no documents until then)", problem)
         tune_allocator()  # before the build's threads allocate (see tools.index.allocator)
         await self.indexer.start()
+        if self._vector_builder is not None:
+            self._vector_builder.start()
 
     async def close(self) -> None:
         """Stop the watcher, the extraction worker and the index (in that order, so a
         document stuck in the parser does not hold up shutdown)."""
         self.indexer.stop()
+        if self._vector_builder is not None:
+            await asyncio.to_thread(self._vector_builder.stop)
+        if self._query_embedder is not None:
+            await self._query_embedder.close()
+        if self._vectors is not None:
+            self._vectors.close()
+        if self._own_cache is not None:
+            self._own_cache.close()
         await asyncio.to_thread(self._extractor.close)
         await asyncio.to_thread(self._pictures.close)
         await self.indexer.close()
@@ -246,6 +287,21 @@ class Toolbox:
     def status(self) -> IndexStatus:
         return self.indexer.status()
 
+    def vector_status(self) -> VectorStatus:
+        """How far the vector index is (`configured` False without embeddings)."""
+        if self._vector_builder is None:
+            return VectorStatus(configured=False)
+        return self._vector_builder.status()
+
+    async def wait_vectors(self) -> None:
+        """Return once the vector index has caught up with the keyword index (callers bound
+        it with a timeout); at once without embeddings."""
+        builder = self._vector_builder
+        if builder is None:
+            return
+        await self.wait_synced()
+        await asyncio.to_thread(builder.caught_up)
+
     async def wait_ready(self) -> None:
         """Return once the first index build is done (callers bound it with a timeout)."""
         await self.indexer.ready.wait()
@@ -287,7 +343,7 @@ class Toolbox:
         if self._searcher is None:
             from tools.search import Searcher  # noqa: PLC0415 - the engine loads at first search
 
-            self._searcher = Searcher(self.indexer, self._stemmer)
+            self._searcher = Searcher(self.indexer, self._stemmer, self._vectors)
         return self._searcher
 
     def allowed_files(self, scope: Scope) -> frozenset[str]:
@@ -317,8 +373,50 @@ class Toolbox:
             within = None if scope is None else Within(scope.folders, self.allowed_files(scope))
             return self.searcher.search(args.query, args.limit, within=within)
 
-        found = await asyncio.to_thread(run)
+        if self._query_embedder is None:
+            found = await asyncio.to_thread(run)
+        else:
+            found = await self._search_both(args, scope, self._query_embedder)
         return ToolResult.of(found, cut_results)
+
+    async def _search_both(
+        self, args: SearchArgs, scope: Scope | None, embedder: QueryEmbedder
+    ) -> dict[str, Any]:
+        """Words and meaning at once: the query's embedding is asked for while the keyword
+        search runs; without it in time the keyword results stand, and say why."""
+        from tools.search import Within  # noqa: PLC0415 - the engine loads at first search
+
+        within = None if scope is None else Within(scope.folders, self.allowed_files(scope))
+        words = asyncio.ensure_future(
+            asyncio.to_thread(
+                self.searcher.search_words, args.query, args.limit, within=within, weigh=True
+            )
+        )
+        try:
+            vector = await embedder.embed(args.query)
+        except EmbeddingsError as exc:
+            found, _ = await words
+            return {**found, "meaning": f"unavailable: {exc}"}
+        except BaseException:
+            words.cancel()
+            raise
+        found, evidence = await words
+        fused = await asyncio.to_thread(
+            self.searcher.with_meaning,
+            found,
+            evidence,
+            vector,
+            args.query,
+            args.limit,
+            within=within,
+        )
+        status = self.vector_status()
+        if status.passages_done < status.passages_total:
+            fused["meaning"] = (
+                f"partial: {status.passages_done} of about {status.passages_total} "
+                "passages searchable by meaning so far"
+            )
+        return fused
 
     async def _read(self, args: ReadArgs, scope: Scope | None) -> ToolResult:
         try:

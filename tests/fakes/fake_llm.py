@@ -2,7 +2,8 @@
 
 The real `AsyncOpenAI` client talks to it over HTTP, so tests exercise the SDK's own parsing,
 retries and timeouts. Every request body is recorded so tests can assert on what was sent.
-Transcriptions (`POST /v1/audio/transcriptions`) have their own script and record, `speech`.
+Transcriptions (`POST /v1/audio/transcriptions`) have their own script and record, `speech`;
+embeddings (`POST /v1/embeddings`) theirs, `embeddings`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from aiohttp import web
 from openai import AsyncOpenAI
 
 from bot.agent.tokens import estimate_text_tokens
+from tests.fakes.fake_embeddings import Embeddings
 from tests.fakes.fake_stream import Streaming, send_stream
 from tests.fakes.fake_transcriptions import Transcriptions
 
@@ -185,6 +187,8 @@ class FakeLLM:
         """What /v1/audio/transcriptions answers, and the audio it received."""
         self._queue: deque[Reply] = deque()
         self._closing = asyncio.Event()
+        self.embeddings = Embeddings(self._closing)
+        """What /v1/embeddings answers (its `encoder`), and the texts it received."""
         self._arrived = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self._clients: list[AsyncOpenAI] = []
@@ -265,6 +269,7 @@ class FakeLLM:
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_get("/v1/models", self._list_models)
         app.router.add_post("/v1/audio/transcriptions", self.speech.handle)
+        app.router.add_post("/v1/embeddings", self.embeddings.handle)
         self._runner = web.AppRunner(app, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)

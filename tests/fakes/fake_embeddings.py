@@ -1,0 +1,119 @@
+"""The fake model server's `POST /v1/embeddings`: OpenAI's shape, a pluggable encoder.
+
+`encoder` turns a list of texts into a list of vectors; by default `stem_encoder`, a
+deterministic bag of word stems hashed into a fixed number of dimensions, so texts that share
+stems lie near each other and texts that share none do not. A test (or a benchmark) may plug
+a real model in instead. Every text embedded is recorded in `inputs`; `fail_next`,
+`answer_only`, `hang` and `delay_s` make the server misbehave the way real ones do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import re
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from aiohttp import web
+
+Encoder = Callable[[list[str]], list[list[float]]]
+DIMENSIONS = 128
+_WORD = re.compile(r"[^\W_]+")
+STEM_CHARS = 5
+
+
+def stem_encoder(texts: list[str], dimensions: int = DIMENSIONS) -> list[list[float]]:
+    """Each text as its words' first letters hashed to signed buckets, length 1."""
+    vectors = []
+    for text in texts:
+        vector = np.zeros(dimensions, dtype=np.float64)
+        for word in _WORD.findall(text.lower()):
+            digest = hashlib.blake2b(word[:STEM_CHARS].encode(), digest_size=8).digest()
+            bucket = int.from_bytes(digest[:4], "little") % dimensions
+            vector[bucket] += 1.0 if digest[4] & 1 else -1.0
+        norm = float(np.linalg.norm(vector))
+        if norm:
+            vector /= norm
+        else:
+            vector[0] = 1.0
+        vectors.append([float(x) for x in vector])
+    return vectors
+
+
+class Embeddings:
+    """The script and the record of the embeddings route."""
+
+    def __init__(self, closing: asyncio.Event) -> None:
+        self.encoder: Encoder = stem_encoder
+        self.inputs: list[str] = []
+        """Every text answered with a vector, in order (a failed request's are not)."""
+        self.calls = 0
+        """Requests received, failed ones included."""
+        self.answers_left: int | None = None
+        self.hang = False
+        """Never answer (until the server closes)."""
+        self.delay_s = 0.0
+        self._down_status = 503
+        self._failures: deque[int] = deque()
+        self._closing = closing
+
+    def fail_next(self, status: int, times: int = 1) -> None:
+        """Answer the next `times` requests with this HTTP status."""
+        self._failures.extend([status] * times)
+
+    def answer_only(self, requests: int, status: int = 503) -> None:
+        """Answer the next `requests` requests, then fail every one with `status` (a server
+        that goes down in the middle of a build) until `answers_left` is set to None."""
+        self.answers_left = requests
+        self._down_status = status
+
+    def embedded(self, text_part: str) -> int:
+        """How many times a text containing `text_part` was sent."""
+        return sum(text_part in text for text in self.inputs)
+
+    async def handle(self, request: web.Request) -> web.Response:
+        body: dict[str, Any] = await request.json()
+        raw = body.get("input")
+        texts = [raw] if isinstance(raw, str) else [str(t) for t in raw or []]
+        self.calls += 1
+        if self.hang:
+            await self._closing.wait()
+            return web.Response(status=503, text="fake: shutting down")
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        status = self._failures.popleft() if self._failures else None
+        if status is None and self.answers_left is not None:
+            if self.answers_left <= 0:
+                status = self._down_status
+            self.answers_left -= 1
+        if status is not None:
+            error = {"message": f"fake error {status}", "type": "error", "code": None}
+            return web.json_response({"error": error}, status=status)
+        vectors = self.encoder(texts)
+        self.inputs.extend(texts)
+        as_base64 = body.get("encoding_format") == "base64"
+        data = [
+            {
+                "object": "embedding",
+                "index": index,
+                "embedding": _base64(vector) if as_base64 else vector,
+            }
+            for index, vector in enumerate(vectors)
+        ]
+        tokens = sum(len(text.split()) + 1 for text in texts)
+        return web.json_response(
+            {
+                "object": "list",
+                "data": data,
+                "model": body.get("model", "fake-embeddings"),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }
+        )
+
+
+def _base64(vector: list[float]) -> str:
+    return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode()

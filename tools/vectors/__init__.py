@@ -1,0 +1,12 @@
+"""Search by meaning: passages of the documents, their embeddings and the index of them.
+
+- `builder`: keeps the vector index in step with the keyword index, in a thread of its own;
+- `store`: the vector index on disk (a memory-mapped matrix searched exactly, within a scope);
+- `cache`: embeddings already paid for, by model and passage digest (`EmbeddingCache`);
+- `embeddings`: the OpenAI-compatible `/embeddings` client (`EmbeddingsConfig`);
+- `passages`: documents cut into passages along their pages, sheets, headings and paragraphs;
+- `fusion`: keyword and meaning results merged, trusting each side as far as its evidence goes;
+- `state`: the vector side's file names in DATA_DIR and its progress (`VectorStatus`).
+
+Imports the index (its stored texts) and the floor (`places`), nothing of the tools above.
+"""

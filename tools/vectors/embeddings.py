@@ -1,0 +1,188 @@
+"""The embeddings client: texts to vectors through an OpenAI-compatible `/embeddings` endpoint.
+
+Two sides with different needs. The builder embeds passages from a thread of its own, so it
+uses the blocking `OpenAI` client there: batched, paced to `calls_per_second`, retried with
+backoff on 429, 5xx, timeouts and dropped connections, and stoppable between attempts. A search
+embeds its one query with `AsyncOpenAI` on the event loop under a deadline and never retries:
+a slow server costs the search at most `query_deadline_s`, then keyword results stand alone.
+
+Vectors come back normalised to length 1, so a dot product is their cosine. The API key is
+only handed to the clients; it is left out of the config's repr and never logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the SDK and numpy load with the first embedding, not with the settings
+    import numpy as np
+
+log = logging.getLogger(__name__)
+RETRY_STATUSES = frozenset({408, 409, 429})
+MAX_BACKOFF_S = 60.0
+BUILD_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class EmbeddingsConfig:
+    """Where and how texts are embedded. `base_url` None: the `openai` package's default;
+    `api_key` None: no key (a local server that asks for none)."""
+
+    model: str
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    batch: int = 64
+    query_deadline_s: float = 1.5
+    calls_per_second: float = 4.0
+    attempts: int = 6
+
+
+class EmbeddingsError(RuntimeError):
+    """The server did not embed the texts (after the retries the caller allows)."""
+
+
+def normalised(data: Sequence[Sequence[float]]) -> np.ndarray:
+    """Rows of `data` as float32 vectors of length 1 (a zero vector stays zero)."""
+    import numpy as np  # noqa: PLC0415 - see the imports
+
+    matrix = np.asarray(data, dtype=np.float32)
+    if matrix.ndim != 2 or not matrix.shape[1]:
+        msg = f"the server sent vectors of shape {matrix.shape}"
+        raise EmbeddingsError(msg)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms == 0, 1.0, norms)
+
+
+def _retryable(exc: Exception) -> bool:
+    import openai  # noqa: PLC0415 - see the imports
+
+    if isinstance(exc, openai.APIConnectionError):  # timeouts are connection errors too
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in RETRY_STATUSES or exc.status_code >= 500
+    return False
+
+
+def describe(exc: BaseException) -> str:
+    """A short reason for a log line or a status, without the request (or its key)."""
+    import openai  # noqa: PLC0415 - see the imports
+
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code} from the embeddings server"
+    if isinstance(exc, openai.APITimeoutError):
+        return "the embeddings server timed out"
+    if isinstance(exc, openai.APIConnectionError):
+        return "the embeddings server cannot be reached"
+    return str(exc)[:200] or type(exc).__name__
+
+
+class PassageEmbedder:
+    """The builder's side: blocking, batched, paced and retried (call from one thread)."""
+
+    def __init__(self, config: EmbeddingsConfig, stopping: threading.Event) -> None:
+        import openai  # noqa: PLC0415 - see the imports
+
+        self.config = config
+        self._stopping = stopping
+        self._client = openai.OpenAI(
+            base_url=config.base_url,
+            api_key=config.api_key or "none",
+            timeout=BUILD_TIMEOUT_S,
+            max_retries=0,
+        )
+        self._next_call = 0.0
+        self.calls = 0
+        """Requests sent (retries included): what the embeddings cost in calls."""
+        self.texts = 0
+        """Texts embedded."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors for `texts` in one call, retried with backoff.
+
+        Raises:
+            EmbeddingsError: the server kept failing, refused for good, or a stop was asked.
+        """
+        import openai  # noqa: PLC0415 - see the imports
+
+        delay = 1.0
+        for attempt in range(1, self.config.attempts + 1):
+            self._pace()
+            self.calls += 1
+            try:
+                reply = self._client.embeddings.create(model=self.config.model, input=list(texts))
+            except openai.OpenAIError as exc:
+                if not _retryable(exc) or attempt == self.config.attempts:
+                    raise EmbeddingsError(describe(exc)) from exc
+                log.warning("embeddings: %s; trying again in %.0f s", describe(exc), delay)
+                if self._stopping.wait(delay):
+                    raise EmbeddingsError("stopped") from exc
+                delay = min(delay * 2, MAX_BACKOFF_S)
+                continue
+            vectors = [item.embedding for item in sorted(reply.data, key=lambda d: d.index)]
+            if len(vectors) != len(texts):
+                msg = f"the server sent {len(vectors)} vectors for {len(texts)} texts"
+                raise EmbeddingsError(msg)
+            self.texts += len(texts)
+            return normalised(vectors)
+        raise EmbeddingsError("no attempts allowed")
+
+    def _pace(self) -> None:
+        """Wait until the next call is allowed (`calls_per_second`)."""
+        now = time.monotonic()
+        wait = self._next_call - now
+        if wait > 0:
+            self._stopping.wait(wait)
+        self._next_call = max(now, self._next_call) + 1.0 / self.config.calls_per_second
+
+    def close(self) -> None:
+        self._client.close()
+
+
+class QueryEmbedder:
+    """The search's side: one query, one call, on the event loop, within the deadline."""
+
+    def __init__(self, config: EmbeddingsConfig) -> None:
+        import openai  # noqa: PLC0415 - see the imports
+
+        self.config = config
+        self._client = openai.AsyncOpenAI(
+            base_url=config.base_url,
+            api_key=config.api_key or "none",
+            timeout=config.query_deadline_s,
+            max_retries=0,
+        )
+        self.calls = 0
+
+    async def embed(self, query: str) -> np.ndarray:
+        """The query's vector.
+
+        Raises:
+            EmbeddingsError: no answer within the deadline, or a failed one.
+        """
+        import openai  # noqa: PLC0415 - see the imports
+
+        self.calls += 1
+        try:
+            async with asyncio.timeout(self.config.query_deadline_s):
+                reply = await self._client.embeddings.create(
+                    model=self.config.model, input=[query]
+                )
+        except TimeoutError as exc:
+            deadline = self.config.query_deadline_s
+            msg = f"the embeddings server did not answer within {deadline:g} s"
+            raise EmbeddingsError(msg) from exc
+        except openai.OpenAIError as exc:
+            raise EmbeddingsError(describe(exc)) from exc
+        if not reply.data:
+            raise EmbeddingsError("the embeddings server sent no vector")
+        vector: np.ndarray = normalised([reply.data[0].embedding])[0]
+        return vector
+
+    async def close(self) -> None:
+        await self._client.close()
