@@ -13,10 +13,9 @@ measured when this version has no vector search.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +26,7 @@ from bench.results import Aim, BenchResult, Metric
 from bench.stats import median, p95
 from bench.toolbox import settings_for, wait_ready
 from tools import Toolbox, build_toolbox
+from tools.vectors.embeddings import EmbeddingsConfig
 
 TITLE = "meaning: recall@5 on paraphrased and keyword questions, keyword vs dense vs fused"
 MODES = ("keyword", "dense", "fused")
@@ -72,26 +72,28 @@ async def top_paths(toolbox: Toolbox, query: str, limit: int = 5) -> list[str]:
     return [str(r.get("path")) for r in results]
 
 
-async def measure(toolbox: Toolbox, queries: Sequence[Query], passes: int) -> Measured:
+async def nearest_paths(toolbox: Toolbox, query: str, limit: int = 5) -> list[str]:
+    """The paths the vector side alone finds first (dense search, no fusion)."""
+    return await toolbox.search_by_meaning(query, limit)
+
+
+async def measure(
+    toolbox: Toolbox,
+    queries: Sequence[Query],
+    passes: int,
+    search: Callable[[Toolbox, str], Awaitable[list[str]]] = top_paths,
+) -> Measured:
     """The top five of every query (from a first pass that also warms up), then `passes`
     timed passes over all of them."""
     measured = Measured()
     for query in queries:
-        measured.found[query.text] = await top_paths(toolbox, query.text)
+        measured.found[query.text] = await search(toolbox, query.text)
     for _ in range(passes):
         for query in queries:
             started = time.perf_counter()
-            await top_paths(toolbox, query.text)
+            await search(toolbox, query.text)
             measured.times_ms.append((time.perf_counter() - started) * 1000.0)
     return measured
-
-
-def _vectors_module() -> Any | None:
-    """The vector search package, or None where this version has none."""
-    try:
-        return importlib.import_module("tools.vectors")
-    except ImportError:
-        return None
 
 
 async def _wait_vectors(toolbox: Any, within_s: float) -> float:
@@ -105,15 +107,6 @@ async def _wait_vectors(toolbox: Any, within_s: float) -> float:
             msg = f"vectors: {status.passages_done} of {status.passages_total} after {within_s} s"
             raise TimeoutError(msg)
         await asyncio.sleep(0.2)
-
-
-def _mode_options(mode: str) -> dict[str, Any]:
-    """What the toolbox is given, beyond embeddings, to search one way only.
-
-    Fused is the toolbox's own behaviour with embeddings configured; dense alone is asked for
-    with the toolbox's switch for it.
-    """
-    return {"search_sides": ("dense",)} if mode == "dense" else {}
 
 
 async def _run_mode(ctx: Context, mode: str, queries: list[Query]) -> tuple[Measured, list[str]]:
@@ -131,25 +124,21 @@ async def _run_mode(ctx: Context, mode: str, queries: list[Query]) -> tuple[Meas
             return await measure(toolbox, queries, passes), notes
         finally:
             await toolbox.close()
-    vectors = _vectors_module()
-    assert vectors is not None
     from tests.fakes.fake_llm import FakeLLM  # noqa: PLC0415 - only where vectors exist
     from tests.fakes.real_encoder import encode_texts  # noqa: PLC0415
 
     server: Any = FakeLLM()
     server.embeddings.encoder = encode_texts
     await server.start()
-    embeddings = vectors.EmbeddingsConfig(
-        model=EMBEDDING_MODEL, base_url=server.base_url, api_key="x"
-    )
-    make: Any = Toolbox  # the embeddings arguments arrive with the vector search
-    toolbox = make(settings, embeddings=embeddings, **_mode_options(mode))
+    embeddings = EmbeddingsConfig(model=EMBEDDING_MODEL, base_url=server.base_url, api_key="x")
+    toolbox = Toolbox(settings, embeddings=embeddings)
     await toolbox.start()
     try:
         await wait_ready(toolbox, 300.0)
         built = await _wait_vectors(toolbox, VECTORS_TIMEOUT_S)
         notes.append(f"{mode}: vectors of every passage built in {built:.0f} s")
-        return await measure(toolbox, queries, passes), notes
+        search = nearest_paths if mode == "dense" else top_paths
+        return await measure(toolbox, queries, passes, search), notes
     finally:
         await toolbox.close()
         await server.close()
@@ -223,10 +212,6 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     """One mode: its recall on both sets, per kind, and its search latency."""
     result = BenchResult("meaning", TITLE)
     paraphrase, keyword = sets.load(sets.PARAPHRASE), sets.load(sets.KEYWORD)
-    if variant != "keyword" and _vectors_module() is None:
-        result.notes.append(f"{variant}: {NOT_BUILT}")
-        result.aims.extend(_aims(variant, None, None))
-        return result
     measured, notes = await _run_mode(ctx, variant, [*paraphrase, *keyword])
     result.metrics.extend(_recall_metrics(variant, paraphrase, keyword, measured.found))
     result.metrics.append(

@@ -32,6 +32,7 @@ from bot.storage.backend.opening import open_backend
 from bot.storage.claims import UpdateClaims
 from bot.storage.history import History
 from tools.toolbox import Toolbox
+from tools.vectors.embeddings import EmbeddingsConfig
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -98,14 +99,20 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
         raise DataDirError(msg) from exc
     stack = AsyncExitStack()
     try:
-        # Every process on DATA_DIR takes part in the index's writer lock (the first one
-        # writes; another worker or the terminal chat reads), so the admin's tools can tell
-        # one is there.
-        toolbox = Toolbox(settings, private_files=files.private_files())
-        await toolbox.start()
-        stack.push_async_callback(toolbox.close)
         url = settings.database_url
         backend = await open_backend(None if url is None else url.get_secret_value(), files, stack)
+        # Every process on DATA_DIR takes part in the index's writer lock (the first one
+        # writes; another worker or the terminal chat reads), so the admin's tools can tell
+        # one is there. Opened after the backend, it is closed before it: its vector builder
+        # may be writing embeddings to the shared database.
+        toolbox = Toolbox(
+            settings,
+            private_files=files.private_files(),
+            embeddings=embeddings_config(settings),
+            embedding_cache=backend.embedding_cache(),
+        )
+        await toolbox.start()
+        stack.push_async_callback(toolbox.close)
         history = backend.history
         database = backend.database
         model = LazyClient.of(client) if client is not None else lazy_client(settings)
@@ -131,6 +138,18 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
         transcriber,
         metrics,
         closing=stack,
+    )
+
+
+def embeddings_config(settings: Settings) -> EmbeddingsConfig | None:
+    """Search by meaning as the settings ask for it; None when EMBEDDING_MODEL is empty."""
+    if not settings.embedding_model:
+        return None
+    key = settings.embedding_key
+    return EmbeddingsConfig(
+        model=settings.embedding_model,
+        base_url=settings.embedding_url,
+        api_key=key.get_secret_value() if key is not None else None,
     )
 
 

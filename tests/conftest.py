@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -21,7 +22,20 @@ _SECRET_ENV = (
     "WEBHOOK_SECRET",
     "OPENAI_BASE_URL",
     "DATABASE_URL",
+    "EMBEDDING_MODEL",
+    "EMBEDDING_BASE_URL",
+    "EMBEDDING_API_KEY",
 )
+
+WORKERS_PER_CORE = 2
+"""Test processes per core: most of the suite's long tests wait on other processes (a bot
+started and stopped, a worker killed, a database), so two per core keep the cores busy."""
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: twice the cores this process may run on, since the tests mostly wait."""
+    del config
+    return WORKERS_PER_CORE * len(os.sched_getaffinity(0))
 
 
 def _is_loopback(address: Any) -> bool:

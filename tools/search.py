@@ -59,6 +59,7 @@ FORMS_POOL = 2_000
 """Words of the index beginning as a stem does that are checked for having that stem."""
 _CYRILLIC = re.compile(r"[а-я]")
 _GLOB = re.compile(r"[*?\[]")
+_END_PUNCTUATION = "?!.,;:…»)\"'"
 _DOCUMENT_TYPES = "txt md markdown csv tsv json html htm xml pdf docx doc log yaml yml ini rst"
 _NAMED_FILE = re.compile(rf"^(.+)\.({_DOCUMENT_TYPES.replace(' ', '|')})$", re.IGNORECASE)
 _MUST = tantivy.Occur.Must
@@ -75,11 +76,16 @@ def name_order(path: str) -> tuple[str, str]:
 def split_query(query: str) -> tuple[list[str], list[str]]:
     """Words and name globs of a query. A word written as a file name (`шарлотка.txt`) is its
     words plus a name filter (`*.txt`): the extension says what kind of file, not a word the
-    text holds. Names of different types filter nothing (globs must all match)."""
+    text holds. Names of different types filter nothing (globs must all match). A question's
+    own punctuation at a word's end ("гостиницу?") is no glob: a chat question would otherwise
+    ask for files named like its last word, and find nothing."""
     plain: list[str] = []
     globs: list[str] = []
     types: set[str] = set()
-    for token in query.split():
+    for written in query.split():
+        token = written.rstrip(_END_PUNCTUATION)
+        if not token:
+            continue
         if _GLOB.search(token):
             globs.append(fold(token))
             continue

@@ -418,6 +418,28 @@ class Toolbox:
             )
         return fused
 
+    async def search_by_meaning(
+        self, query: str, limit: int, *, scope: Scope | None = None
+    ) -> list[str]:
+        """The files nearest in meaning to `query`, the vector side alone (no words, no
+        fusion), nearest first: for comparing the two sides, not for the model.
+
+        Raises:
+            EmbeddingsError: embeddings are not configured, or no vector came in time.
+        """
+        from tools.search import Within  # noqa: PLC0415 - the engine loads at first search
+
+        if self._query_embedder is None or self.searcher.vectors is None:
+            msg = "search by meaning is not configured (EMBEDDING_MODEL is empty)"
+            raise EmbeddingsError(msg)
+        vector = await self._query_embedder.embed(query)
+        within = None if scope is None else Within(scope.folders, self.allowed_files(scope))
+        allowed = None if within is None else within.allowed
+        hits = await asyncio.to_thread(
+            self.searcher.vectors.search, vector, limit, allowed=allowed
+        )
+        return [hit.path for hit in hits]
+
     async def _read(self, args: ReadArgs, scope: Scope | None) -> ToolResult:
         try:
             page = await asyncio.to_thread(

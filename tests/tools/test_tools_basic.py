@@ -87,6 +87,20 @@ class TestFileNameQueries:
         assert split_query("vpn.example.com") == (["vpn", "example", "com"], [])
         assert split_query("*.csv бюджет") == (["бюджет"], ["*.csv"])
 
+    def test_a_questions_punctuation_is_no_glob(self) -> None:
+        question = "а если я заболею, кто оплатит гостиницу?!"
+        assert split_query(question) == (
+            ["а", "если", "я", "заболею", "кто", "оплатит", "гостиницу"],
+            [],
+        )
+        assert split_query("отчет?.pdf ?") == ([], ["отчет?.pdf"]), "a ? inside a name still is"
+
+    async def test_a_question_ending_in_a_question_mark_finds_by_its_words(
+        self, toolbox: Toolbox
+    ) -> None:
+        found = await call(toolbox, "search_files", {"query": "как испечь шарлотку?"})
+        assert "документы/рецепт_шарлотки.txt" in [r["path"] for r in found["results"]]
+
 
 class TestGlobNames:
     NAMES = (

@@ -31,6 +31,7 @@ from bot.storage.source_links import SourceLinks
 
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase
+    from tools.vectors.cache import EmbeddingCache
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,11 @@ class Backend(Protocol):
     def stores(self, *, clock: Callable[[], float], rate_limit_per_hour: int) -> Stores:
         """The stores on this side, each close on the stack; none touches a disk or the
         database before first use. `clock` gives Unix time where a store keeps its own."""
+        ...
+
+    def embedding_cache(self) -> EmbeddingCache | None:
+        """Where search by meaning keeps the embeddings it paid for: the shared database, so
+        several machines pay once; None for the toolbox's own file in DATA_DIR."""
         ...
 
 

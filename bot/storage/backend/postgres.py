@@ -3,6 +3,7 @@ process with DATABASE_URL imports this module, and with it the driver."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from bot.storage.backend import Stores, closed_by
 from bot.storage.claims import UpdateClaims
 from bot.storage.claims.postgres import PostgresUpdateClaims
 from bot.storage.confirmations.postgres import PostgresConfirmations
+from bot.storage.embeddings.postgres import PostgresEmbeddingCache
 from bot.storage.history import History
 from bot.storage.history.postgres import PostgresHistory
 from bot.storage.pending_status.postgres import PostgresPendingStatusStore
@@ -62,3 +64,7 @@ class PostgresBackend:
                 PostgresScopeStore(database),
             ),
         )
+
+    def embedding_cache(self) -> PostgresEmbeddingCache:
+        """Embeddings in the shared database, served on this event loop."""
+        return PostgresEmbeddingCache(self.database, asyncio.get_running_loop())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot.process.data_files import DataFiles
 from bot.storage.access.sqlite import SqliteAccessStore
@@ -19,6 +20,9 @@ from bot.storage.history.sqlite import HistoryStore
 from bot.storage.pending_status.sqlite import SqlitePendingStatusStore
 from bot.storage.scopes.sqlite import SqliteScopeStore
 from bot.storage.source_links.sqlite import SqliteSourceLinks
+
+if TYPE_CHECKING:
+    from tools.vectors.cache import EmbeddingCache
 
 
 async def open_sqlite(files: DataFiles, closing: AsyncExitStack) -> SqliteBackend:
@@ -59,3 +63,7 @@ class SqliteBackend:
                 SqliteScopeStore(files.scopes),
             ),
         )
+
+    def embedding_cache(self) -> EmbeddingCache | None:
+        """None: the toolbox keeps embeddings in its own file in DATA_DIR."""
+        return None
