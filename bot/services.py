@@ -119,7 +119,7 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
         stack.push_async_callback(model.close)
         locks = KeyedLocks(across=_locks_across(database) if database else None)
         metrics = Metrics(tools=(spec["function"]["name"] for spec in toolbox.specs))
-        metrics.watch(toolbox.status, locks.load)
+        metrics.watch(toolbox.status, locks.load, toolbox.vector_status)
         agent = Agent(config, model, toolbox, history, locks=locks, observer=metrics)
         transcriber = build_transcriber(settings, model)
         if transcriber is not None:

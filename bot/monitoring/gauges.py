@@ -13,6 +13,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from tools import IndexStatus
+from tools.vectors.state import VectorStatus
 
 QueueLoad = Callable[[], tuple[int, int]]
 """Conversations being served now, and questions waiting for their conversation's turn."""
@@ -21,9 +22,15 @@ QueueLoad = Callable[[], tuple[int, int]]
 class LiveGauges(Collector):
     """Index documents, readiness and build time; the questions' queue depth."""
 
-    def __init__(self, index: Callable[[], IndexStatus], queue: QueueLoad) -> None:
+    def __init__(
+        self,
+        index: Callable[[], IndexStatus],
+        queue: QueueLoad,
+        vectors: Callable[[], VectorStatus] | None = None,
+    ) -> None:
         self._index = index
         self._queue = queue
+        self._vectors = vectors
 
     def describe(self) -> Iterable[GaugeMetricFamily]:
         """The families, without reading anything (the registry asks at registration)."""
@@ -43,6 +50,13 @@ class LiveGauges(Collector):
         queue.add_metric(["running"], running)
         queue.add_metric(["waiting"], waiting)
         families.append(queue)
+        vectors = self._vectors() if self._vectors is not None else None
+        if vectors is not None and vectors.configured:
+            passages, calls = _meaning_families()
+            passages.add_metric(["done"], vectors.passages_done)
+            passages.add_metric(["total"], vectors.passages_total)
+            calls.add_metric([], vectors.calls)
+            families += [passages, calls]
         return families
 
 
@@ -64,5 +78,21 @@ def _families() -> tuple[
             "Questions by state: running (a conversation being answered) or waiting (for "
             "their conversation's earlier question to end).",
             labels=["state"],
+        ),
+    )
+
+
+def _meaning_families() -> tuple[GaugeMetricFamily, GaugeMetricFamily]:
+    """Search by meaning's build, only when EMBEDDING_MODEL is set."""
+    return (
+        GaugeMetricFamily(
+            "docs_bot_meaning_passages",
+            "Passages of the documents: done (searchable by meaning) and total (an estimate "
+            "until every document is cut).",
+            labels=["state"],
+        ),
+        GaugeMetricFamily(
+            "docs_bot_meaning_build_calls",
+            "Embeddings requests made to build the vectors since start.",
         ),
     )

@@ -22,6 +22,7 @@ from prometheus_client.registry import Collector
 
 from bot.monitoring.gauges import LiveGauges, QueueLoad
 from tools import IndexStatus
+from tools.vectors.state import VectorStatus
 
 OTHER = "other"
 """The label value for anything outside a label's fixed set."""
@@ -129,9 +130,15 @@ class Metrics:
             for tool in self._tools:
                 self._tool_calls.labels(tool, outcome)
 
-    def watch(self, index: Callable[[], IndexStatus], queue: QueueLoad) -> None:
-        """Read the search index's status and the questions' queue at every scrape."""
-        self.registry.register(LiveGauges(index, queue))
+    def watch(
+        self,
+        index: Callable[[], IndexStatus],
+        queue: QueueLoad,
+        vectors: Callable[[], VectorStatus] | None = None,
+    ) -> None:
+        """Read the search index's status, the questions' queue and (with embeddings) the
+        vectors' build at every scrape."""
+        self.registry.register(LiveGauges(index, queue, vectors))
 
     def render(self) -> bytes:
         """Every metric in the Prometheus text format."""

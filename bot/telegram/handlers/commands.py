@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from html import escape
 
 from aiogram import Bot, Router
 from aiogram.filters import Command, CommandStart
@@ -25,6 +26,7 @@ from bot.telegram.handlers.filters import bare_unknown_command
 from bot.telegram.handlers.listing import overview, scan
 from bot.telegram.handlers.private import in_private, reply_with
 from bot.telegram.handlers.replies import say
+from bot.telegram.texts import Texts
 from bot.telegram.texts.scope import scope_texts
 from bot.telegram.tuning import Tuning
 from tools import Toolbox
@@ -146,12 +148,29 @@ async def on_status(
         ready=index.ready,
         last=last,
     )
+    text += _meaning_line(
+        toolbox, chat_context.texts, admin=is_admin and not chat_context.is_group
+    )
     if is_admin and not chat_context.is_group:
         text += "\n" + chat_context.texts.status_version.format(version=bot_version())
         text += "\n\n" + status_section(chat_context.texts, access)
         if scopes is not None:
             text += await _scopes_section(scopes, chat_context.language)
     await say(bot, chat_context, text, tuning)
+
+
+def _meaning_line(toolbox: Toolbox, texts: Texts, *, admin: bool) -> str:
+    """Search by meaning's progress, when EMBEDDING_MODEL is set; its last failure for
+    admins in their private chat (it names the server)."""
+    vectors = toolbox.vector_status()
+    if not vectors.configured:
+        return ""
+    line = "\n" + texts.status_meaning.format(
+        done=texts.number(vectors.passages_done), total=texts.number(vectors.passages_total)
+    )
+    if admin and vectors.last_error:
+        line += "\n" + texts.status_meaning_error.format(error=escape(vectors.last_error[:300]))
+    return line
 
 
 async def _documents_seen(toolbox: Toolbox, chat_context: ChatContext) -> int:

@@ -91,6 +91,8 @@ class Texts:
     status_context: str
     status_documents: str
     status_building: str
+    status_meaning: str
+    status_meaning_error: str
     status_last: str
     status_no_last: str
     error_unavailable: str

@@ -102,6 +102,8 @@ RUSSIAN = Texts(
     "сообщений: {messages_n}",
     status_documents="📚 Документов в поиске: {n}",
     status_building="(индекс ещё строится)",
+    status_meaning="🧭 Поиск по смыслу: {done} из {total} фрагментов",
+    status_meaning_error="⚠️ Сервер эмбеддингов: {error}",
     status_last="🔁 Последний вопрос — раундов: {rounds_n}, токенов: {prompt} (запрос) + "
     "{completion} (ответ)",
     status_no_last="🔁 В этом разговоре ещё не было вопросов.",
