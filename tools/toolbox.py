@@ -90,20 +90,9 @@ class Toolbox:
         self.settings = settings
         data_dir = Path(settings.data_dir).absolute()
         index = data_dir / INDEX_FILE
-        # Named one by one as well: should the data folder ever be the documents folder (the
-        # settings refuse it), its files (the index and the caller's `private_files`, with
-        # their SQLite side files, and the index's terms) still stay out of reach.
-        own = (
-            data_dir,
-            data_dir / INDEX_TERMS,
-            data_dir / STORE_FOLDER,
-            *(
-                database.with_name(database.name + suffix)
-                for database in (index, data_dir / CACHE_FILE, *private_files)
-                for suffix in _DB_SUFFIXES
-            ),
+        self.sandbox = Sandbox(
+            Path(settings.sandbox_dir), reserved=_reserved(data_dir, private_files)
         )
-        self.sandbox = Sandbox(Path(settings.sandbox_dir), reserved=own)
         limits = Limits(
             max_file_bytes=int(settings.max_file_mb * 1024 * 1024), timeout=extract_timeout
         )
@@ -135,59 +124,68 @@ class Toolbox:
         self._query_embedder: QueryEmbedder | None = None
         self._own_cache: SqliteEmbeddingCache | None = None
         if embeddings is not None:
-            # The vector side (numpy, the SDK, the index) loads only when it is configured.
-            from tools.vectors.builder import VectorBuilder  # noqa: PLC0415
-            from tools.vectors.cache import SqliteEmbeddingCache  # noqa: PLC0415
-            from tools.vectors.store import VectorStore  # noqa: PLC0415
-
-            self._vectors = VectorStore(data_dir / STORE_FOLDER)
-            if embedding_cache is None:
-                embedding_cache = self._own_cache = SqliteEmbeddingCache(data_dir / CACHE_FILE)
-            self._query_embedder = QueryEmbedder(embeddings)
-            self._vector_builder = VectorBuilder(
-                self.indexer,
-                self._vectors,
-                embedding_cache,
-                embeddings,
-                interval=vector_interval,
-            )
+            self._open_vectors(data_dir, embeddings, embedding_cache, vector_interval)
         self._reader = Reader(
             self.sandbox, self._extractor, self._cache, self._stemmer, self._stored
         )
         self.tools: dict[str, Tool] = {
-            t.name: t
-            for t in (
-                Tool(
-                    "search_files",
-                    "Find documents by words"
-                    + (", meaning" if embeddings is not None else "")
-                    + " or a name glob; use first for any question on the documents.",
-                    SearchArgs,
-                    self._search,
-                    example='{"query": "отпуск 2024"}',
-                    subject="query",
-                ),
-                Tool(
-                    "read_file",
-                    "Read a document page by page; use on a found path before answering.",
-                    ReadArgs,
-                    self._read,
-                    example='{"path": "docs/report.pdf", "offset": 1}',
-                    subject="path",
-                ),
-                Tool(
-                    "list_files",
-                    "List a folder; use when search finds nothing or to see what exists.",
-                    ListArgs,
-                    self._list,
-                    example='{"path": "", "depth": 1}',
-                    subject="path",
-                    subject_default="/",
-                ),
-            )
+            t.name: t for t in self._three_tools(by_meaning=embeddings is not None)
         }
         self._specs = [t.spec() for t in self.tools.values()]
         self._allowed: tuple[object, Scope, frozenset[str]] | None = None
+
+    def _open_vectors(
+        self,
+        data_dir: Path,
+        embeddings: EmbeddingsConfig,
+        cache: EmbeddingCache | None,
+        interval: float,
+    ) -> None:
+        """The vector side, with its own SQLite cache in DATA_DIR unless given a shared one.
+        It (numpy, the SDK, the index) loads only when it is configured."""
+        from tools.vectors.builder import VectorBuilder  # noqa: PLC0415
+        from tools.vectors.cache import SqliteEmbeddingCache  # noqa: PLC0415
+        from tools.vectors.store import VectorStore  # noqa: PLC0415
+
+        self._vectors = VectorStore(data_dir / STORE_FOLDER)
+        if cache is None:
+            cache = self._own_cache = SqliteEmbeddingCache(data_dir / CACHE_FILE)
+        self._query_embedder = QueryEmbedder(embeddings)
+        self._vector_builder = VectorBuilder(
+            self.indexer, self._vectors, cache, embeddings, interval=interval
+        )
+
+    def _three_tools(self, *, by_meaning: bool) -> tuple[Tool, ...]:
+        """search_files, read_file and list_files, as the model is told of them."""
+        return (
+            Tool(
+                "search_files",
+                "Find documents by words"
+                + (", meaning" if by_meaning else "")
+                + " or a name glob; use first for any question on the documents.",
+                SearchArgs,
+                self._search,
+                example='{"query": "отпуск 2024"}',
+                subject="query",
+            ),
+            Tool(
+                "read_file",
+                "Read a document page by page; use on a found path before answering.",
+                ReadArgs,
+                self._read,
+                example='{"path": "docs/report.pdf", "offset": 1}',
+                subject="path",
+            ),
+            Tool(
+                "list_files",
+                "List a folder; use when search finds nothing or to see what exists.",
+                ListArgs,
+                self._list,
+                example='{"path": "", "depth": 1}',
+                subject="path",
+                subject_default="/",
+            ),
+        )
 
     @property
     def specs(self) -> list[dict[str, Any]]:
@@ -498,3 +496,19 @@ class Toolbox:
 def build_toolbox(settings: ToolSettings) -> Toolbox:
     """A toolbox for these settings, not started yet: the caller awaits `start()`."""
     return Toolbox(settings)
+
+
+def _reserved(data_dir: Path, private_files: Sequence[Path]) -> tuple[Path, ...]:
+    """What no path from the model may reach: the data folder, and named one by one as well
+    (should the data folder ever be the documents folder, which the settings refuse) the
+    index, its terms, the vectors and the caller's `private_files`, with SQLite's side files."""
+    return (
+        data_dir,
+        data_dir / INDEX_TERMS,
+        data_dir / STORE_FOLDER,
+        *(
+            database.with_name(database.name + suffix)
+            for database in (data_dir / INDEX_FILE, data_dir / CACHE_FILE, *private_files)
+            for suffix in _DB_SUFFIXES
+        ),
+    )
