@@ -33,6 +33,8 @@ ROWS = "passages.sqlite3"
 PER_FILE = 4
 """Passages scanned for each file asked for, so a file's several near passages leave room for
 other files."""
+THREADS = 2
+"""Threads one scan runs on: the scan is a bound search's whole cost, and searches are few."""
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
@@ -74,6 +76,8 @@ class _Snapshot:
     owners: np.ndarray
     paths: dict[int, str]
     ids: dict[str, int]
+    live: np.ndarray
+    """The rows some file owns (rows of removed passages wait for compaction)."""
 
 
 class VectorStore:
@@ -246,7 +250,12 @@ class VectorStore:
             paths = dict(conn.execute("SELECT id, path FROM files").fetchall())
             matrix = np.memmap(self.folder / MATRIX, dtype=np.int8, mode="r", shape=(rows, dim))
             snapshot = _Snapshot(
-                generation, matrix, owners, paths, {p: i for i, p in paths.items()}
+                generation,
+                matrix,
+                owners,
+                paths,
+                {p: i for i, p in paths.items()},
+                np.flatnonzero(owners >= 0),
             )
             self._snapshot = snapshot
             return snapshot
@@ -263,7 +272,7 @@ class VectorStore:
         if snapshot is None or limit <= 0:
             return []
         if allowed is None:
-            rows = np.flatnonzero(snapshot.owners >= 0)
+            rows = snapshot.live
         else:
             ids = [snapshot.ids[p] for p in allowed if p in snapshot.ids]
             rows = np.flatnonzero(np.isin(snapshot.owners, np.array(ids, dtype=np.int32)))
@@ -274,7 +283,7 @@ class VectorStore:
             candidates = snapshot.matrix[rows]
         query = np.clip(np.rint(vector * 127.0), -127, 127).astype(np.int8)
         count = min(len(rows), limit * PER_FILE)
-        found = search(candidates, query, count, MetricKind.IP, exact=True, threads=1)
+        found = search(candidates, query, count, MetricKind.IP, exact=True, threads=THREADS)
         best: dict[int, tuple[int, float]] = {}
         keys = np.asarray(found.keys).reshape(-1)[:count]
         distances = np.asarray(found.distances).reshape(-1)[:count]
