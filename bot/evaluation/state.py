@@ -18,6 +18,9 @@ from bot.evaluation.results import QuestionResult
 
 log = logging.getLogger(__name__)
 
+_RESULT_START = b'{"key":'
+"""How every line of a state file begins (`QuestionResult`'s first field)."""
+
 
 class StateFileError(Exception):
     """The state file cannot be read or written; the text says which and why."""
@@ -39,20 +42,24 @@ class StateFile:
         except OSError as exc:
             msg = f"{self.path}: cannot be read: {exc.strerror or exc}"
             raise StateFileError(msg) from exc
-        whole, _, rest = data.rpartition(b"\n")
-        if rest:
-            log.warning("%s: dropping an unfinished last line", self.path)
-            self._cut(len(whole) + 1 if whole else 0)
+        whole, newline, rest = data.rpartition(b"\n")
+        lines = whole.splitlines()
+        if rest and not rest.startswith(_RESULT_START):
+            lines.append(rest)  # not a result cut short: refused with the others below
         results: dict[str, QuestionResult] = {}
-        for number, line in enumerate(whole.splitlines(), start=1):
+        for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             try:
                 result = QuestionResult.from_json(line)
             except ValidationError as exc:
-                msg = f"{self.path}: line {number} is not a result of this command: {exc}"
+                problem = exc.errors()[0]["msg"]
+                msg = f"{self.path}: line {number} is not a result of this command ({problem})"
                 raise StateFileError(msg) from exc
             results[result.key] = result
+        if rest and rest.startswith(_RESULT_START):
+            log.warning("%s: dropping the last line, cut off while it was written", self.path)
+            self._cut(len(whole) + len(newline))
         return results
 
     def append(self, result: QuestionResult) -> None:
