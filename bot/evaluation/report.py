@@ -99,7 +99,7 @@ def _summary_row(s: ModelSummary) -> list[str]:
 def _times(p50: float | None, p95: float | None) -> str:
     if p50 is None or p95 is None:
         return "—"
-    return f"{p50:.1f}s/{p95:.1f}s"
+    return f"{p50:.2f}s/{p95:.2f}s"
 
 
 def _short(text: str) -> str:

@@ -14,6 +14,17 @@ from tests.evaluation.conftest import models_server, question_of, right
 from tests.fakes.fake_llm import FakeLLM, Reply, error_reply
 
 
+async def _run(
+    settings: Settings, questions_file: Path, state: Path, *, min_accuracy: float | None = None
+) -> int:
+    return await serve(
+        settings,
+        questions_file=str(questions_file),
+        resume=str(state),
+        min_accuracy=min_accuracy,
+    )
+
+
 def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
@@ -29,15 +40,14 @@ class TestResume:
     ) -> None:
         fake_llm.responder = models_server(right=right)
         state = tmp_path / "state.jsonl"
-        run = {"questions_file": str(questions_file), "resume": str(state)}
 
-        assert await serve(eval_settings, **run) == 0
+        assert await _run(eval_settings, questions_file, state) == 0
         first = capsys.readouterr().out
         asked = len(fake_llm.requests)
         assert asked == 6
         assert sorted(line["number"] for line in _lines(state)) == [1, 2, 3]
 
-        assert await serve(eval_settings, **run, min_accuracy=1.0) == 0
+        assert await _run(eval_settings, questions_file, state, min_accuracy=1.0) == 0
         assert len(fake_llm.requests) == asked, "nothing asked again"
         assert capsys.readouterr().out == first
         assert len(_lines(state)) == 3
@@ -57,13 +67,12 @@ class TestResume:
 
         fake_llm.responder = models_server(right=down_for_the_lease)
         state = tmp_path / "state.jsonl"
-        run = {"questions_file": str(questions_file), "resume": str(state)}
-        await serve(eval_settings, **run)
+        await _run(eval_settings, questions_file, state)
         assert "67% (2/3)" in capsys.readouterr().out
         before = len(fake_llm.requests)
 
         fake_llm.responder = models_server(right=right)
-        assert await serve(eval_settings, **run, min_accuracy=1.0) == 0
+        assert await _run(eval_settings, questions_file, state, min_accuracy=1.0) == 0
 
         again = fake_llm.requests[before:]
         assert {question_of(r) for r in again} == {"Какой срок аренды офиса?"}
@@ -80,15 +89,14 @@ class TestResume:
     ) -> None:
         fake_llm.responder = models_server(right=right)
         state = tmp_path / "state.jsonl"
-        run = {"questions_file": str(questions_file), "resume": str(state)}
-        await serve(eval_settings, **run, models=["right"])
+        await _run(eval_settings, questions_file, state)
         whole = state.read_text(encoding="utf-8")
         lines = whole.splitlines(keepends=True)
         cut = json.loads(lines[2])["question"]
         state.write_text("".join(lines[:2]) + lines[2][:40], encoding="utf-8")
         before = len(fake_llm.requests)
 
-        assert await serve(eval_settings, **run, min_accuracy=1.0) == 0
+        assert await _run(eval_settings, questions_file, state, min_accuracy=1.0) == 0
 
         again = fake_llm.requests[before:]
         assert {question_of(r) for r in again} == {cut}, "only the question cut off"
