@@ -31,8 +31,8 @@ class ProgressBar:
     def advance(self, *, passed: bool) -> None:
         """One more question done."""
         self._passed += passed
-        self._bar.set_postfix(passed=self._passed)
         self._bar.update(1)
+        self._bar.set_postfix(passed=self._passed)  # redraws now: questions take seconds each
 
     def close(self) -> None:
         """Take the bar off the terminal."""
