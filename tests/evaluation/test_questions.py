@@ -100,6 +100,13 @@ class TestMatching:
         assert grade(some, "28 суток", ()).passed
         assert grade(some, "месяц", ()).missing == ("28", "дней")
 
+    def test_a_forbidden_fact_fails_an_answer_that_has_every_fact_it_must(self) -> None:
+        question = Question(question="?", must=["1 стакан"], must_not=["2 стакана"])
+        checked = grade(question, "1 стакан, а лучше 2 стакана", ())
+        assert checked.missing == ()
+        assert checked.forbidden == ("2 стакана",)
+        assert not checked.passed
+
     def test_citing_needs_every_file_among_those_read(self) -> None:
         question = Question(question="?", must=["x"], cite=["./hr/отпуск.md", "a.txt"])
         assert grade(question, "x", ("hr/отпуск.md", "a.txt", "b.txt")).cited_right is True
