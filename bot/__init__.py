@@ -8,7 +8,8 @@ back up:
   commands and the help), `settings_loader` (every problem with the settings as one list);
   beside it `healthcheck` (`python -m bot.healthcheck`, the container's liveness probe);
 - the front doors: `telegram/` (the bot; the only package that imports aiogram), `terminal/`
-  (`python -m bot chat`), `check/` (`python -m bot check`), `access.command`
+  (`python -m bot chat`), `check/` (`python -m bot check`), `evaluation/` (`python -m bot eval`:
+  a file of questions asked, the answers checked, models compared), `access.command`
   (`python -m bot pair`), `datadir.backup` and `datadir.restore` (`python -m bot backup`,
   `python -m bot restore`);
 - the wiring: `services` opens what the front doors share (toolbox, stores, model client,

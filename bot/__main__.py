@@ -1,11 +1,12 @@
 """`python -m bot`: the entrance. Load the settings, then open one front door.
 
 `run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal (`bot.terminal.chat`),
-`check` the checks (`bot.check`), `pair` prints a pairing code (`bot.access.command`), `backup`
-and `restore` copy DATA_DIR out and back (`bot.datadir.backup`, `bot.datadir.restore`). A front
+`check` the checks (`bot.check`), `eval` asks a file of questions and checks the answers
+(`bot.evaluation.run`), `pair` prints a pairing code (`bot.access.command`), `backup` and
+`restore` copy DATA_DIR out and back (`bot.datadir.backup`, `bot.datadir.restore`). A front
 door is imported only once chosen, by its module name: importing aiogram costs seconds that the
-terminal chat, `check --offline`, `pair`, `backup` and `restore` never pay. Front doors do not
-import this module back.
+terminal chat, `eval`, `check --offline`, `pair`, `backup` and `restore` never pay. Front doors
+do not import this module back.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ _REQUIRED = {
     "run": ("bot_token", "openai_api_key"),
     "chat": ("openai_api_key",),
     "check": ("openai_api_key",),
+    "eval": ("openai_api_key",),
     "pair": (),
     "backup": (),
     "restore": (),
@@ -43,6 +45,7 @@ FRONT_DOORS = {
     "run": "bot.telegram.run",
     "chat": "bot.terminal.chat",
     "check": "bot.check",
+    "eval": "bot.evaluation.run",
     "pair": "bot.access.command",
     "backup": "bot.datadir.backup",
     "restore": "bot.datadir.restore",
@@ -79,8 +82,8 @@ def _main(argv: list[str] | None) -> int:
 def run_command(command: str, settings: Settings, **options: Any) -> int:
     """Run `command` (one of `FRONT_DOORS`) with `settings`; returns the exit code."""
     level = settings.log_level
-    if command in ("chat", "check") and level == "INFO":
-        level = "WARNING"  # keep the terminal conversation (or the checks' lines) readable
+    if command in ("chat", "check", "eval") and level == "INFO":
+        level = "WARNING"  # keep the terminal conversation (the checks' lines, the table) readable
     setup_logging(level, secrets=_secrets(settings), log_format=settings.log_format)
     if command not in ("check", "run"):  # check shows them; run once, not in every worker
         warn_of_env_file(settings.env_file_notes)

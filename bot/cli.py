@@ -50,7 +50,7 @@ def program_name(argv0: str) -> str:
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
-    """The parser for `python -m bot [run|chat|check]`; `prog` defaults to this process's."""
+    """The parser for `python -m bot [COMMAND]`; `prog` defaults to this process's."""
     parser = argparse.ArgumentParser(
         prog=prog or program_name(sys.argv[0] if sys.argv else ""),
         description="A Telegram bot that answers questions from a folder of documents.",
@@ -71,6 +71,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         action="store_true",
         help="skip the checks that need the network (Telegram and the model server)",
     )
+    _add_eval(commands)
     commands.add_parser(
         "pair",
         help="print a one-time code that makes whoever sends it to the bot its admin; needs "
@@ -89,6 +90,119 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     )
     restore.add_argument("src", metavar="SRC", help="the backup's folder")
     return parser
+
+
+_EVAL_EPILOG = """\
+the file of questions (TOML), one [[questions]] table each:
+  question  = "How many days of paid vacation a year?"
+  must      = ["28", 're:calendar\\s+days']   # facts the answer contains; re: is a regex
+  must_mode = "all"                           # or "any": one of them is enough
+  must_not  = ["30 days"]                     # facts it must not contain (optional)
+  cite      = ["hr/vacation_policy.md"]       # files it should read (optional)
+plain facts ignore case and runs of spaces; regular expressions ignore case (write them in
+'single quotes', where a backslash is just a backslash). sandbox/.eval.example.toml is one.
+
+exit codes: 0 done, 1 a model's accuracy is under --min-accuracy, 2 the file (or --resume's)
+cannot be used; the problem is named with its question and field."""
+
+
+def _add_eval(commands: Any) -> None:
+    evaluation = commands.add_parser(
+        "eval",
+        help="ask the questions of a TOML file through the bot's agent and check the answers: "
+        "per question pass or fail and why, per model accuracy, citing, quotes, tokens, cost "
+        "and times",
+        description="Ask every question of FILE through the same agent as the bot, each in a\n"
+        "new conversation, and check each answer for the facts it must and must not contain\n"
+        "and the files it should cite. Prints a table; a progress bar on standard error while\n"
+        "it runs, on a terminal only.",
+        epilog=_EVAL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    evaluation.add_argument(
+        "questions_file", metavar="FILE", help="the questions (TOML); see below"
+    )
+    evaluation.add_argument(
+        "--model",
+        dest="models",
+        action="append",
+        metavar="NAME",
+        help="a model to ask, instead of MODEL; repeat to compare several, each run alone",
+    )
+    evaluation.add_argument(
+        "--parallel",
+        type=_at_least_one,
+        default=2,
+        metavar="N",
+        help="questions asked at once per model (default: 2)",
+    )
+    evaluation.add_argument(
+        "--json",
+        dest="json_file",
+        metavar="FILE",
+        help="write every result and summary as JSON to FILE (- for standard output, "
+        "instead of the table)",
+    )
+    evaluation.add_argument(
+        "--report", dest="report_file", metavar="FILE.md", help="write a Markdown report"
+    )
+    evaluation.add_argument(
+        "--min-accuracy",
+        type=_fraction,
+        metavar="F",
+        help="exit 1 when a model answers fewer than this fraction right (0 to 1, e.g. 0.8)",
+    )
+    evaluation.add_argument(
+        "--price-in",
+        type=_price,
+        metavar="PRICE",
+        help="price of a million prompt tokens, to show the cost",
+    )
+    evaluation.add_argument(
+        "--price-out",
+        type=_price,
+        metavar="PRICE",
+        help="price of a million completion tokens, to show the cost",
+    )
+    evaluation.add_argument(
+        "--resume",
+        metavar="STATE.jsonl",
+        help="append each result to this file as it comes; a rerun with the same file skips "
+        "the questions already answered (Ctrl-C leaves it whole)",
+    )
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"{text!r} is not a whole number of at least 1"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        msg = f"{text!r} is not a fraction from 0 to 1 (0.8 means 80 %)"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _price(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value < float("inf"):
+        msg = f"{text!r} is not a price (a number, 0 or more)"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 def parse_command(argv: list[str] | None = None) -> str:

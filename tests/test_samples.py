@@ -29,6 +29,7 @@ async def test_the_admin_note_is_not_a_document(tmp_path: Path) -> None:
         await box.close()
     assert files, "the samples are listed"
     assert not [p for p in files if "readme" in p.lower()]
+    assert not [p for p in files if "eval" in p.lower()], "the answers to the example questions"
     assert not [r["path"] for r in found["results"] if "readme" in r["path"].lower()]
 
 
@@ -51,4 +52,5 @@ def test_the_samples_stay_tracked() -> None:
         ["git", "ls-files", "sandbox"], cwd=ROOT, check=True, capture_output=True, text=True
     ).stdout.split()
     assert "sandbox/.README.md" in tracked
+    assert "sandbox/.eval.example.toml" in tracked
     assert "sandbox/hr/vacation_policy.md" in tracked

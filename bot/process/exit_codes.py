@@ -15,6 +15,8 @@ from typing import Final
 STOPPED: Final = 0
 TRY_AGAIN: Final = 1
 FIX_SETTINGS: Final = 2
+FELL_SHORT: Final = 1
+"""`eval`: a model answered fewer questions right than `--min-accuracy` asks."""
 OUTPUT_CLOSED: Final = 1
 """Whoever read the output went away (`python -m bot check | head -1`); the rest is dropped."""
 INTERRUPTED: Final = 130
