@@ -4,10 +4,13 @@ list.
 The rule, chosen because an admin can check it by eye: questions are reduced to the stems of
 their words (the search index's Snowball `Stemmer`, so "отпуск", "отпуска" and "отпуском" are
 one word), leaving out stop words and question words. The stem the most questions share makes
-the first group, named by the form of it they used most; those questions leave, and the next
-most shared stem among the rest makes the next group, down to stems only one question has. A
-question that shares nothing stands alone, named by its first meaningful word. Each question is
-in exactly one group, so the counts add up to the number of questions.
+the first group, named by the form of it they used most (the shortest on a tie); those
+questions leave, and the next most shared stem among the rest makes the next group, down to
+stems only one question has. A question that shares nothing stands alone, named by its first
+meaningful word. Each question is in exactly one group, so the counts add up to the number of
+questions. One shared word is enough: two phrasings of one need often share only that word
+("сколько дней отпуска" and "как оформить отпуск"), where a rule asking for two would split
+them.
 """
 
 from __future__ import annotations
@@ -86,9 +89,10 @@ def _meaningful(word: str) -> bool:
 
 
 def _form(stem: str, members: Sequence[_Question]) -> str:
-    """The way the group's questions wrote the stem most often (the first such on a tie)."""
+    """The way the group's questions wrote the stem most often; on a tie the shortest, which
+    is most often the word's plain form ("отпуск" before "отпуска")."""
     written = Counter(word for q in members for s, word in q.forms if s == stem)
-    return written.most_common(1)[0][0]
+    return min(written.items(), key=lambda item: (-item[1], len(item[0]), item[0]))[0]
 
 
 def _alone(question: _Question) -> Gap:

@@ -81,10 +81,13 @@ class DigestSchedule:
         log.info("digest of unanswered questions due %.0f: sent to %d admin(s)", due, sent)
         return True
 
-    def start(self) -> None:
-        """Tick now and whenever a digest falls due, in the background (not when off)."""
-        if self._task is None and self._every != "off":
-            self._task = asyncio.create_task(self._run(), name="gaps digest")
+    async def start(self) -> None:
+        """Tick now (a digest missed while the bot was down goes out), then whenever one falls
+        due, in the background; nothing when digests are off."""
+        if self._task is not None or self._every == "off":
+            return
+        await self._tick_logged()
+        self._task = asyncio.create_task(self._run(), name="gaps digest")
 
     def wake(self) -> None:
         """Tick again now, instead of at the next moment due."""
@@ -101,13 +104,16 @@ class DigestSchedule:
 
     async def _run(self) -> None:
         while True:
-            try:
-                await self.tick(self._clock())
-            except Exception:  # a digest must never stop the bot; the next tick tries again
-                log.exception("sending the digest of unanswered questions failed")
-            self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self._until_next())
+            self._wake.clear()
+            await self._tick_logged()
+
+    async def _tick_logged(self) -> None:
+        try:
+            await self.tick(self._clock())
+        except Exception:  # a digest must never stop the bot; the next tick tries again
+            log.exception("sending the digest of unanswered questions failed")
 
     def _until_next(self) -> float:
         now = self._clock()

@@ -221,7 +221,7 @@ async def _check_scopes(scopes: Scopes, toolbox: Toolbox) -> None:
 
 async def _start_digest(bot: Bot, gaps_digest: GapsDigest) -> None:
     """Send the digest of unanswered questions when due (GAPS_DIGEST), from now on."""
-    gaps_digest.start(bot)
+    await gaps_digest.start(bot)
 
 
 async def _stop_digest(gaps_digest: GapsDigest) -> None:

@@ -49,11 +49,17 @@ class GapsDigest:
         """A schedule sending through `bot` (tests tick it by hand)."""
         return DigestSchedule(self._every, self._store, partial(self.send, bot), clock=self._clock)
 
-    def start(self, bot: Bot) -> None:
-        """Send each digest when due, in the background, until `stop`."""
+    async def start(self, bot: Bot) -> None:
+        """Send a digest missed while the bot was down, then each one when due, in the
+        background, until `stop`."""
         if self._running is None:
             self._running = self.schedule(bot)
-            self._running.start()
+            await self._running.start()
+
+    def wake(self) -> None:
+        """Look at the clock again now instead of at the next moment due."""
+        if self._running is not None:
+            self._running.wake()
 
     async def stop(self) -> None:
         """Stop the background schedule."""
