@@ -71,6 +71,18 @@ class TestGapsCommand:
         assert "привет" not in text
         assert "За последние 7 дней: 1 вопрос." in text
 
+    async def test_a_question_whose_every_search_found_nothing_counts_even_after_a_read(
+        self, harness: Harness
+    ) -> None:
+        harness.llm.reply_tool_calls(("search_files", {"query": NONSENSE}))
+        harness.llm.reply_tool_calls(("read_file", {"path": "README.md"}))
+        harness.llm.reply_text("Про это в документах нет, есть только общее описание.")
+        await harness.feed(harness.updates.message(f"Где лежит {NONSENSE}?"))
+        await ask_found(harness, "Что нужно для шарлотки?")
+        text = await gaps(harness)
+        assert f"«Где лежит {NONSENSE}?»" in text
+        assert "шарлотки" not in text
+
     async def test_two_phrasings_of_one_gap_are_one_group_most_asked_first(
         self, harness: Harness
     ) -> None:
