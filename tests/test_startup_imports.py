@@ -76,6 +76,7 @@ POSTGRES_STORES = (
     "bot.storage.scopes.postgres",
     "bot.storage.rate_limits.postgres",
     "bot.storage.source_links.postgres",
+    "bot.storage.unanswered.postgres",
 )
 """Our stores on PostgreSQL, which the composition root imports only with DATABASE_URL."""
 

@@ -25,11 +25,13 @@ class ToolResult:
 
     `text`: the JSON text the model reads. `error`: the message it got, when the call failed.
     `source`: the document a successful read read (an answer's sources are these).
+    `hits`: how many documents a search found; None for anything but a search.
     """
 
     text: str
     error: str | None = None
     source: str | None = None
+    hits: int | None = None
     cut: Callable[[int], str] | None = field(default=None, repr=False, compare=False)
 
     def shrink(self, cap: int) -> str:
@@ -43,10 +45,15 @@ class ToolResult:
 
     @classmethod
     def of(
-        cls, payload: Mapping[str, Any], cutter: Cutter, *, source: str | None = None
+        cls,
+        payload: Mapping[str, Any],
+        cutter: Cutter,
+        *,
+        source: str | None = None,
+        hits: int | None = None,
     ) -> ToolResult:
         """A successful result of a known shape."""
-        return cls(to_json(payload), source=source, cut=partial(cutter, payload))
+        return cls(to_json(payload), source=source, hits=hits, cut=partial(cutter, payload))
 
     @classmethod
     def failed(cls, message: str, hint: str) -> ToolResult:

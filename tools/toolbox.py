@@ -375,7 +375,7 @@ class Toolbox:
             found = await asyncio.to_thread(run)
         else:
             found = await self._search_both(args, scope, self._query_embedder)
-        return ToolResult.of(found, cut_results)
+        return ToolResult.of(found, cut_results, hits=len(found.get("results") or ()))
 
     async def _search_both(
         self, args: SearchArgs, scope: Scope | None, embedder: QueryEmbedder

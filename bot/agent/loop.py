@@ -72,6 +72,7 @@ class _Progress:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     sources: list[str] = field(default_factory=list)
+    search_hits: list[int] = field(default_factory=list)
     results: dict[str, ToolResult] = field(default_factory=dict)
     nudged: bool = False
     on_event: EventHandler | None = None
@@ -324,6 +325,8 @@ class Agent:
                     source = outcome.result.source
                     if source and source not in progress.sources:
                         progress.sources.append(source)
+                    if outcome.result.hits is not None:
+                        progress.search_hits.append(outcome.result.hits)
                 continue
             cut = progress.rounds >= limit and not tools_allowed
             return await self._finish(turn, past, reply, progress, started, cut=cut)
@@ -364,6 +367,7 @@ class Agent:
             cut_short=cut,
             truncated=truncated,
             usage=progress.usage(started),
+            searches_found_nothing=bool(progress.search_hits) and not any(progress.search_hits),
         )
 
     def _budget(self) -> int:

@@ -98,6 +98,7 @@ class Answer:
     `pages`: per source, the pages of a PDF or scan this question read or quoted.
     `not_from_documents`: (QUOTES=verify) no document was read for it, nothing it quotes was
     found, and the question was not small talk: the reader is told so.
+    `searches_found_nothing`: it searched, and every search it made found no document.
     """
 
     text: str
@@ -108,6 +109,7 @@ class Answer:
     cut_short: bool = False
     truncated: bool = False
     usage: Usage = field(default_factory=Usage)
+    searches_found_nothing: bool = False
 
 
 @dataclass(frozen=True, slots=True)

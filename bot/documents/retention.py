@@ -1,5 +1,5 @@
-"""What the bot deletes on its own, on time: old conversations (HISTORY_DAYS) and old trash
-(TRASH_DAYS).
+"""What the bot deletes on its own, on time: old conversations (HISTORY_DAYS), with the
+unanswered questions kept for `/gaps`, and old trash (TRASH_DAYS).
 
 `Retention.sweep` does both once; the Telegram wing runs it at start and then every
 `interval_s` while the bot runs. A failure is logged and tried again at the next sweep, and
@@ -43,6 +43,7 @@ class Retention:
         *,
         clock: Callable[[], float] = time.time,
         interval_s: float = SWEEP_EVERY_S,
+        unanswered: AgingHistory | None = None,
     ) -> None:
         self._history_days = settings.history_days
         self._trash_days = settings.trash_days
@@ -51,6 +52,7 @@ class Retention:
         self._clock = clock
         self._interval = interval_s
         self._task: asyncio.Task[None] | None = None
+        self._unanswered = unanswered
 
     async def sweep(self) -> None:
         """Delete conversations older than HISTORY_DAYS (when set) and trash older than
@@ -66,6 +68,7 @@ class Retention:
                     log.info(
                         "deleted %d question(s) older than %d days", deleted, self._history_days
                     )
+            await self._sweep_unanswered(cutoff)
         try:
             purged = await self._documents.purge_trash(self._trash_days * DAY_S)
         except Exception:  # as above
@@ -73,6 +76,15 @@ class Retention:
         else:
             if purged:
                 log.info("deleted %d item(s) from the trash for good", purged)
+
+    async def _sweep_unanswered(self, cutoff: float) -> None:
+        """Unanswered questions kept for `/gaps` go with their conversations."""
+        if self._unanswered is None:
+            return
+        try:
+            await self._unanswered.delete_older(cutoff)
+        except Exception:  # as for the conversations: the next sweep tries again
+            log.exception("deleting old unanswered questions failed")
 
     def start(self) -> None:
         """Sweep every `interval_s` from now on, in the background."""

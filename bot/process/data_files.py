@@ -23,6 +23,7 @@ UPDATE_CLAIMS_FILE = "update_claims.sqlite3"
 ADMIN_MENUS_FILE = "admin_menus.json"
 AUDIT_FILE = "audit.sqlite3"
 CONFIRMATIONS_FILE = "confirmations.sqlite3"
+UNANSWERED_FILE = "unanswered.sqlite3"
 DATA_VERSION_FILE = "data_version.json"
 HEARTBEAT_FILE = "heartbeat"
 
@@ -78,6 +79,12 @@ class DataFiles:
         return self.root / CONFIRMATIONS_FILE
 
     @property
+    def unanswered(self) -> Path:
+        """Questions the documents could not answer, and when their digest last went out
+        (SQLite)."""
+        return self.root / UNANSWERED_FILE
+
+    @property
     def index(self) -> Path:
         """The search index (SQLite), rebuilt from the documents when missing."""
         return self.root / INDEX_FILE
@@ -121,4 +128,5 @@ class DataFiles:
             self.update_claims,
             self.audit,
             self.confirmations,
+            self.unanswered,
         )

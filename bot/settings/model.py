@@ -201,6 +201,11 @@ class Settings(ToolSettings):
         description="Days conversations are kept; older questions and answers are deleted. "
         "Empty keeps them.",
     )
+    gaps_digest: Literal["weekly", "daily", "off"] = Field(
+        default="weekly",
+        description="How often each admin gets the questions the documents could not answer "
+        "(Mondays or every day, 09:00 UTC); off sends none (/gaps still shows them).",
+    )
     database_url: SecretStr | None = Field(
         default=None,
         description="postgresql://user:password@host:port/database holding the state several "
@@ -263,7 +268,7 @@ class Settings(ToolSettings):
     def _strip_model(cls, value: object) -> object:
         return value.strip() if isinstance(value, str) else value
 
-    @field_validator("stream", "quotes", mode="before")
+    @field_validator("stream", "quotes", "gaps_digest", mode="before")
     @classmethod
     def _lower_stream(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value

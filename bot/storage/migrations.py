@@ -255,6 +255,29 @@ _EMBEDDINGS = (
     """,
 )
 
+_UNANSWERED = (
+    """
+    CREATE TABLE unanswered (
+        id BIGSERIAL PRIMARY KEY,
+        question TEXT NOT NULL,
+        chat_id BIGINT NOT NULL,
+        user_id BIGINT,
+        conversation TEXT NOT NULL,
+        language TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        asked_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+    "CREATE INDEX unanswered_by_time ON unanswered (asked_at)",
+    "CREATE INDEX unanswered_by_user ON unanswered (user_id)",
+    """
+    CREATE TABLE gaps_digest (
+        name TEXT PRIMARY KEY,
+        last_due DOUBLE PRECISION NOT NULL
+    )
+    """,
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
     Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
@@ -267,6 +290,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "actions waiting for their confirm button", _CONFIRMATIONS),
     Migration(10, "page button ids", _PAGE_LINKS),
     Migration(11, "embeddings shared by every machine", _EMBEDDINGS),
+    Migration(13, "questions the documents could not answer, the digest's schedule", _UNANSWERED),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

@@ -9,7 +9,8 @@
 - `access_requests` (a stranger's request, with buttons for every admin), `check` (getMe for
   `python -m bot check`), `api_errors` (the Bot API's failures, counted), `webhook` and
   `exactly_once` (the webhook route, each update claimed once), `workers` (the parent of
-  several webhook workers);
+  several webhook workers); `unanswered` (an answer's question kept when the documents had
+  nothing for it) and `gaps_digest` (their digest, sent to every admin when due);
 - `middlewares/` (access, rate limit, paste joining, per-conversation order),
   `handlers/` (one router per feature);
 - `output/` (the status message, the answer shown as it is written, answer delivery, edit

@@ -18,6 +18,7 @@ from aiogram.client.telegram import TelegramAPIServer
 from bot.access import AccessPolicy
 from bot.documents import Documents
 from bot.documents.retention import Retention
+from bot.gaps.report import GapReport
 from bot.process.data_files import DataFiles
 from bot.scopes import Scopes
 from bot.services import Services
@@ -27,6 +28,7 @@ from bot.storage.pending_status import PendingStatusStore
 from bot.telegram.access_requests import AccessRequests
 from bot.telegram.api_errors import count_api_errors
 from bot.telegram.context import ChatContextMiddleware
+from bot.telegram.gaps_digest import GapsDigest
 from bot.telegram.handlers import make_routers
 from bot.telegram.handlers.privacy import Forgetting
 from bot.telegram.handlers.questions import Asker
@@ -103,6 +105,8 @@ def build_dispatcher(
     access_requests = AccessRequests(access)
     source_links = stores.source_links
     scopes = Scopes(settings.scope_rules, stores.scopes, clock=tuning.wall_clock)
+    unanswered = stores.unanswered
+    gap_report = GapReport(unanswered, clock=tuning.wall_clock)
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,
@@ -118,6 +122,7 @@ def build_dispatcher(
             pending_status,
             source_links=source_links,
             scopes=scopes,
+            unanswered=unanswered,
         ),
         pending_status=pending_status,
         albums=stores.albums,
@@ -133,9 +138,21 @@ def build_dispatcher(
         documents=documents,
         confirmations=stores.confirmations,
         forgetting=Forgetting(
-            services.history, services.locks, source_links, access, stores.confirmations
+            services.history,
+            services.locks,
+            source_links,
+            access,
+            stores.confirmations,
+            unanswered=unanswered,
         ),
-        retention=Retention(settings, services.history, documents, clock=tuning.wall_clock),
+        retention=Retention(
+            settings, services.history, documents, clock=tuning.wall_clock, unanswered=unanswered
+        ),
+        unanswered=unanswered,
+        gap_report=gap_report,
+        gaps_digest=GapsDigest(
+            settings.gaps_digest, unanswered, gap_report, access, clock=tuning.wall_clock
+        ),
     )
     dp.update.outer_middleware(ChatContextMiddleware(scopes))
     dp.update.outer_middleware(PairingMiddleware(access))
@@ -159,6 +176,8 @@ def build_dispatcher(
     dp.startup.register(_on_startup)
     dp.shutdown.register(_on_shutdown)
     dp.startup.register(_check_scopes)
+    dp.startup.register(_start_digest)
+    dp.shutdown.register(_stop_digest)
     return dp
 
 
@@ -198,6 +217,15 @@ async def _check_scopes(scopes: Scopes, toolbox: Toolbox) -> None:
     missing = await asyncio.to_thread(scopes.missing_folders, toolbox.sandbox)
     for folder in missing:
         log.warning("SCOPES_FILE names the folder %r, which the documents folder lacks", folder)
+
+
+async def _start_digest(bot: Bot, gaps_digest: GapsDigest) -> None:
+    """Send the digest of unanswered questions when due (GAPS_DIGEST), from now on."""
+    await gaps_digest.start(bot)
+
+
+async def _stop_digest(gaps_digest: GapsDigest) -> None:
+    await gaps_digest.stop()
 
 
 async def _offer_pairing(access: AccessPolicy, username: str) -> None:

@@ -28,6 +28,7 @@ from bot.storage.pending_status import PendingStatusStore
 from bot.storage.rate_limits import RateWindow
 from bot.storage.scopes import ScopeStore
 from bot.storage.source_links import SourceLinks
+from bot.storage.unanswered import UnansweredLog
 
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase
@@ -48,6 +49,8 @@ class Stores:
     confirmations: Confirmations
     audit: AuditLog
     scopes: ScopeStore
+    unanswered: UnansweredLog
+    """Questions the documents could not answer, and the digest's schedule."""
 
 
 class Backend(Protocol):
@@ -88,6 +91,7 @@ def closed_by(closing: AsyncExitStack, stores: Stores) -> Stores:
         stores.confirmations,
         stores.audit,
         stores.scopes,
+        stores.unanswered,
     ):
         closing.push_async_callback(store.close)
     return stores

@@ -23,6 +23,7 @@ from bot.storage.postgres import PostgresDatabase
 from bot.storage.rate_limits.postgres import PostgresRateWindow
 from bot.storage.scopes.postgres import PostgresScopeStore
 from bot.storage.source_links.postgres import PostgresSourceLinks
+from bot.storage.unanswered.postgres import PostgresUnanswered
 
 
 async def open_postgres(database_url: str, closing: AsyncExitStack) -> PostgresBackend:
@@ -62,6 +63,7 @@ class PostgresBackend:
                 PostgresConfirmations(database),
                 PostgresAuditLog(database, clock=clock),
                 PostgresScopeStore(database),
+                unanswered=PostgresUnanswered(database, clock=clock),
             ),
         )
 

@@ -20,6 +20,7 @@ from bot.storage.history.sqlite import HistoryStore
 from bot.storage.pending_status.sqlite import SqlitePendingStatusStore
 from bot.storage.scopes.sqlite import SqliteScopeStore
 from bot.storage.source_links.sqlite import SqliteSourceLinks
+from bot.storage.unanswered.sqlite import SqliteUnanswered
 
 if TYPE_CHECKING:
     from tools.vectors.cache import EmbeddingCache
@@ -61,6 +62,7 @@ class SqliteBackend:
                 SqliteConfirmations(files.confirmations, clock=clock),
                 SqliteAuditLog(files.audit, clock=clock),
                 SqliteScopeStore(files.scopes),
+                unanswered=SqliteUnanswered(files.unanswered, clock=clock),
             ),
         )
 

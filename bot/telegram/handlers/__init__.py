@@ -4,7 +4,8 @@ The features: `commands` (/start, /help, /reset, /files, /status), `questions` (
 from the documents), `voice` (voice questions), `sources` (a tap on a source or page button),
 `privacy` (/forget), `documents` (/rm, /mv, /trash), `admin` (uploads, /reindex), `access`
 (/allow, /deny, /users and request buttons), `access_lists` (who may use the bot, as admins
-read it), `audit` (/audit), `scope` (/scope), `other` (messages the bot cannot read).
+read it), `audit` (/audit), `gaps` (/gaps), `scope` (/scope), `other` (messages the bot
+cannot read).
 
 Beside them: `private` (handlers for private chats only, and the one reply they give
 elsewhere), `confirm` (the one "are you sure?" flow), `replies` (how handlers send texts and
@@ -21,6 +22,7 @@ from bot.telegram.handlers import (
     audit,
     commands,
     documents,
+    gaps,
     other,
     privacy,
     questions,
@@ -40,6 +42,7 @@ def make_routers() -> list[Router]:
         access.make_router(),
         documents.make_router(),
         audit.make_router(),
+        gaps.make_router(),
         privacy.make_router(),
         commands.make_router(),
         questions.make_router(),

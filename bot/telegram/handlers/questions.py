@@ -12,20 +12,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from html import escape
 
 from aiogram import Bot, F, Router
 from aiogram.types import Message
 
-from bot.agent import Agent, AgentError, EventHandler, ModelStreamCut
+from bot.agent import Agent, AgentError, Answer, EventHandler, ModelStreamCut
 from bot.quotes.marks import pages_by_source
 from bot.scopes import Scopes
 from bot.settings.model import Settings
 from bot.storage.albums import AlbumMemory
 from bot.storage.pending_status import PendingStatusStore
 from bot.storage.source_links import SourceLinks
+from bot.storage.unanswered import UnansweredLog
 from bot.telegram.addressing import has_words, question_text
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.compose import (
@@ -45,6 +46,7 @@ from bot.telegram.output.streaming import AnswerStream, OnScreen
 from bot.telegram.render import render_answer
 from bot.telegram.texts import Texts
 from bot.telegram.tuning import Tuning
+from bot.telegram.unanswered import note_unanswered
 from tools.jail.scope import Scope
 
 log = logging.getLogger(__name__)
@@ -74,6 +76,8 @@ class Asker:
     source_links: SourceLinks | None = None
     scopes: Scopes | None = None
     drafts: Drafts = field(default_factory=Drafts)
+    unanswered: UnansweredLog | None = None
+    """Where questions the documents could not answer are kept; None keeps none."""
 
     async def answer(
         self, bot: Bot, message: Message, chat_context: ChatContext, *, text: str | None = None
@@ -90,6 +94,7 @@ class Asker:
             return
         conversation = chat_context.conversation
         log.debug("question in %s: %r", conversation, question)
+        noted = self._noter(question, chat_context, message)
         quoted = quoted_context(message, me, in_group=chat_context.is_group)
         question = with_quote(question, quoted)
         place = chat_context.place
@@ -129,7 +134,13 @@ class Asker:
             try:
                 async with progress, stream:
                     parts, sources, pages = await _ask(
-                        self.agent, conversation, question, texts, stream.on_event, scope=scope
+                        self.agent,
+                        conversation,
+                        question,
+                        texts,
+                        stream.on_event,
+                        scope=scope,
+                        noted=noted,
                     )
             except asyncio.CancelledError:
                 await _tell_interrupted(
@@ -158,6 +169,22 @@ class Asker:
             len(delivered.message_ids),
             len(parts),
         )
+
+    def _noter(
+        self, question: str, chat_context: ChatContext, message: Message
+    ) -> Callable[[Answer], Awaitable[None]] | None:
+        """What keeps the question when its answer shows the documents had nothing for it."""
+        store = self.unanswered
+        if store is None:
+            return None
+        user_id = message.from_user.id if message.from_user else None
+
+        async def noted(answer: Answer) -> None:
+            await note_unanswered(
+                store, question, answer, chat_context=chat_context, user_id=user_id
+            )
+
+        return noted
 
     async def _scope(self, conversation: str, chat_context: ChatContext) -> Scope | None:
         """The scope this question is answered within. A conversation whose scope narrowed
@@ -248,6 +275,7 @@ async def _ask(
     on_event: EventHandler,
     *,
     scope: Scope | None,
+    noted: Callable[[Answer], Awaitable[None]] | None = None,
 ) -> tuple[list[Renderable], tuple[str, ...], Mapping[str, tuple[int, ...]]]:
     """The answer's parts, the sources its buttons open (none for an error), and per source
     the pages its quotes were found on, which its page buttons show."""
@@ -263,6 +291,8 @@ async def _ask(
     except Exception:  # an unexpected failure still owes the user a reply; the trace is logged
         log.exception("question in %s failed unexpectedly", conversation)
         return [Chunk.from_html(escape(texts.error_generic))], (), {}
+    if noted is not None:
+        await noted(result)
     answer = answer_markdown(result, texts)
     parts: list[Renderable] = list(render_answer(answer.body, tail=answer.tail))
     if not parts:
