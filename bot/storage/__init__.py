@@ -17,7 +17,8 @@ at the next start), `scopes/` (chat scopes set from Telegram, each conversation'
 table in sqlite_*.py beside sqlite.py), `history/` (the conversation log and its `Usage`;
 on the shared engine too, its SQLite class opens the file its own way: crash recovery, with
 `in_use.py`), `embeddings/` (the vectors search by meaning has paid for, shared by every
-machine; PostgreSQL only: on one machine the toolbox keeps them in DATA_DIR itself).
+machine; PostgreSQL only: on one machine the toolbox keeps them in DATA_DIR itself),
+`feedback/` (delivered answers and their askers' 👍/👎, kept like the history).
 
 `backend` is the one place that chooses SQLite or PostgreSQL: `open_backend` opens the
 database, the history and the update claims, and its `Backend` builds the other stores as
