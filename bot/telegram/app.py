@@ -118,6 +118,7 @@ def build_dispatcher(
             pending_status,
             source_links=source_links,
             scopes=scopes,
+            feedback=stores.feedback,
         ),
         pending_status=pending_status,
         albums=stores.albums,
@@ -132,10 +133,22 @@ def build_dispatcher(
         audit=audit,
         documents=documents,
         confirmations=stores.confirmations,
+        feedback=stores.feedback,
         forgetting=Forgetting(
-            services.history, services.locks, source_links, access, stores.confirmations
+            services.history,
+            services.locks,
+            source_links,
+            access,
+            stores.confirmations,
+            feedback=stores.feedback,
         ),
-        retention=Retention(settings, services.history, documents, clock=tuning.wall_clock),
+        retention=Retention(
+            settings,
+            services.history,
+            documents,
+            clock=tuning.wall_clock,
+            feedback=stores.feedback,
+        ),
     )
     dp.update.outer_middleware(ChatContextMiddleware(scopes))
     dp.update.outer_middleware(PairingMiddleware(access))

@@ -58,7 +58,7 @@ class PostgresFeedback:
         if not is_answer_id(answer_id):
             return None
         row = await self._pool.fetchrow(f"SELECT {COLUMNS} FROM feedback WHERE id = $1", answer_id)
-        return None if row is None else record_of(row)
+        return None if row is None else record_of(tuple(row))
 
     async def vote(self, answer_id: str, vote: Vote) -> FeedbackRecord | None:
         """Set (or change) the vote, stamped now; a 👍 drops a 👎's reason and comment."""
@@ -73,7 +73,7 @@ class PostgresFeedback:
             vote,
             self._clock(),
         )
-        return None if row is None else record_of(row)
+        return None if row is None else record_of(tuple(row))
 
     async def mark_asked(self, answer_id: str, prompt_message_id: int) -> bool:
         """Note the "what was wrong?" message; False when one was noted before."""
@@ -99,7 +99,7 @@ class PostgresFeedback:
             chat_id,
             prompt_message_id,
         )
-        return None if row is None else record_of(row)
+        return None if row is None else record_of(tuple(row))
 
     async def set_comment(self, answer_id: str, comment: str) -> bool:
         """Set a 👎's comment (at most `COMMENT_CHARS`); False unless the vote is 👎."""
@@ -125,7 +125,7 @@ class PostgresFeedback:
             "ORDER BY voted_at DESC, created_at DESC LIMIT $1",
             limit,
         )
-        return [record_of(row) for row in rows]
+        return [record_of(tuple(row)) for row in rows]
 
     async def forget_user(self, user_id: int) -> int:
         """Delete every answer `user_id` asked for; how many."""

@@ -5,7 +5,8 @@
 as each member has a conversation of their own there). Other members' conversations in the same
 group are theirs and stay. With them go the ids behind source buttons in their private chat,
 their access request and what it noted (their access itself stays), and any other confirm
-button they left waiting. The admins' audit log is not touched: it is the record of what admins
+button they left waiting, and the answers they were given with their 👍/👎 and comments. The
+admins' audit log is not touched: it is the record of what admins
 did, not of anyone's questions.
 """
 
@@ -23,6 +24,7 @@ from aiogram.types import CallbackQuery, Message
 from bot.access import AccessPolicy
 from bot.agent import KeyedLocks
 from bot.storage.confirmations import Confirmations, Pending
+from bot.storage.feedback import FeedbackStore
 from bot.storage.source_links import SourceLinks
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.confirm import Confirm, ConfirmButton
@@ -47,6 +49,7 @@ class Forgetting:
     source_links: SourceLinks
     access: AccessPolicy
     confirmations: Confirmations
+    feedback: FeedbackStore | None = None
 
     async def forget(self, user_id: int) -> int:
         """Delete it all; how many conversations went. Their private conversation waits for a
@@ -56,6 +59,8 @@ class Forgetting:
             await self.source_links.forget_chat(user_id)
             await self.access.forget(user_id)
             await self.confirmations.forget_user(user_id)
+            if self.feedback is not None:
+                await self.feedback.forget_user(user_id)
         return deleted
 
 

@@ -21,7 +21,7 @@ ENGLISH = Texts(
     "caption such as <code>docs/hr</code> picks the folder. /reindex rebuilds the index.\n"
     "/allow ID lets someone in, /deny ID takes access away, /users shows who may use the bot.\n"
     "/rm PATH deletes to the trash, /mv FROM TO moves or renames, /trash restores, /audit "
-    "shows the last admin actions.",
+    "shows the last admin actions, /feedback the 👍 and 👎 under answers.",
     reset_done="🆕 New conversation started: earlier messages no longer count.",
     files_header="📂 Files in the folder ({total}):",
     files_empty="📂 The documents folder is empty so far.",
@@ -287,6 +287,7 @@ ENGLISH = Texts(
         ("mv", "Move or rename: /mv FROM TO (admins)"),
         ("trash", "Restore deleted documents (admins)"),
         ("audit", "Last admin actions (admins)"),
+        ("feedback", "Feedback on answers (admins)"),
     ),
     minutes_forms=("minute", "minutes"),
     rounds_forms=("round", "rounds"),
