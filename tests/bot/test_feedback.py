@@ -106,7 +106,10 @@ def _marked_votes(harness: Harness) -> list[str]:
     assert edits, "the buttons were not updated"
     edit: EditMessageReplyMarkup = edits[-1]
     assert edit.reply_markup is not None
-    return [b.text for b in edit.reply_markup.inline_keyboard[-1]]
+    rows = edit.reply_markup.inline_keyboard
+    vote_rows = [r for r in rows if any(str(b.callback_data).startswith("fb:") for b in r)]
+    assert vote_rows == [rows[-1]], "one vote row, at the bottom"
+    return [b.text for b in rows[-1]]
 
 
 async def _feedback_report(harness: Harness) -> str:
