@@ -223,6 +223,16 @@ class TestVotes:
         assert "1001" in harness.session.sent_texts()[-1]
         assert (await _record(harness, answered)).comment == ""
 
+    async def test_a_command_in_reply_is_a_command_not_a_comment(self, harness: Harness) -> None:
+        answered = await ask_reading(harness, CHARLOTTE)
+        _expect_prompt(harness, USER_ID)
+        await tap(harness, answered, answered.votes[1][1])
+        prompt_message = _prompt_json(harness, USER_ID)
+        command = harness.updates.command("/help", reply_to_message=prompt_message)
+        await harness.feed(command)
+        assert (await _record(harness, answered)).comment == ""
+        assert "/forget" in harness.session.sent_texts()[-1], "the help is shown"
+
     async def test_votes_and_reasons_are_counted_in_the_metrics(self, harness: Harness) -> None:
         answered = await ask_reading(harness, CHARLOTTE)
         _expect_prompt(harness, USER_ID)

@@ -50,7 +50,9 @@ def make_router() -> Router:
     router = Router(name="feedback")
     router.callback_query.register(on_vote, VoteButton.filter())
     router.callback_query.register(on_reason, ReasonButton.filter())
-    router.message.register(on_comment, F.text, F.reply_to_message, commenting)
+    router.message.register(
+        on_comment, F.text, ~F.text.startswith("/"), F.reply_to_message, commenting
+    )
     return router
 
 
