@@ -1,5 +1,6 @@
 """What the bot deletes on its own, on time: old conversations (HISTORY_DAYS), with the
-unanswered questions kept for `/gaps`, and old trash (TRASH_DAYS).
+feedback on their answers and the unanswered questions kept for `/gaps`, and old trash
+(TRASH_DAYS).
 
 `Retention.sweep` does both once; the Telegram wing runs it at start and then every
 `interval_s` while the bot runs. A failure is logged and tried again at the next sweep, and
@@ -25,10 +26,11 @@ SWEEP_EVERY_S = 3600.0
 
 
 class AgingHistory(Protocol):
-    """What the sweep needs of the history, whichever database keeps it."""
+    """What the sweep needs of the history (and of the answers' feedback), whichever database
+    keeps it."""
 
     async def delete_older(self, cutoff: float) -> int:
-        """Delete turns begun before `cutoff` (Unix time); how many."""
+        """Delete what began before `cutoff` (Unix time); how many."""
         ...
 
 
@@ -43,6 +45,7 @@ class Retention:
         *,
         clock: Callable[[], float] = time.time,
         interval_s: float = SWEEP_EVERY_S,
+        feedback: AgingHistory | None = None,
         unanswered: AgingHistory | None = None,
     ) -> None:
         self._history_days = settings.history_days
@@ -52,6 +55,7 @@ class Retention:
         self._clock = clock
         self._interval = interval_s
         self._task: asyncio.Task[None] | None = None
+        self._feedback = feedback
         self._unanswered = unanswered
 
     async def sweep(self) -> None:
@@ -68,6 +72,7 @@ class Retention:
                     log.info(
                         "deleted %d question(s) older than %d days", deleted, self._history_days
                     )
+            await self._sweep_feedback(cutoff)
             await self._sweep_unanswered(cutoff)
         try:
             purged = await self._documents.purge_trash(self._trash_days * DAY_S)
@@ -76,6 +81,18 @@ class Retention:
         else:
             if purged:
                 log.info("deleted %d item(s) from the trash for good", purged)
+
+    async def _sweep_feedback(self, cutoff: float) -> None:
+        """The answers' feedback goes with the conversations: delivered before `cutoff`."""
+        if self._feedback is None:
+            return
+        try:
+            deleted = await self._feedback.delete_older(cutoff)
+        except Exception:  # as above
+            log.exception("deleting the feedback on old answers failed")
+        else:
+            if deleted:
+                log.info("deleted the feedback on %d answer(s) past HISTORY_DAYS", deleted)
 
     async def _sweep_unanswered(self, cutoff: float) -> None:
         """Unanswered questions kept for `/gaps` go with their conversations."""

@@ -58,6 +58,10 @@ TELEGRAM_ERRORS = frozenset(
     }
 )
 """Bot API failures, named after aiogram's exception classes."""
+FEEDBACK_VOTES = frozenset({"up", "down"})
+FEEDBACK_REASONS = frozenset({"none", "not_in_documents", "wrong_answer", "wrong_file", "comment"})
+"""What a tap under an answer said: `none` for the vote itself, else what a 👎 said was wrong
+(a reason button, or a comment in words)."""
 _API_METHOD = re.compile(r"[A-Za-z]{1,64}")
 _ANSWER_BUCKETS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0)
 _TOOL_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -118,11 +122,21 @@ class Metrics:
             ["method", "kind"],
             registry=self.registry,
         )
+        self._feedback = Counter(
+            "docs_bot_feedback",
+            "Taps under answers by vote (up, down) and reason: none for a 👍 or 👎 itself, "
+            "not_in_documents, wrong_answer, wrong_file or comment for what a 👎 then said was "
+            "wrong; so the votes are the reason=none series.",
+            ["vote", "reason"],
+            registry=self.registry,
+        )
         self._prepare()
 
     def _prepare(self) -> None:
         """Series that exist from the start, so a rate over them begins at zero."""
         self._questions.labels("answered", "none")
+        for vote in FEEDBACK_VOTES:
+            self._feedback.labels(vote, "none")
         for direction in ("prompt", "completion"):
             self._tokens.labels(direction)
         for outcome in ("ok", "failed"):
@@ -177,6 +191,10 @@ class Metrics:
         """A Bot API request failed: `method` as the API names it, `kind` of `TELEGRAM_ERRORS`."""
         shown = method if _API_METHOD.fullmatch(method) else OTHER
         self._telegram_errors.labels(shown, _known(kind, TELEGRAM_ERRORS)).inc()
+
+    def feedback_given(self, vote: str, reason: str = "none") -> None:
+        """A 👍 or 👎 under an answer (`reason` none), or what a 👎 said was wrong."""
+        self._feedback.labels(_known(vote, FEEDBACK_VOTES), _known(reason, FEEDBACK_REASONS)).inc()
 
 
 class _WithoutCreated(Collector):

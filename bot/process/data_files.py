@@ -23,6 +23,7 @@ UPDATE_CLAIMS_FILE = "update_claims.sqlite3"
 ADMIN_MENUS_FILE = "admin_menus.json"
 AUDIT_FILE = "audit.sqlite3"
 CONFIRMATIONS_FILE = "confirmations.sqlite3"
+FEEDBACK_FILE = "feedback.sqlite3"
 UNANSWERED_FILE = "unanswered.sqlite3"
 DATA_VERSION_FILE = "data_version.json"
 HEARTBEAT_FILE = "heartbeat"
@@ -79,6 +80,11 @@ class DataFiles:
         return self.root / CONFIRMATIONS_FILE
 
     @property
+    def feedback(self) -> Path:
+        """Delivered answers and their askers' 👍/👎, kept like the history (SQLite)."""
+        return self.root / FEEDBACK_FILE
+
+    @property
     def unanswered(self) -> Path:
         """Questions the documents could not answer, and when their digest last went out
         (SQLite)."""
@@ -128,5 +134,6 @@ class DataFiles:
             self.update_claims,
             self.audit,
             self.confirmations,
+            self.feedback,
             self.unanswered,
         )

@@ -255,6 +255,34 @@ _EMBEDDINGS = (
     """,
 )
 
+_FEEDBACK = (
+    """
+    CREATE TABLE feedback (
+        id TEXT PRIMARY KEY,
+        chat_id BIGINT NOT NULL,
+        user_id BIGINT NOT NULL,
+        conversation TEXT NOT NULL,
+        question TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        files TEXT NOT NULL,
+        model TEXT NOT NULL,
+        prompt_tokens BIGINT NOT NULL,
+        completion_tokens BIGINT NOT NULL,
+        seconds DOUBLE PRECISION NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        vote TEXT CHECK (vote IN ('up', 'down')),
+        voted_at DOUBLE PRECISION,
+        reason TEXT,
+        comment TEXT NOT NULL DEFAULT '',
+        prompt_message_id BIGINT
+    )
+    """,
+    "CREATE INDEX feedback_by_user ON feedback (user_id)",
+    "CREATE INDEX feedback_by_created ON feedback (created_at)",
+    "CREATE INDEX feedback_by_vote ON feedback (vote, voted_at)",
+    "CREATE INDEX feedback_by_prompt ON feedback (chat_id, prompt_message_id)",
+)
+
 _UNANSWERED = (
     """
     CREATE TABLE unanswered (
@@ -290,6 +318,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "actions waiting for their confirm button", _CONFIRMATIONS),
     Migration(10, "page button ids", _PAGE_LINKS),
     Migration(11, "embeddings shared by every machine", _EMBEDDINGS),
+    Migration(12, "answers and what their askers thought of them", _FEEDBACK),
     Migration(13, "questions the documents could not answer, the digest's schedule", _UNANSWERED),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""

@@ -123,6 +123,7 @@ def build_dispatcher(
             source_links=source_links,
             scopes=scopes,
             unanswered=unanswered,
+            feedback=stores.feedback,
         ),
         pending_status=pending_status,
         albums=stores.albums,
@@ -137,6 +138,7 @@ def build_dispatcher(
         audit=audit,
         documents=documents,
         confirmations=stores.confirmations,
+        feedback=stores.feedback,
         forgetting=Forgetting(
             services.history,
             services.locks,
@@ -144,9 +146,15 @@ def build_dispatcher(
             access,
             stores.confirmations,
             unanswered=unanswered,
+            feedback=stores.feedback,
         ),
         retention=Retention(
-            settings, services.history, documents, clock=tuning.wall_clock, unanswered=unanswered
+            settings,
+            services.history,
+            documents,
+            clock=tuning.wall_clock,
+            unanswered=unanswered,
+            feedback=stores.feedback,
         ),
         unanswered=unanswered,
         gap_report=gap_report,

@@ -1,4 +1,7 @@
-"""What the source-button tests share: an answer that read documents, its buttons, a tap."""
+"""What the source-button tests share: an answer that read documents, its buttons, a tap.
+
+The 👍/👎 row under every answer is not a source button: `data` and `labels` leave it out,
+`votes` has it."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from aiogram.methods import (
     SendMessage,
     TelegramMethod,
 )
-from aiogram.types import InlineKeyboardMarkup
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from tests.fakes.accounts import BOT_USERNAME, USER_ID, bot_user_json
 from tests.fakes.fake_telegram import FakeTelegramSession
@@ -35,12 +38,36 @@ class Answered:
 
     @property
     def data(self) -> list[str]:
-        """The callback data of every button, top to bottom."""
-        return [str(row[0].callback_data) for row in self.markup.inline_keyboard]
+        """The callback data of every source button, top to bottom."""
+        return [str(row[0].callback_data) for row in source_rows(self.markup)]
 
     @property
     def labels(self) -> list[str]:
-        return [row[0].text for row in self.markup.inline_keyboard]
+        return [row[0].text for row in source_rows(self.markup)]
+
+    @property
+    def votes(self) -> list[tuple[str, str]]:
+        """The 👍/👎 buttons' labels and data, left to right; empty when there are none."""
+        return [
+            (b.text, str(b.callback_data))
+            for row in self.markup.inline_keyboard
+            for b in row
+            if str(b.callback_data).startswith("fb:")
+        ]
+
+
+def source_rows(markup: InlineKeyboardMarkup) -> list[list[InlineKeyboardButton]]:
+    """The rows of a keyboard that open sources (a document's, with its page buttons)."""
+    return [row for row in markup.inline_keyboard if str(row[0].callback_data).startswith("src:")]
+
+
+def last_markup(harness: Harness) -> InlineKeyboardMarkup | None:
+    """The buttons of the last message the bot sent or edited."""
+    for call in reversed(harness.session.calls):
+        if isinstance(call, SendMessage | EditMessageText):
+            markup = call.reply_markup
+            return markup if isinstance(markup, InlineKeyboardMarkup) else None
+    return None
 
 
 async def ask_reading(
@@ -108,6 +135,7 @@ def last_answer(harness: Harness, sent: dict[int, int] | None = None) -> Answere
             "chat": chat,
             "from": bot_user_json(),
             "text": call.text,
+            "reply_markup": call.reply_markup.model_dump(mode="json", exclude_none=True),
         }
         return Answered(message, call.reply_markup)
     return None

@@ -22,7 +22,8 @@ from tests.bot.source_support import (
     answers,
     ask_reading,
     documents,
-    last_answer,
+    last_markup,
+    source_rows,
     tap,
 )
 from tests.fakes.accounts import ADMIN_ID, USER_ID
@@ -56,10 +57,14 @@ class TestButtons:
         assert len(answered.data) == 5
         assert answered.labels[0] == "📄 рецепт_шарлотки.txt"
 
-    async def test_an_answer_without_sources_has_no_buttons(self, harness: Harness) -> None:
+    async def test_an_answer_without_sources_has_only_the_vote_buttons(
+        self, harness: Harness
+    ) -> None:
         harness.llm.reply_text("Привет!")
         await harness.feed(harness.updates.message("привет"))
-        assert last_answer(harness) is None
+        markup = last_markup(harness)
+        assert markup is not None and source_rows(markup) == []
+        assert [b.text for b in markup.inline_keyboard[-1]] == ["👍", "👎"]
         assert harness.session.sent_texts()[-1] == "Привет!"
 
     async def test_a_long_name_is_shortened_with_its_end_kept(
@@ -81,7 +86,8 @@ class TestButtons:
         harness.llm.reply_text("Стакан сахара.")
         await harness.feed(harness.updates.message("сколько сахара?"))
         assert "Стакан сахара." in harness.session.sent_texts()[-1]
-        assert last_answer(harness) is None
+        markup = last_markup(harness)
+        assert markup is not None and source_rows(markup) == []
 
 
 class TestTaps:

@@ -248,6 +248,7 @@ class FakeTelegramSession(BaseSession):
             "deleteMyCommands",
             "answerCallbackQuery",
             "sendMessageDraft",
+            "editMessageReplyMarkup",
         }:
             return True
         msg = f"fake Telegram: nothing queued for {name} and no default result"

@@ -23,6 +23,7 @@ from bot.storage.albums import AlbumMemory
 from bot.storage.audit import AuditLog
 from bot.storage.claims import UpdateClaims
 from bot.storage.confirmations import Confirmations
+from bot.storage.feedback import FeedbackStore
 from bot.storage.history import History
 from bot.storage.pending_status import PendingStatusStore
 from bot.storage.rate_limits import RateWindow
@@ -38,8 +39,9 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class Stores:
     """Status messages in flight, access, source button ids, the album memory, actions
-    waiting for their confirm button, the audit log, the chats' scopes and (shared only) the
-    rate window; None there means each process counts in its own memory."""
+    waiting for their confirm button, the audit log, the chats' scopes, (shared only) the
+    rate window, None there meaning each process counts in its own memory; and the answers'
+    feedback."""
 
     pending_status: PendingStatusStore
     access: AccessStore
@@ -49,6 +51,7 @@ class Stores:
     confirmations: Confirmations
     audit: AuditLog
     scopes: ScopeStore
+    feedback: FeedbackStore
     unanswered: UnansweredLog
     """Questions the documents could not answer, and the digest's schedule."""
 
@@ -91,6 +94,7 @@ def closed_by(closing: AsyncExitStack, stores: Stores) -> Stores:
         stores.confirmations,
         stores.audit,
         stores.scopes,
+        stores.feedback,
         stores.unanswered,
     ):
         closing.push_async_callback(store.close)

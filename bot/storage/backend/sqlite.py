@@ -15,6 +15,7 @@ from bot.storage.backend import Stores, closed_by
 from bot.storage.claims import UpdateClaims
 from bot.storage.claims.sqlite import SqliteUpdateClaims
 from bot.storage.confirmations.sqlite import SqliteConfirmations
+from bot.storage.feedback.sqlite import SqliteFeedback
 from bot.storage.history import History
 from bot.storage.history.sqlite import HistoryStore
 from bot.storage.pending_status.sqlite import SqlitePendingStatusStore
@@ -62,6 +63,7 @@ class SqliteBackend:
                 SqliteConfirmations(files.confirmations, clock=clock),
                 SqliteAuditLog(files.audit, clock=clock),
                 SqliteScopeStore(files.scopes),
+                SqliteFeedback(files.feedback, clock=clock),
                 unanswered=SqliteUnanswered(files.unanswered, clock=clock),
             ),
         )

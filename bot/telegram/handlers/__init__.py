@@ -2,9 +2,10 @@
 
 The features: `commands` (/start, /help, /reset, /files, /status), `questions` (text answered
 from the documents), `voice` (voice questions), `sources` (a tap on a source or page button),
-`privacy` (/forget), `documents` (/rm, /mv, /trash), `admin` (uploads, /reindex), `access`
-(/allow, /deny, /users and request buttons), `access_lists` (who may use the bot, as admins
-read it), `audit` (/audit), `gaps` (/gaps), `scope` (/scope), `other` (messages the bot
+`privacy` (/forget), `feedback` (the 👍/👎 under answers, the reasons and comments of a 👎),
+`feedback_report` (/feedback), `documents` (/rm, /mv, /trash), `admin` (uploads, /reindex),
+`access` (/allow, /deny, /users and request buttons), `access_lists` (who may use the bot, as
+admins read it), `audit` (/audit), `gaps` (/gaps), `scope` (/scope), `other` (messages the bot
 cannot read).
 
 Beside them: `private` (handlers for private chats only, and the one reply they give
@@ -22,6 +23,8 @@ from bot.telegram.handlers import (
     audit,
     commands,
     documents,
+    feedback,
+    feedback_report,
     gaps,
     other,
     privacy,
@@ -34,16 +37,19 @@ from bot.telegram.handlers import (
 
 def make_routers() -> list[Router]:
     """Admin first (it claims admins' documents), access, document management, the audit log,
-    `/forget`, commands, questions, voice questions, the fallback; then source buttons, which
-    also answer any button no other router took."""
+    `/feedback`, `/forget`, the 👍/👎 taps and comments (a comment is a reply, which would
+    otherwise be a question), commands, questions, voice questions, the fallback; then source
+    buttons, which also answer any button no other router took."""
     return [
         admin.make_router(),
         scope.make_router(),
         access.make_router(),
         documents.make_router(),
         audit.make_router(),
+        feedback_report.make_router(),
         gaps.make_router(),
         privacy.make_router(),
+        feedback.make_router(),
         commands.make_router(),
         questions.make_router(),
         voice.make_router(),

@@ -45,7 +45,7 @@ def make_router() -> Router:
     router.message.register(on_status, Command("status"))
     router.message.register(
         on_admin_command,
-        Command("reindex", "allow", "deny", "users", "rm", "mv", "trash", "audit"),
+        Command("reindex", "allow", "deny", "users", "rm", "mv", "trash", "audit", "feedback"),
     )
     router.message.register(on_unknown_command, bare_unknown_command)
     return router

@@ -5,8 +5,9 @@
 as each member has a conversation of their own there). Other members' conversations in the same
 group are theirs and stay. With them go the ids behind source buttons in their private chat,
 their access request and what it noted (their access itself stays), and any other confirm
-button they left waiting, and their questions kept as unanswered for `/gaps`. The admins'
-audit log is not touched: it is the record of what admins did, not of anyone's questions.
+button they left waiting, the answers they were given with their 👍/👎 and comments, and their
+questions kept as unanswered for `/gaps`. The admins' audit log is not touched: it is the
+record of what admins did, not of anyone's questions.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from aiogram.types import CallbackQuery, Message
 from bot.access import AccessPolicy
 from bot.agent import KeyedLocks
 from bot.storage.confirmations import Confirmations, Pending
+from bot.storage.feedback import FeedbackStore
 from bot.storage.source_links import SourceLinks
 from bot.storage.unanswered import UnansweredLog
 from bot.telegram.context import ChatContext
@@ -48,6 +50,7 @@ class Forgetting:
     source_links: SourceLinks
     access: AccessPolicy
     confirmations: Confirmations
+    feedback: FeedbackStore | None = None
     unanswered: UnansweredLog | None = None
 
     async def forget(self, user_id: int) -> int:
@@ -58,6 +61,8 @@ class Forgetting:
             await self.source_links.forget_chat(user_id)
             await self.access.forget(user_id)
             await self.confirmations.forget_user(user_id)
+            if self.feedback is not None:
+                await self.feedback.forget_user(user_id)
             if self.unanswered is not None:
                 await self.unanswered.forget_user(user_id)
         return deleted

@@ -24,6 +24,7 @@ from bot.quotes.marks import pages_by_source
 from bot.scopes import Scopes
 from bot.settings.model import Settings
 from bot.storage.albums import AlbumMemory
+from bot.storage.feedback import FeedbackStore, new_answer_id
 from bot.storage.pending_status import PendingStatusStore
 from bot.storage.source_links import SourceLinks
 from bot.storage.unanswered import UnansweredLog
@@ -35,10 +36,12 @@ from bot.telegram.handlers.compose import (
     quoted_context,
     with_quote,
 )
+from bot.telegram.handlers.feedback import answered_of, remember_answer
 from bot.telegram.handlers.filters import addressed
 from bot.telegram.handlers.replies import say
 from bot.telegram.output.delivery import Chunk, Delivery, Renderable
 from bot.telegram.output.drafts import Drafts
+from bot.telegram.output.feedback_buttons import with_votes
 from bot.telegram.output.pacing import EditPacer
 from bot.telegram.output.progress import Progress
 from bot.telegram.output.source_buttons import source_buttons
@@ -78,6 +81,7 @@ class Asker:
     drafts: Drafts = field(default_factory=Drafts)
     unanswered: UnansweredLog | None = None
     """Where questions the documents could not answer are kept; None keeps none."""
+    feedback: FeedbackStore | None = None
 
     async def answer(
         self, bot: Bot, message: Message, chat_context: ChatContext, *, text: str | None = None
@@ -96,6 +100,7 @@ class Asker:
         log.debug("question in %s: %r", conversation, question)
         noted = self._noter(question, chat_context, message)
         quoted = quoted_context(message, me, in_group=chat_context.is_group)
+        asked = question
         question = with_quote(question, quoted)
         place = chat_context.place
         scope = await self._scope(conversation, chat_context)
@@ -133,7 +138,7 @@ class Asker:
         try:
             try:
                 async with progress, stream:
-                    parts, sources, pages = await _ask(
+                    parts, sources, pages, answer = await _ask(
                         self.agent,
                         conversation,
                         question,
@@ -150,6 +155,9 @@ class Asker:
             buttons = await source_buttons(
                 self.source_links, place.chat_id, sources, pages, texts=texts
             )
+            answer_id = new_answer_id() if answer is not None and self.feedback else None
+            if answer_id is not None:
+                buttons = with_votes(buttons, answer_id)
             shown = stream.on_screen
             await stream.conclude(parts[-1])
             delivered = await delivery.send(
@@ -161,6 +169,8 @@ class Asker:
                 reuse=shown.messages,
                 replace_draft=shown.drafted,
             )
+            if answer_id is not None and answer is not None and delivered.message_ids:
+                await self._remember(answer_id, answer, message, chat_context, asked)
         finally:
             await self._forget_status(place.chat_id, progress.status_message_id)
         log.info(
@@ -196,6 +206,27 @@ class Asker:
             log.info("the scope of %s narrowed: a new conversation starts", conversation)
             await self.agent.reset(conversation)
         return scope
+
+    async def _remember(
+        self,
+        answer_id: str,
+        answer: Answer,
+        message: Message,
+        chat_context: ChatContext,
+        question: str,
+    ) -> None:
+        """The answer is out with its 👍/👎: keep what its votes will be about."""
+        if self.feedback is None or message.from_user is None:
+            return
+        answered = answered_of(
+            answer,
+            chat_id=chat_context.place.chat_id,
+            user_id=message.from_user.id,
+            conversation=chat_context.conversation,
+            question=question,
+            model=self.settings.model,
+        )
+        await remember_answer(self.feedback, answer_id, answered)
 
     async def _forget_status(self, chat_id: int, status_id: int | None) -> None:
         """The question is over: its status message needs no tidying after a restart."""
@@ -276,9 +307,10 @@ async def _ask(
     *,
     scope: Scope | None,
     noted: Callable[[Answer], Awaitable[None]] | None = None,
-) -> tuple[list[Renderable], tuple[str, ...], Mapping[str, tuple[int, ...]]]:
-    """The answer's parts, the sources its buttons open (none for an error), and per source
-    the pages its quotes were found on, which its page buttons show."""
+) -> tuple[list[Renderable], tuple[str, ...], Mapping[str, tuple[int, ...]], Answer | None]:
+    """The answer's parts, the sources its buttons open (none for an error), per source the
+    pages its quotes were found on, which its page buttons show, and the agent's answer (None
+    for an error: nothing to vote on); `noted` learns of every answer given."""
     try:
         result = await agent.ask(conversation, question, on_event=on_event, scope=scope)
     except AgentError as exc:
@@ -286,15 +318,15 @@ async def _ask(
         notice = texts.agent_error(exc.kind)
         if isinstance(exc, ModelStreamCut) and exc.partial.strip():
             cut = cut_markdown(exc.partial, notice)
-            return list(render_answer(cut.body, tail=cut.tail)), (), {}
-        return [Chunk.from_html(escape(notice))], (), {}
+            return list(render_answer(cut.body, tail=cut.tail)), (), {}, None
+        return [Chunk.from_html(escape(notice))], (), {}, None
     except Exception:  # an unexpected failure still owes the user a reply; the trace is logged
         log.exception("question in %s failed unexpectedly", conversation)
-        return [Chunk.from_html(escape(texts.error_generic))], (), {}
+        return [Chunk.from_html(escape(texts.error_generic))], (), {}, None
     if noted is not None:
         await noted(result)
     answer = answer_markdown(result, texts)
     parts: list[Renderable] = list(render_answer(answer.body, tail=answer.tail))
     if not parts:
-        return [Chunk.from_html(escape(texts.error_bad_reply))], (), {}
-    return parts, result.sources, pages_by_source(result.quotes)
+        return [Chunk.from_html(escape(texts.error_bad_reply))], (), {}, None
+    return parts, result.sources, pages_by_source(result.quotes), result

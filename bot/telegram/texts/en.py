@@ -21,7 +21,7 @@ ENGLISH = Texts(
     "caption such as <code>docs/hr</code> picks the folder. /reindex rebuilds the index.\n"
     "/allow ID lets someone in, /deny ID takes access away, /users shows who may use the bot.\n"
     "/rm PATH deletes to the trash, /mv FROM TO moves or renames, /trash restores, /audit "
-    "shows the last admin actions.\n"
+    "shows the last admin actions, /feedback the 👍 and 👎 under answers.\n"
     "/gaps shows the questions the documents could not answer.",
     reset_done="🆕 New conversation started: earlier messages no longer count.",
     files_header="📂 Files in the folder ({total}):",
@@ -288,6 +288,7 @@ ENGLISH = Texts(
         ("mv", "Move or rename: /mv FROM TO (admins)"),
         ("trash", "Restore deleted documents (admins)"),
         ("audit", "Last admin actions (admins)"),
+        ("feedback", "Feedback on answers (admins)"),
         ("gaps", "Questions the documents could not answer (admins)"),
     ),
     minutes_forms=("minute", "minutes"),
