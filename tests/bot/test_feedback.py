@@ -206,6 +206,23 @@ class TestVotes:
         assert "неверный ответ; «Там про яблоки, а не &lt;про&gt; груши»" in report
         assert "<code>документы/рецепт_шарлотки.txt</code>: 1" in report
 
+    async def test_not_in_the_documents_keeps_the_question_for_gaps(
+        self, harness: Harness
+    ) -> None:
+        answered = await ask_reading(harness, CHARLOTTE)
+        _expect_prompt(harness, USER_ID)
+        await tap(harness, answered, answered.votes[1][1])
+        (prompt,) = _prompts(harness)
+        assert isinstance(prompt.reply_markup, InlineKeyboardMarkup)
+        not_there = str(prompt.reply_markup.inline_keyboard[0][0].callback_data)
+        unanswered = harness.dp.workflow_data["unanswered"]
+        assert await unanswered.since(0.0) == [], "the answer read a document"
+        message = _prompt_json(harness, USER_ID)
+        await harness.feed(harness.updates.callback(not_there, message=message))
+        await harness.feed(harness.updates.callback(not_there, message=message))
+        (kept,) = await unanswered.since(0.0)
+        assert (kept.question, kept.reason, kept.user_id) == ("где это?", "feedback", USER_ID)
+
     async def test_the_question_what_was_wrong_is_asked_once(self, harness: Harness) -> None:
         answered = await ask_reading(harness, CHARLOTTE)
         _expect_prompt(harness, USER_ID)

@@ -21,12 +21,14 @@ from aiogram.types import CallbackQuery, InaccessibleMessage, Message
 
 from bot.agent import Answer
 from bot.monitoring.metrics import Metrics
+from bot.storage.errors import StorageError
 from bot.storage.feedback import (
     COMMENT_CHARS,
     Answered,
     FeedbackRecord,
     FeedbackStore,
 )
+from bot.storage.unanswered import UnansweredLog
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import say
 from bot.telegram.output.delivery import Chunk, Delivery
@@ -139,8 +141,10 @@ async def on_reason(
     feedback: FeedbackStore,
     metrics: Metrics,
     chat_context: ChatContext,
+    unanswered: UnansweredLog | None = None,
 ) -> None:
-    """Keep what was wrong, and mark the chosen reason."""
+    """Keep what was wrong, and mark the chosen reason; "not in the documents" also keeps the
+    question for `/gaps`."""
     texts = feedback_texts(chat_context.language)
     reason = reason_of(callback_data.reason)
     record = await _tapped(query, callback_data.answer_id, feedback, texts)
@@ -156,6 +160,8 @@ async def on_reason(
     await _toast(query, texts.reason_saved.format(reason=texts.reasons[reason]))
     if record.reason == reason:
         return
+    if reason == "not_in_documents" and unanswered is not None:
+        await _keep_as_unanswered(unanswered, record, chat_context.language)
     try:
         await bot.edit_message_reply_markup(
             chat_id=pressed.chat.id,
@@ -263,3 +269,22 @@ async def _toast(query: CallbackQuery, text: str, *, alert: bool = False) -> Non
         await query.answer(text, show_alert=alert)
     except TelegramAPIError as exc:
         log.info("could not answer a feedback tap: %s", exc)
+
+
+async def _keep_as_unanswered(
+    unanswered: UnansweredLog, record: FeedbackRecord, language: str
+) -> None:
+    """The asker says the documents lack the answer: the question joins `/gaps`. A store that
+    cannot be written costs only that (the reason is kept already)."""
+    asked = record.answered
+    try:
+        await unanswered.mark(
+            asked.question,
+            chat_id=asked.chat_id,
+            user_id=asked.user_id,
+            conversation=asked.conversation,
+            language=language,
+            reason="feedback",
+        )
+    except (sqlite3.Error, OSError, StorageError) as exc:
+        log.warning("a question said to be missing from the documents was not kept: %s", exc)
