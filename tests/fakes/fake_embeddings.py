@@ -51,6 +51,10 @@ class Embeddings:
         self.encoder: Encoder = stem_encoder
         self.inputs: list[str] = []
         """Every text answered with a vector, in order (a failed request's are not)."""
+        self.keep_inputs = True
+        """False keeps only their count (`answered`): a benchmark's memory is not the fake's."""
+        self.answered = 0
+        """How many texts were answered with a vector."""
         self.calls = 0
         """Requests received, failed ones included."""
         self.answers_left: int | None = None
@@ -94,7 +98,9 @@ class Embeddings:
             error = {"message": f"fake error {status}", "type": "error", "code": None}
             return web.json_response({"error": error}, status=status)
         vectors = self.encoder(texts)
-        self.inputs.extend(texts)
+        self.answered += len(texts)
+        if self.keep_inputs:
+            self.inputs.extend(texts)
         as_base64 = body.get("encoding_format") == "base64"
         data = [
             {
