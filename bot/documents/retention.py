@@ -72,8 +72,8 @@ class Retention:
                     log.info(
                         "deleted %d question(s) older than %d days", deleted, self._history_days
                     )
-            await self._sweep_feedback(cutoff)
-            await self._sweep_unanswered(cutoff)
+            await _sweep_kept(self._feedback, cutoff, "the feedback on old answers")
+            await _sweep_kept(self._unanswered, cutoff, "old unanswered questions")
         try:
             purged = await self._documents.purge_trash(self._trash_days * DAY_S)
         except Exception:  # as above
@@ -81,27 +81,6 @@ class Retention:
         else:
             if purged:
                 log.info("deleted %d item(s) from the trash for good", purged)
-
-    async def _sweep_feedback(self, cutoff: float) -> None:
-        """The answers' feedback goes with the conversations: delivered before `cutoff`."""
-        if self._feedback is None:
-            return
-        try:
-            deleted = await self._feedback.delete_older(cutoff)
-        except Exception:  # as above
-            log.exception("deleting the feedback on old answers failed")
-        else:
-            if deleted:
-                log.info("deleted the feedback on %d answer(s) past HISTORY_DAYS", deleted)
-
-    async def _sweep_unanswered(self, cutoff: float) -> None:
-        """Unanswered questions kept for `/gaps` go with their conversations."""
-        if self._unanswered is None:
-            return
-        try:
-            await self._unanswered.delete_older(cutoff)
-        except Exception:  # as for the conversations: the next sweep tries again
-            log.exception("deleting old unanswered questions failed")
 
     def start(self) -> None:
         """Sweep every `interval_s` from now on, in the background."""
@@ -121,3 +100,17 @@ class Retention:
         while True:
             await asyncio.sleep(self._interval)
             await self.sweep()
+
+
+async def _sweep_kept(store: AgingHistory | None, cutoff: float, what: str) -> None:
+    """What is kept like the conversations goes with them: stored before `cutoff`. As for the
+    conversations, a failure is logged and the next sweep tries again."""
+    if store is None:
+        return
+    try:
+        deleted = await store.delete_older(cutoff)
+    except Exception:  # a sweep must never stop the bot
+        log.exception("deleting %s failed", what)
+    else:
+        if deleted:
+            log.info("%s: deleted %d past HISTORY_DAYS", what, deleted)
