@@ -9,16 +9,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bot.storage.feedback import (
-    ANSWER_CHARS,
     COMMENT_CHARS,
-    QUESTION_CHARS,
     Answered,
     FeedbackRecord,
     Reason,
     Vote,
     is_answer_id,
 )
-from bot.storage.feedback.rows import COLUMNS, WRITTEN, files_json, record_of, vote_of
+from bot.storage.feedback.rows import COLUMNS, WRITTEN, record_of, vote_of, written
 
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase
@@ -39,18 +37,7 @@ class PostgresFeedback:
         await self._pool.execute(
             f"INSERT INTO feedback ({WRITTEN}) "
             "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-            answer_id,
-            answered.chat_id,
-            answered.user_id,
-            answered.conversation,
-            answered.question[:QUESTION_CHARS],
-            answered.answer[:ANSWER_CHARS],
-            files_json(answered.files),
-            answered.model,
-            answered.prompt_tokens,
-            answered.completion_tokens,
-            answered.seconds,
-            self._clock(),
+            *written(answer_id, answered, self._clock()),
         )
 
     async def find(self, answer_id: str) -> FeedbackRecord | None:

@@ -10,7 +10,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.storage.errors import StorageError
-from bot.storage.feedback import REASONS, VOTES, Answered, FeedbackRecord, Reason, Vote
+from bot.storage.feedback import (
+    ANSWER_CHARS,
+    QUESTION_CHARS,
+    REASONS,
+    VOTES,
+    Answered,
+    FeedbackRecord,
+    Reason,
+    Vote,
+)
 
 WRITTEN = (
     "id, chat_id, user_id, conversation, question, answer, files, model, prompt_tokens, "
@@ -19,6 +28,24 @@ WRITTEN = (
 """The columns written when an answer is delivered, in `written`'s order."""
 COLUMNS = WRITTEN + ", vote, voted_at, reason, comment, prompt_message_id"
 """Every column, in the order `record_of` reads them."""
+
+
+def written(answer_id: str, answered: Answered, now: float) -> tuple[Any, ...]:
+    """The values of `WRITTEN` for a delivered answer, its texts cut to their bounds."""
+    return (
+        answer_id,
+        answered.chat_id,
+        answered.user_id,
+        answered.conversation,
+        answered.question[:QUESTION_CHARS],
+        answered.answer[:ANSWER_CHARS],
+        files_json(answered.files),
+        answered.model,
+        answered.prompt_tokens,
+        answered.completion_tokens,
+        answered.seconds,
+        now,
+    )
 
 
 def files_json(files: Sequence[str]) -> str:

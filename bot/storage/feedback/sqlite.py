@@ -9,16 +9,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bot.storage.feedback import (
-    ANSWER_CHARS,
     COMMENT_CHARS,
-    QUESTION_CHARS,
     Answered,
     FeedbackRecord,
     Reason,
     Vote,
     is_answer_id,
 )
-from bot.storage.feedback.rows import COLUMNS, WRITTEN, files_json, record_of, vote_of
+from bot.storage.feedback.rows import COLUMNS, WRITTEN, record_of, vote_of, written
 from bot.storage.sqlite_thread import SqliteThread
 
 _SCHEMA = """
@@ -63,20 +61,7 @@ class SqliteFeedback:
 
     async def record(self, answer_id: str, answered: Answered) -> None:
         """Write a delivered answer under `answer_id`, stamped now (text cut to the bounds)."""
-        row = (
-            answer_id,
-            answered.chat_id,
-            answered.user_id,
-            answered.conversation,
-            answered.question[:QUESTION_CHARS],
-            answered.answer[:ANSWER_CHARS],
-            files_json(answered.files),
-            answered.model,
-            answered.prompt_tokens,
-            answered.completion_tokens,
-            answered.seconds,
-            self._clock(),
-        )
+        row = written(answer_id, answered, self._clock())
         await self._db.run(
             lambda db: db.execute(
                 f"INSERT INTO feedback ({WRITTEN}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
