@@ -33,6 +33,27 @@ class QuoteWords:
     heading: str
 
 
+RUSSIAN_WORDS = QuoteWords(
+    not_found="цитата не найдена в прочитанных документах",
+    page="с. {n}",
+    pages="с. {n}",
+    sheet="лист «{name}»",
+    slide="слайд {n}",
+    chapter="глава {n}",
+    heading="раздел «{name}»",
+)
+ENGLISH_WORDS = QuoteWords(
+    not_found="quote not found in the documents read",
+    page="p. {n}",
+    pages="p. {n}",
+    sheet="sheet “{name}”",
+    slide="slide {n}",
+    chapter="chapter {n}",
+    heading="section “{name}”",
+)
+"""The two languages' words, for every front door (the terminal speaks English)."""
+
+
 def place_words(place: Place, words: QuoteWords) -> str:
     """A place as the reader's language says it: "p. 12", "лист «Бюджет»"."""
     if place.kind == "page":
@@ -113,3 +134,18 @@ def pages_by_source(checks: Sequence[QuoteCheck]) -> Mapping[str, tuple[int, ...
             if page is not None and page not in pages.setdefault(check.path, []):
                 pages[check.path].append(page)
     return {path: tuple(found) for path, found in pages.items()}
+
+
+def pages_named(
+    sources: Sequence[str],
+    quotes: Sequence[QuoteCheck],
+    read: Mapping[str, Sequence[int]],
+) -> dict[str, tuple[int, ...]]:
+    """Per source with pages, the pages its quotes were found on first, then the other pages
+    read: what a sources line names beside each file."""
+    quoted = pages_by_source(quotes)
+    named = {
+        path: tuple(dict.fromkeys([*quoted.get(path, ()), *read.get(path, ())]))
+        for path in sources
+    }
+    return {path: pages for path, pages in named.items() if pages}

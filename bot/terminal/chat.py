@@ -25,7 +25,7 @@ from bot.agent import (
     ToolFinished,
     ToolStarted,
 )
-from bot.quotes.marks import QuoteWords, pages_by_source, pages_words, place_words
+from bot.quotes.marks import ENGLISH_WORDS, pages_named, pages_words, place_words
 from bot.quotes.verify import QuoteCheck
 from bot.services import close_services, open_services
 from bot.settings.model import Settings
@@ -35,15 +35,7 @@ _HELP = "Ask a question. /reset starts a new conversation, /exit (or Ctrl-D) qui
 _ARGUMENTS_SHOWN = 120
 _TAKEN_BACK = "  ↩ (the text above was not the answer; it was taken back)"
 _QUOTE_SHOWN = 70
-_WORDS = QuoteWords(
-    not_found="quote not found in the documents read",
-    page="p. {n}",
-    pages="p. {n}",
-    sheet="sheet “{name}”",
-    slide="slide {n}",
-    chapter="chapter {n}",
-    heading="section “{name}”",
-)
+_WORDS = ENGLISH_WORDS
 
 
 class _Typed:
@@ -254,10 +246,9 @@ def _sources(
     sources: tuple[str, ...], pages: Mapping[str, tuple[int, ...]], quotes: tuple[QuoteCheck, ...]
 ) -> str:
     """The files read, each with the pages quoted or read from it."""
-    quoted = pages_by_source(quotes)
-    shown = []
-    for path in sources:
-        numbers = [*quoted.get(path, ()), *pages.get(path, ())]
-        shown.append(f"{path}, {pages_words(numbers, _WORDS)}" if numbers else path)
-    paged = any(quoted.get(path) or pages.get(path) for path in sources)
-    return ("; " if paged else ", ").join(shown)
+    named = pages_named(sources, quotes, pages)
+    shown = [
+        f"{path}, {pages_words(named[path], _WORDS)}" if path in named else path
+        for path in sources
+    ]
+    return ("; " if named else ", ").join(shown)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from aiogram.types import Message, User
 
 from bot.agent import Answer
-from bot.quotes.marks import marked, pages_by_source
+from bot.quotes.marks import marked, pages_named
 from bot.telegram.texts import Texts
 
 MAX_QUOTE_CHARS = 1500
@@ -82,12 +82,7 @@ def answer_markdown(result: Answer, texts: Texts) -> AnswerMarkdown:
 
 def pages_of(result: Answer) -> dict[str, tuple[int, ...]]:
     """Per source, the pages quoted first, then the other pages read."""
-    quoted = pages_by_source(result.quotes)
-    return {
-        path: tuple(dict.fromkeys([*quoted.get(path, ()), *result.pages.get(path, ())]))
-        for path in result.sources
-        if quoted.get(path) or result.pages.get(path)
-    }
+    return pages_named(result.sources, result.quotes, result.pages)
 
 
 def cut_markdown(partial: str, notice: str) -> AnswerMarkdown:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.quotes.marks import QuoteWords
+from bot.quotes.marks import ENGLISH_WORDS
 from bot.telegram.texts.model import Texts
 
 ENGLISH = Texts(
@@ -122,15 +122,7 @@ ENGLISH = Texts(
     sources_label="📄 Sources:",
     sources_more="and {n} more",
     note_not_from_documents="ℹ️ _Not from the documents: no document was read for this answer._",
-    quote_words=QuoteWords(
-        not_found="quote not found in the documents read",
-        page="p. {n}",
-        pages="p. {n}",
-        sheet="sheet “{name}”",
-        slide="slide {n}",
-        chapter="chapter {n}",
-        heading="section “{name}”",
-    ),
+    quote_words=ENGLISH_WORDS,
     source_too_big="📄 {name} is {size} MB, and Telegram lets bots send files of up to "
     "{limit} MB. Here is the page the answer was based on:",
     source_unreadable="📄 {name} is {size} MB, too big to send in Telegram, and its text "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.quotes.marks import QuoteWords
+from bot.quotes.marks import RUSSIAN_WORDS
 from bot.telegram.texts.model import Texts
 
 RUSSIAN = Texts(
@@ -127,15 +127,7 @@ RUSSIAN = Texts(
     sources_label="📄 Источники:",
     sources_more="и ещё {n}",
     note_not_from_documents="ℹ️ _Ответ не из документов: ни один документ для него не прочитан._",
-    quote_words=QuoteWords(
-        not_found="цитата не найдена в прочитанных документах",
-        page="с. {n}",
-        pages="с. {n}",
-        sheet="лист «{name}»",
-        slide="слайд {n}",
-        chapter="глава {n}",
-        heading="раздел «{name}»",
-    ),
+    quote_words=RUSSIAN_WORDS,
     source_too_big="📄 {name} весит {size} МБ, а бот может отправить в Telegram файл не больше "
     "{limit} МБ. Вот страница, на которую опирался ответ:",
     source_unreadable="📄 {name} весит {size} МБ: это слишком много, чтобы отправить его в "
