@@ -114,7 +114,8 @@ class TestReadOnly:
     async def test_it_reads_what_the_writer_wrote_and_never_takes_over(
         self, pair: tuple[Toolbox, Toolbox, Path], tmp_path: Path
     ) -> None:
-        writer, _, root = pair
+        writer, other, root = pair
+        await other.close()  # it would take over the writing when the writer stops
         await asyncio.wait_for(writer.wait_ready(), 30)
         settings = ToolSettings(sandbox_dir=root, data_dir=tmp_path / "data")
         reader = Toolbox(settings, watch="rescan", watch_interval=0.05, writes_index=False)
