@@ -305,6 +305,19 @@ _UNANSWERED = (
     )
     """,
 )
+_TOPIC_SCOPES = (
+    """
+    CREATE TABLE topic_scopes (
+        chat_id BIGINT NOT NULL,
+        thread_id BIGINT NOT NULL,
+        folders TEXT NOT NULL,
+        set_by BIGINT NOT NULL,
+        set_by_name TEXT NOT NULL DEFAULT '',
+        set_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (chat_id, thread_id)
+    )
+    """,
+)
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
@@ -320,6 +333,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "embeddings shared by every machine", _EMBEDDINGS),
     Migration(12, "answers and what their askers thought of them", _FEEDBACK),
     Migration(13, "questions the documents could not answer, the digest's schedule", _UNANSWERED),
+    Migration(17, "forum topics' scopes set with /scope", _TOPIC_SCOPES),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 
