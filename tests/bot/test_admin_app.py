@@ -8,12 +8,16 @@ the composition root built, with the real toolbox over the test documents folder
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
 import json
 import os
+import shutil
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import aiohttp
 import pytest
@@ -264,3 +268,83 @@ class TestScopesAndFeedback:
             _, body = await app.get("feedback")
             assert len(body["days"]) == 14
             assert sum(d["up"] + d["down"] for d in body["days"]) == 0
+
+
+def _browser_missing() -> str | None:
+    """Why the page cannot be opened in a browser here, or None."""
+    if importlib.util.find_spec("selenium") is None:
+        return "selenium is not installed (pip install -e '.[dev]')"
+    for program in ("chromium", "chromedriver"):
+        if shutil.which(program) is None:
+            return f"{program} is not installed (Debian: apt-get install chromium chromium-driver)"
+    return None
+
+
+def _open_in_chromium(url: str, trash: str) -> dict[str, Any]:
+    """Open the page headless, read the documents it lists, send `trash` to the trash through
+    its button and the confirmation dialog, and read the list again (blocking)."""
+    from selenium import webdriver  # noqa: PLC0415  (only where a browser is installed)
+    from selenium.webdriver.chrome.options import Options  # noqa: PLC0415
+    from selenium.webdriver.chrome.service import Service  # noqa: PLC0415
+    from selenium.webdriver.common.by import By  # noqa: PLC0415
+    from selenium.webdriver.support import expected_conditions  # noqa: PLC0415
+    from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
+
+    options = Options()
+    options.binary_location = str(shutil.which("chromium"))
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(str(shutil.which("chromedriver"))), options=options)
+    try:
+        wait = WebDriverWait(driver, 30)
+        driver.get(url)
+        shown = 'body[data-shown="documents"]'
+        wait.until(expected_conditions.presence_of_element_located((By.CSS_SELECTOR, shown)))
+        before = [
+            e.get_attribute("data-path") for e in driver.find_elements(By.CSS_SELECTOR, ".row")
+        ]
+        title = driver.find_element(By.ID, "title").text
+        row = driver.find_element(By.CSS_SELECTOR, f'.row[data-path="{trash}"]')
+        row.find_elements(By.TAG_NAME, "button")[-1].click()
+        wait.until(expected_conditions.alert_is_present())
+        question = driver.switch_to.alert.text
+        driver.switch_to.alert.accept()
+        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, f'.row[data-path="{trash}"]'))
+        after = [
+            e.get_attribute("data-path") for e in driver.find_elements(By.CSS_SELECTOR, ".row")
+        ]
+        return {"title": title, "before": before, "after": after, "question": question}
+    finally:
+        driver.quit()
+
+
+class TestInABrowser:
+    async def test_the_page_lists_the_documents_and_trashes_one_after_asking(
+        self, open_app: Any, sandbox_dir: Path
+    ) -> None:
+        missing = _browser_missing()
+        if missing is not None:
+            pytest.skip(f"no browser for the Mini App page: {missing}")
+        async with open_app() as app:
+            init_data = app.auth().removeprefix("tma ")
+            url = str(app.client.make_url("/admin/")) + "#tgWebAppData=" + quote(init_data)
+            seen = await asyncio.to_thread(_open_in_chromium, url, CHARLOTTE)
+            assert seen["title"] == RUSSIAN_APP["title"]
+            assert CHARLOTTE in seen["before"]
+            assert "hr/отпуск.md" in seen["before"]
+            assert seen["question"] == RUSSIAN_APP["confirm_trash"].format(path=CHARLOTTE)
+            assert CHARLOTTE not in seen["after"]
+            assert LEASE in seen["after"]
+            assert not (sandbox_dir / CHARLOTTE).exists()
+            _, audit = await app.get("audit")
+            assert ("delete", CHARLOTTE) in [(e["action"], e["subject"]) for e in audit["entries"]]
