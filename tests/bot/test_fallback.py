@@ -132,9 +132,12 @@ class TestMainRefusingConnections:
                 await harness.feed(harness.updates.command("/status", user_id=ADMIN_ID))
         status = harness.session.sent_texts()[-1]
         main = harness.settings.model
-        assert RUSSIAN.status_model_paused.format(
-            model=f"<code>{escape(main)}</code>", kind="<code>unavailable</code>", wait="0:48"
-        ) in status
+        assert (
+            RUSSIAN.status_model_paused.format(
+                model=f"<code>{escape(main)}</code>", kind="<code>unavailable</code>", wait="0:48"
+            )
+            in status
+        )
         assert RUSSIAN.status_model_on.format(model=f"<code>{FALLBACK}</code>") in status
         logged = "\n".join(r.getMessage() for r in caplog.records)
         assert f"model {main} failed (unavailable" in logged
@@ -243,6 +246,7 @@ class TestWhatMovesOn:
     )
     async def test_a_refused_request_is_not_moved_on(
         self,
+        *,
         make_dispatcher: DispatcherFactory,
         fallback_llm: FakeLLM,
         clock: FakeClock,
