@@ -4,6 +4,7 @@ test moves for the cool-down."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from html import escape
@@ -14,10 +15,11 @@ import pytest
 
 from bot.agent.prompts import CONTINUE_NOTE
 from bot.telegram.texts import RUSSIAN
-from tests.bot.stream_support import Watch
+from tests.bot.stream_support import Watch, slow_stream, without_cursor
 from tests.fakes.accounts import ADMIN_ID
 from tests.fakes.clock import FakeClock
 from tests.fakes.fake_llm import FakeLLM, Reply, text_reply
+from tests.fakes.fake_stream import StreamHold
 from tests.fakes.fixtures import DispatcherFactory
 from tests.fakes.harness import Harness
 from tests.monitoring.test_endpoints import scrape, value, webhook_client
@@ -275,10 +277,22 @@ class TestStreamCutMidway:
     ) -> None:
         watch = Watch.on(bot_session)
         started = "Для шарлотки нужны три яйца, стакан сахара и стакан муки."
+        rest = "Выпекайте сорок минут, до золотистой корочки."
+
+        def taken_over(_: object) -> bool:
+            return any(HANDOVER_LINE in d.text for d in watch.drafts())
+
         async with with_fallback(make_dispatcher, fallback_llm, clock) as harness:
             harness.llm.reply(Reply(body=text_reply(started).body, cut_after=4))
-            fallback_llm.reply_text("Выпекайте сорок минут.")
-            await ask(harness, "как испечь шарлотку?")
+            slow_stream(fallback_llm, chars=4)
+            hold = StreamHold(after_chars=12)
+            fallback_llm.streaming.hold = hold
+            fallback_llm.reply_text(rest)
+            asking = asyncio.create_task(ask(harness, "как испечь шарлотку?"))
+            await hold.reached()
+            await harness.session.wait_for(taken_over)  # while the rest is still streaming
+            hold.release()
+            await asking
         going_on = fallback_llm.requests[0]
         assert going_on["messages"][-1] == {"role": "system", "content": CONTINUE_NOTE}
         cut = going_on["messages"][-2]
@@ -289,10 +303,10 @@ class TestStreamCutMidway:
         assert partial != started
         assert going_on["messages"][:-2] == harness.llm.requests[0]["messages"]
         assert going_on["tool_choice"] == "none", "the rest is text, not a new search"
-        assert watch.drafted(partial.strip()), "the reader saw what came before the break"
-        assert last_answer(watch) == (
-            f"{partial.strip()}\n\n{HANDOVER_LINE}\n\nВыпекайте сорок минут."
-        )
+        drafts = [without_cursor(d.text) for d in watch.drafts()]
+        assert drafts[0] == partial.strip(), "the reader saw what came before the break"
+        assert all(d.startswith(partial.strip()) for d in drafts), "nothing taken back"
+        assert last_answer(watch) == f"{partial.strip()}\n\n{HANDOVER_LINE}\n\n{rest}"
         assert FALLBACK_LINE not in last_answer(watch), "one line says who wrote it"
 
     async def test_a_cut_with_the_fallback_down_too_keeps_what_came_marked_as_cut(

@@ -73,7 +73,8 @@ def answer_markdown(result: Answer, texts: Texts) -> AnswerMarkdown:
         body = marked(result.text, result.quotes, texts.quote_words).strip()
     else:
         before, after = _marked_apart(result, handover.at, texts)
-        body = with_handover(before + after, Handover(len(before), handover.model), texts)
+        joined = with_handover(before + after, Handover(len(before), handover.model), texts)
+        body = joined.strip()
     tail = []
     if result.fallback_model is not None and handover is None:
         tail.append(texts.note_fallback.format(model=_escaped(result.fallback_model)))
@@ -95,12 +96,12 @@ def pages_of(result: Answer) -> dict[str, tuple[int, ...]]:
 
 def with_handover(text: str, handover: Handover | None, texts: Texts) -> str:
     """An answer's Markdown with the line that says where a fallback model took it over (a
-    paragraph of its own between the part shown before the break and the rest)."""
+    paragraph of its own between the part shown before the break and the rest). The part
+    shown is kept exactly, so the text on screen while it streamed stays a beginning of it."""
     if handover is None:
-        return text.strip()
-    shown, rest = text[: handover.at].rstrip(), text[handover.at :].strip()
+        return text
     line = texts.note_handover.format(model=_escaped(handover.model))
-    return f"{shown}\n\n{line}\n\n{rest}".strip()
+    return f"{text[: handover.at]}\n\n{line}\n\n{text[handover.at :].lstrip()}"
 
 
 def drafts_marked(on_event: EventHandler, texts: Texts) -> EventHandler:
