@@ -20,6 +20,7 @@ from pydantic import (
 from pydantic_settings import NoDecode
 
 from bot.scopes.rules import ScopeRules, ScopesFileError, load_rules
+from bot.settings.fallbacks import FallbackModel, parse_keys, parse_models
 from tools.config import EMPTY_IS_A_VALUE, ToolSettings
 
 _TOKEN_SHAPE = re.compile(r"^\d+:[A-Za-z0-9_-]{20,}$")
@@ -106,6 +107,24 @@ class Settings(ToolSettings):
     )
     model_max_retries: int = Field(
         default=2, ge=0, le=10, description="Retries of a model call on 429, 5xx or timeout."
+    )
+    fallback_models: str = Field(
+        default="",
+        description="Models asked, in order, when the main one is down (unreachable, timing "
+        "out, 5xx, 429 after retries): model-b,model-c@https://other.example/v1 (a model "
+        "without @ is on the main server); empty: no fallback.",
+    )
+    fallback_api_keys: SecretStr | None = Field(
+        default=None,
+        description="Keys of the fallback models as model-c=sk-...,model-d=sk-... (secret); a "
+        "model on the main server without one uses OPENAI_API_KEY, one on its own server gets "
+        "none (the main key never leaves the main server).",
+    )
+    fallback_cooldown_s: float = Field(
+        default=60.0,
+        ge=1,
+        le=3_600,
+        description="Seconds a model that failed is passed over before it is tried again.",
     )
     stream: Literal["auto", "on", "off"] = Field(
         default="auto",
@@ -279,6 +298,30 @@ class Settings(ToolSettings):
     def _lower_stream(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
+    @field_validator("fallback_models")
+    @classmethod
+    def _fallbacks_readable(cls, value: str) -> str:
+        parse_models(value)
+        return value.strip()
+
+    @model_validator(mode="after")
+    def _fallbacks_named_once(self) -> Settings:
+        """The chain's names are what /status and the metrics tell its models apart by, and
+        each key must find its model: both are checked once here, at start."""
+        names = tuple(model.name for model in parse_models(self.fallback_models))
+        if self.model in names:
+            msg = (
+                f"FALLBACK_MODELS: {self.model} is the main model (MODEL); each model of "
+                "the chain needs its own name"
+            )
+            raise ValueError(msg)
+        if self.fallback_api_keys is not None:
+            try:
+                parse_keys(self.fallback_api_keys.get_secret_value(), names)
+            except ValueError as exc:
+                raise ValueError(f"FALLBACK_API_KEYS: {exc}") from None
+        return self
+
     @field_validator("bot_token")
     @classmethod
     def _token_shape(cls, value: SecretStr | None) -> SecretStr | None:
@@ -293,7 +336,9 @@ class Settings(ToolSettings):
             raise ValueError(msg)
         return value
 
-    @field_validator("openai_api_key", "transcribe_api_key", "embedding_api_key")
+    @field_validator(
+        "openai_api_key", "transcribe_api_key", "embedding_api_key", "fallback_api_keys"
+    )
     @classmethod
     def _real_key(cls, value: SecretStr | None) -> SecretStr | None:
         if value is not None and _STAND_IN.search(value.get_secret_value().strip()):
@@ -503,6 +548,22 @@ class Settings(ToolSettings):
     def transcribe_key(self) -> SecretStr | None:
         """The transcription server's key: TRANSCRIBE_API_KEY, else OPENAI_API_KEY."""
         return self.transcribe_api_key or self.openai_api_key
+
+    @property
+    def fallbacks(self) -> tuple[FallbackModel, ...]:
+        """The models after the main one, each with the server and key it is asked with."""
+        models = parse_models(self.fallback_models)
+        names = tuple(model.name for model in models)
+        given = self.fallback_api_keys
+        keys = parse_keys(given.get_secret_value(), names) if given is not None else {}
+        return tuple(
+            FallbackModel(
+                model.name,
+                model.base_url,
+                keys.get(model.name) or (self.openai_api_key if model.base_url is None else None),
+            )
+            for model in models
+        )
 
     @property
     def embedding_url(self) -> str | None:

@@ -33,6 +33,7 @@ from bot.telegram.context import ChatContext
 from bot.telegram.handlers.compose import (
     answer_markdown,
     cut_markdown,
+    drafts_marked,
     quoted_context,
     with_quote,
 )
@@ -143,7 +144,7 @@ class Asker:
                         conversation,
                         question,
                         texts,
-                        stream.on_event,
+                        drafts_marked(stream.on_event, texts),
                         scope=scope,
                         noted=noted,
                     )
@@ -224,7 +225,7 @@ class Asker:
             user_id=message.from_user.id,
             conversation=chat_context.conversation,
             question=question,
-            model=self.settings.model,
+            model=answer.fallback_model or self.settings.model,
         )
         await remember_answer(self.feedback, answer_id, answered)
 
