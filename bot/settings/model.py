@@ -392,8 +392,8 @@ class Settings(ToolSettings):
         text = value.strip()
         if parse_chat_topic(text) is None:
             msg = (
-                "must be a group's numeric id (negative, as Telegram gives it), optionally with a forum topic after a slash: "
-                "-100123456 or -100123456/7"
+                "must be a group's numeric id (negative, as Telegram gives it), optionally "
+                "with a forum topic after a slash: -100123456 or -100123456/7"
             )
             raise ValueError(msg)
         return text

@@ -51,8 +51,8 @@ class PostgresBackend:
 
     def stores(self, *, clock: Callable[[], float], rate_limit_per_hour: int) -> Stores:
         """The stores in the database; those several machines compare use its clock, the
-        audit log, the feedback and the expert requests (swept by the same clock) `clock`; a rate window only when
-        `rate_limit_per_hour` is above zero."""
+        audit log, the feedback and the expert requests (swept by the same clock) `clock`; a
+        rate window only when `rate_limit_per_hour` is above zero."""
         database = self.database
         per_hour = rate_limit_per_hour
         return closed_by(

@@ -13,9 +13,7 @@ REQUEST_COLUMNS = (
     "asker_name, experts_chat_id, experts_message_id"
 )
 """Every column of a request, in the order `request_of` reads them."""
-REPLY_COLUMNS = (
-    "request_id, message_id, expert_id, expert_name, text, replied_at, saved_as"
-)
+REPLY_COLUMNS = "request_id, message_id, expert_id, expert_name, text, replied_at, saved_as"
 """Every column of a reply, in the order `reply_of` reads them (and `reply_row` writes)."""
 
 

@@ -218,5 +218,7 @@ class SqliteExpertRequests:
 
 
 def _request(db: sqlite3.Connection, where: str, args: Sequence[object]) -> ExpertRequest | None:
-    row = db.execute(f"SELECT {REQUEST_COLUMNS} FROM expert_requests WHERE {where}", args).fetchone()
+    row = db.execute(
+        f"SELECT {REQUEST_COLUMNS} FROM expert_requests WHERE {where}", args
+    ).fetchone()
     return None if row is None else request_of(row)

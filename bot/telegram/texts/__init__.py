@@ -1,10 +1,10 @@
 """Every text the bot says, in Russian and English, chosen by the user's Telegram language.
 
 `model` is the shape of one language's texts, `ru` and `en` fill it; `scope` holds the texts of
-/scope, `feedback` those of the 👍/👎 buttons and /feedback, `gaps` those of /gaps and the
-digest of unanswered questions; `numbers` writes numbers in words (plurals, thousands), `names`
-shows names from the documents folder and `people` users' names and moments, each safely in
-HTML.
+/scope, `feedback` those of the 👍/👎 buttons and /feedback, `gaps` those of /gaps and the digest
+of unanswered questions, `experts` those of "Ask an expert"; `numbers` writes numbers in words
+(plurals, thousands), `names` shows names from the documents folder and `people` users' names
+and moments, each safely in HTML.
 """
 
 from __future__ import annotations
