@@ -15,7 +15,8 @@ deleted like the conversations: after HISTORY_DAYS (`delete_older`) and by `/for
 
 `SqliteExpertRequests` (sqlite.py) keeps them in a small SQLite file in DATA_DIR; with
 DATABASE_URL, `PostgresExpertRequests` (postgres.py) in the shared database, so a reply reaching
-any worker finds the request another one sent. No aiogram here.
+any worker finds the request another one sent; `rows.py` reads a row back the same way for both.
+No aiogram here.
 """
 
 from __future__ import annotations
