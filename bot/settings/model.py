@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
@@ -37,6 +38,26 @@ _STAND_IN = re.compile(
 _WEBHOOK_PORTS = frozenset({443, 80, 88, 8443})  # the ports Telegram sends webhooks to
 
 IdList = Annotated[frozenset[int], NoDecode]
+
+_CHAT_TOPIC = re.compile(r"(-\d+)(?:/(\d+))?")
+"""A group's id is negative; a topic's id follows it after a slash."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatTopic:
+    """A chat, and the forum topic in it (None: the chat's general thread)."""
+
+    chat_id: int
+    thread_id: int | None = None
+
+
+def parse_chat_topic(text: str) -> ChatTopic | None:
+    """`-100123456` or `-100123456/7` as a `ChatTopic`; None for anything else."""
+    match = _CHAT_TOPIC.fullmatch(text.strip())
+    if match is None:
+        return None
+    topic = match.group(2)
+    return ChatTopic(int(match.group(1)), None if topic is None else int(topic))
 
 
 def _parse_ids(value: object) -> object:
@@ -225,6 +246,18 @@ class Settings(ToolSettings):
         description="How often each admin gets the questions the documents could not answer "
         "(Mondays or every day, 09:00 UTC); off sends none (/gaps still shows them).",
     )
+    experts_chat_id: str | None = Field(
+        default=None,
+        description="The group of experts an unanswered or disliked answer's question can be "
+        "sent to (`-100123456`, or `-100123456/7` for its forum topic 7); empty turns "
+        '"Ask an expert" off.',
+    )
+    experts_folder: str = Field(
+        default="FAQ",
+        min_length=1,
+        description="Folder of the documents folder that experts' answers are saved into as "
+        "Markdown files.",
+    )
     database_url: SecretStr | None = Field(
         default=None,
         description="postgresql://user:password@host:port/database holding the state several "
@@ -403,6 +436,30 @@ class Settings(ToolSettings):
             raise ValueError(msg)
         return SecretStr(secret)
 
+    @field_validator("experts_chat_id")
+    @classmethod
+    def _experts_chat_shape(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        text = value.strip()
+        if parse_chat_topic(text) is None:
+            msg = (
+                "must be a group's numeric id (negative, as Telegram gives it), optionally "
+                "with a forum topic after a slash: -100123456 or -100123456/7"
+            )
+            raise ValueError(msg)
+        return text
+
+    @field_validator("experts_folder")
+    @classmethod
+    def _experts_folder_shape(cls, value: str) -> str:
+        folder = value.strip().strip("/")
+        parts = folder.split("/")
+        if not folder or value.strip().startswith("/") or any(p in {"", ".", ".."} for p in parts):
+            msg = "must be a folder inside the documents folder, such as FAQ or docs/FAQ"
+            raise ValueError(msg)
+        return folder
+
     @field_validator("database_url")
     @classmethod
     def _postgres_url(cls, value: SecretStr | None) -> SecretStr | None:
@@ -533,6 +590,11 @@ class Settings(ToolSettings):
             return None
         host, _, port = self.metrics_listen.rpartition(":")
         return host.removeprefix("[").removesuffix("]"), int(port)
+
+    @property
+    def experts_chat(self) -> ChatTopic | None:
+        """EXPERTS_CHAT_ID as a chat and its topic; None when "Ask an expert" is off."""
+        return None if self.experts_chat_id is None else parse_chat_topic(self.experts_chat_id)
 
     @property
     def voice_enabled(self) -> bool:

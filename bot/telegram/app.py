@@ -139,6 +139,7 @@ def build_dispatcher(
         documents=documents,
         confirmations=stores.confirmations,
         feedback=stores.feedback,
+        experts=stores.experts,
         forgetting=Forgetting(
             services.history,
             services.locks,
@@ -147,6 +148,7 @@ def build_dispatcher(
             stores.confirmations,
             unanswered=unanswered,
             feedback=stores.feedback,
+            experts=stores.experts,
         ),
         retention=Retention(
             settings,
@@ -155,6 +157,7 @@ def build_dispatcher(
             clock=tuning.wall_clock,
             unanswered=unanswered,
             feedback=stores.feedback,
+            experts=stores.experts,
         ),
         unanswered=unanswered,
         gap_report=gap_report,

@@ -24,6 +24,7 @@ from aiogram.types import CallbackQuery, Message
 from bot.access import AccessPolicy
 from bot.agent import KeyedLocks
 from bot.storage.confirmations import Confirmations, Pending
+from bot.storage.experts import ExpertRequests
 from bot.storage.feedback import FeedbackStore
 from bot.storage.source_links import SourceLinks
 from bot.storage.unanswered import UnansweredLog
@@ -52,6 +53,7 @@ class Forgetting:
     confirmations: Confirmations
     feedback: FeedbackStore | None = None
     unanswered: UnansweredLog | None = None
+    experts: ExpertRequests | None = None
 
     async def forget(self, user_id: int) -> int:
         """Delete it all; how many conversations went. Their private conversation waits for a
@@ -65,6 +67,8 @@ class Forgetting:
                 await self.feedback.forget_user(user_id)
             if self.unanswered is not None:
                 await self.unanswered.forget_user(user_id)
+            if self.experts is not None:
+                await self.experts.forget_user(user_id)
         return deleted
 
 
