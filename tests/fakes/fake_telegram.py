@@ -247,6 +247,7 @@ class FakeTelegramSession(BaseSession):
             "setWebhook",
             "deleteMyCommands",
             "answerCallbackQuery",
+            "answerInlineQuery",
             "sendMessageDraft",
             "editMessageReplyMarkup",
         }:

@@ -5,8 +5,9 @@ from the documents), `voice` (voice questions), `sources` (a tap on a source or 
 `privacy` (/forget), `feedback` (the 👍/👎 under answers, the reasons and comments of a 👎),
 `feedback_report` (/feedback), `documents` (/rm, /mv, /trash), `admin` (uploads, /reindex),
 `access` (/allow, /deny, /users and request buttons), `access_lists` (who may use the bot, as
-admins read it), `audit` (/audit), `gaps` (/gaps), `scope` (/scope), `other` (messages the bot
-cannot read).
+admins read it), `audit` (/audit), `gaps` (/gaps), `scope` (/scope), `inline` (search from any
+chat, `@bot words`, and the deep link of the cards it posts), `other` (messages the bot cannot
+read).
 
 Beside them: `private` (handlers for private chats only, and the one reply they give
 elsewhere), `confirm` (the one "are you sure?" flow), `replies` (how handlers send texts and
@@ -26,6 +27,7 @@ from bot.telegram.handlers import (
     feedback,
     feedback_report,
     gaps,
+    inline,
     other,
     privacy,
     questions,
@@ -38,8 +40,9 @@ from bot.telegram.handlers import (
 def make_routers() -> list[Router]:
     """Admin first (it claims admins' documents), access, document management, the audit log,
     `/feedback`, `/forget`, the 👍/👎 taps and comments (a comment is a reply, which would
-    otherwise be a question), commands, questions, voice questions, the fallback; then source
-    buttons, which also answer any button no other router took."""
+    otherwise be a question), inline search (its deep link is a `/start`), commands,
+    questions, voice questions, the fallback; then source buttons, which also answer any
+    button no other router took."""
     return [
         admin.make_router(),
         scope.make_router(),
@@ -50,6 +53,7 @@ def make_routers() -> list[Router]:
         gaps.make_router(),
         privacy.make_router(),
         feedback.make_router(),
+        inline.make_router(),
         commands.make_router(),
         questions.make_router(),
         voice.make_router(),
