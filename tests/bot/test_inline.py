@@ -104,6 +104,9 @@ def _documents(harness: Harness) -> list[SendDocument]:
 
 
 class TestResults:
+    async def test_telegram_is_asked_for_inline_queries(self, harness: Harness) -> None:
+        assert "inline_query" in harness.dp.resolve_used_update_types()
+
     async def test_the_results_are_the_searchs_with_name_folder_snippet_and_place(
         self, harness: Harness
     ) -> None:
@@ -153,6 +156,7 @@ class TestResults:
     async def test_a_repeated_query_is_answered_from_memory_per_user(
         self, harness: Harness
     ) -> None:
+        await harness.services.toolbox.wait_synced()  # a rescan would drop what is kept
         first = await _ask(harness, "аренда")
         again = await _ask(harness, "  аренда ")
         assert [a.id for a in _articles(again)] == [a.id for a in _articles(first)]
