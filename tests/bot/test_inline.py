@@ -140,6 +140,18 @@ class TestResults:
             assert "Иванов" in article.description
             assert "sheet “Лето”" in _card(article)
 
+    async def test_a_name_cannot_disguise_itself(
+        self, make_dispatcher: Any, sandbox_dir: Path
+    ) -> None:
+        disguised = sandbox_dir / "hr" / "график\u202ecod.txt"
+        await asyncio.to_thread(disguised.write_text, "Летний график <b>смен</b>\n", "utf-8")
+        async with make_dispatcher() as harness:
+            (article,) = _articles(await _ask(harness, "график смен"))
+            assert article.title == "график\\u202ecod.txt"
+            card = _card(article)
+            assert "\u202e" not in card
+            assert "&lt;b&gt;смен&lt;/b&gt;" in card
+
     async def test_nothing_found_offers_the_private_chat(self, harness: Harness) -> None:
         answered = await _ask(harness, "зюзюбрякс")
         assert answered.results == []

@@ -44,9 +44,10 @@ class InlineTexts:
     link_gone: str
 
     def place(self, text: str | None) -> str:
-        """A snippet's place ("page 12") in the reader's words ("с. 12"); empty when none."""
+        """A snippet's place ("page 12") in the reader's words ("с. 12"); empty when none. A
+        sheet's or a heading's name has its hidden characters written out."""
         found = parse_place(text) if text else None
-        return place_words(found, self.words) if found is not None else ""
+        return visible(place_words(found, self.words)) if found is not None else ""
 
     def description(self, folder: str, snippet: str, place: str) -> str:
         """An inline result's second line: the folder, the place, the matching snippet."""
