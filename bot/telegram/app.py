@@ -32,6 +32,7 @@ from bot.telegram.gaps_digest import GapsDigest
 from bot.telegram.handlers import make_routers
 from bot.telegram.handlers.privacy import Forgetting
 from bot.telegram.handlers.questions import Asker
+from bot.telegram.inline_search import InlineSearch
 from bot.telegram.menu import register_commands
 from bot.telegram.middlewares import (
     AccessMiddleware,
@@ -164,6 +165,7 @@ def build_dispatcher(
         gaps_digest=GapsDigest(
             settings.gaps_digest, unanswered, gap_report, access, clock=tuning.wall_clock
         ),
+        inline_search=InlineSearch(services.toolbox, clock=tuning.clock),
     )
     dp.update.outer_middleware(ChatContextMiddleware(scopes))
     dp.update.outer_middleware(PairingMiddleware(access, app_url=settings.admin_app_url))

@@ -7,8 +7,9 @@ from the documents), `voice` (voice questions), `sources` (a tap on a source or 
 `expert_replies` (an expert's reply in the experts' chat sent to the asker, and saved),
 `feedback_report` (/feedback), `documents` (/rm, /mv, /trash), `admin` (uploads, /reindex),
 `access` (/allow, /deny, /users and request buttons), `access_lists` (who may use the bot, as
-admins read it), `audit` (/audit), `gaps` (/gaps), `scope` (/scope), `other` (messages the bot
-cannot read).
+admins read it), `audit` (/audit), `gaps` (/gaps), `scope` (/scope), `inline` (search from any
+chat, `@bot words`, and the deep link of the cards it posts), `other` (messages the bot cannot
+read).
 
 Beside them: `private` (handlers for private chats only, and the one reply they give
 elsewhere), `confirm` (the one "are you sure?" flow), `replies` (how handlers send texts and
@@ -30,6 +31,7 @@ from bot.telegram.handlers import (
     feedback,
     feedback_report,
     gaps,
+    inline,
     other,
     privacy,
     questions,
@@ -42,7 +44,8 @@ from bot.telegram.handlers import (
 def make_routers() -> list[Router]:
     """Admin first (it claims admins' documents), access, document management, the audit log,
     `/feedback`, `/forget`, the 👍/👎 taps and comments and the experts' taps and replies (a
-    comment or an expert's reply is a reply, which would otherwise be a question), commands,
+    comment or an expert's reply is a reply, which would otherwise be a question), inline search
+    (its deep link is a `/start`), commands,
     questions, voice questions, the fallback; then source buttons, which also answer any
     button no other router took."""
     return [
@@ -57,6 +60,7 @@ def make_routers() -> list[Router]:
         feedback.make_router(),
         experts.make_router(),
         expert_replies.make_router(),
+        inline.make_router(),
         commands.make_router(),
         questions.make_router(),
         voice.make_router(),
