@@ -10,8 +10,9 @@ average: the ordinary passages lose their head start, the ones that speak of wha
 asks keep theirs. On the meaning benchmark this lifts dense recall on paraphrases from 0.70 to
 0.83, with any share from 0.4 to 0.6; a share of 1 (full centring) overshoots.
 
-With the query centred, a passage whose similarity is not above 0 is no nearer to the query
-than to the folder's average, which is what `fusion` takes as "not found by meaning".
+With the query centred, a passage whose similarity is not above 0 is at most half as near to
+the query as to the folder's mean (q·p ≤ SHARE · mean·p): `fusion` takes it as "not found by
+meaning".
 
 The mean is estimated from the passages of up to `SAMPLE_FILES` documents spread over the
 keyword index, their vectors read from the embeddings cache (no embeddings call), and

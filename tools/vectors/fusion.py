@@ -14,8 +14,8 @@ trusted hits fill the first ones): a keyword match on rare words can still be th
 shows each side's best guess.
 
 The meaning side always has a nearest file, however far. With the query centred on the
-folder (`centre`), a file whose similarity is not above 0 is no nearer to the query than the
-folder's average passage and is not counted as found by meaning; without the centre (a build
+folder (`centre`), a file whose similarity is not above 0 leans more to the folder's average
+than to the query and is not counted as found by meaning; without the centre (a build
 just begun) the rule is relative: below `NEAR_SHARE` of the best one's similarity. Either way
 a small folder's every file is not "found".
 """
