@@ -154,12 +154,10 @@ class Toolbox:
         if cache is None:
             cache = self._own_cache = SqliteEmbeddingCache(data_dir / CACHE_FILE)
         self._query_embedder = QueryEmbedder(embeddings)
-        builder = self._vector_builder = VectorBuilder(
+        self._vector_builder = VectorBuilder(
             self.indexer, self._vectors, cache, embeddings, interval=interval
         )
-        self._centre = FolderCentre(
-            self.indexer, cache, embeddings.model, lambda: builder.status().passages_done
-        )
+        self._centre = FolderCentre(self.indexer, cache, embeddings.model, self._vectors.passages)
 
     def _three_tools(self, *, by_meaning: bool) -> tuple[Tool, ...]:
         """search_files, read_file and list_files, as the model is told of them."""

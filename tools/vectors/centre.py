@@ -16,13 +16,16 @@ meaning".
 
 The mean is estimated from the passages of up to `SAMPLE_FILES` documents spread over the
 keyword index, their vectors read from the embeddings cache (no embeddings call), and
-estimated again once the number of passages with vectors has changed by `REFRESH_SHARE`.
-Fewer than `MIN_VECTORS` vectors found (a build just begun) leave queries as they are.
+estimated again once the number of passages in the vector index (looked at no more often than
+every `RECHECK_S`, and in every process, the building one or not) has changed by
+`REFRESH_SHARE`. Fewer than `MIN_VECTORS` vectors found (a build just begun) leave queries as
+they are.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -40,11 +43,12 @@ SAMPLE_BYTES = 16 * 1024
 """Of each sampled document, the passages of its first this many bytes."""
 MIN_VECTORS = 32
 REFRESH_SHARE = 0.1
+RECHECK_S = 30.0
 
 
 class FolderCentre:
-    """The mean of the folder's passage vectors, kept in step with the vector build (blocking;
-    any thread)."""
+    """The mean of the folder's passage vectors, kept in step with the vector index (blocking;
+    any thread). `progress` counts the index's passages."""
 
     def __init__(
         self, indexer: Indexer, cache: EmbeddingCache, model: str, progress: Callable[[], int]
@@ -56,6 +60,7 @@ class FolderCentre:
         self._lock = threading.Lock()
         self._mean: np.ndarray | None = None
         self._at = -1
+        self._looked = -RECHECK_S
 
     def centred(self, vector: np.ndarray) -> tuple[np.ndarray, bool]:
         """The query `vector` with `SHARE` of the mean taken away (length 1), and whether it
@@ -72,8 +77,12 @@ class FolderCentre:
     def mean(self) -> np.ndarray | None:
         """The current estimate, made again when the passages with vectors have changed by
         `REFRESH_SHARE` since it was made."""
-        done = self.progress()
         with self._lock:
+            now = time.monotonic()
+            if now - self._looked < RECHECK_S:
+                return self._mean
+            self._looked = now
+            done = self.progress()
             if self._at < 0 or abs(done - self._at) > REFRESH_SHARE * max(self._at, 1):
                 self._mean = self._estimate()
                 self._at = done
