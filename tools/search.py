@@ -37,6 +37,7 @@ from tools.paths import modified_iso
 from tools.vectors.fusion import KeywordEvidence, fuse, near
 
 if TYPE_CHECKING:  # numpy and the vector index load only when embeddings are configured
+    from tools.vectors.centre import FolderCentre
     from tools.vectors.store import VectorHit, VectorStore
 
 NAME_WEIGHT = 8.0
@@ -228,11 +229,16 @@ class Searcher:
     """Runs queries against the index (blocking; call from a worker thread)."""
 
     def __init__(
-        self, indexer: Indexer, stemmer: Stemmer, vectors: VectorStore | None = None
+        self,
+        indexer: Indexer,
+        stemmer: Stemmer,
+        vectors: VectorStore | None = None,
+        centre: FolderCentre | None = None,
     ) -> None:
         self.indexer = indexer
         self.stemmer = stemmer
         self.vectors = vectors
+        self.centre = centre
         self._languages: list[str] = []
         self._languages_at = -LANGUAGES_TTL
         self._names = FoldedNames({})
@@ -560,12 +566,9 @@ class Searcher:
         if within is not None:
             visible = self._scoped_view(within, visible)[0]
         allowed = None if within is None else within.allowed
-        hits = [
-            hit
-            for hit in self.vectors.search(vector, limit, allowed=allowed)
-            if hit.path in visible and glob_match(hit.path, globs)
-        ]
-        hits = hits[: near([hit.similarity for hit in hits])]
+        found_near, centred = self.nearest(vector, limit, allowed=allowed)
+        hits = [hit for hit in found_near if hit.path in visible and glob_match(hit.path, globs)]
+        hits = hits[: near([hit.similarity for hit in hits], centred=centred)]
         by_path = {hit.path: hit for hit in hits}
         described = {item["path"]: item for item in found["results"]}
         fused = fuse(list(described), list(by_path), evidence, limit)
@@ -587,6 +590,18 @@ class Searcher:
         out["total"] = max(int(found["total"]) + only_meaning, len(results))
         out["truncated"] = out["total"] > len(results)
         return out if results else found
+
+    def nearest(
+        self, vector: Any, limit: int, *, allowed: frozenset[str] | None = None
+    ) -> tuple[list[VectorHit], bool]:
+        """The `limit` files nearest to the query's `vector`, centred on the folder first
+        (`tools.vectors.centre`), and whether it was."""
+        if self.vectors is None:
+            return [], False
+        centred = False
+        if self.centre is not None:
+            vector, centred = self.centre.centred(vector)
+        return self.vectors.search(vector, limit, allowed=allowed), centred
 
     @staticmethod
     def _passage(conn: sqlite3.Connection, hit: VectorHit) -> dict[str, Any]:

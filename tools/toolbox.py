@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # the index engine loads with the first search, not at start
     from tools.search import Searcher
     from tools.vectors.builder import VectorBuilder
     from tools.vectors.cache import EmbeddingCache, SqliteEmbeddingCache
+    from tools.vectors.centre import FolderCentre
     from tools.vectors.store import VectorStore
 
 log = logging.getLogger(__name__)
@@ -121,6 +122,7 @@ class Toolbox:
         )
         self._searcher: Searcher | None = None
         self._vectors: VectorStore | None = None
+        self._centre: FolderCentre | None = None
         self._vector_builder: VectorBuilder | None = None
         self._query_embedder: QueryEmbedder | None = None
         self._own_cache: SqliteEmbeddingCache | None = None
@@ -146,6 +148,7 @@ class Toolbox:
         It (numpy, the SDK, the index) loads only when it is configured."""
         from tools.vectors.builder import VectorBuilder  # noqa: PLC0415
         from tools.vectors.cache import SqliteEmbeddingCache  # noqa: PLC0415
+        from tools.vectors.centre import FolderCentre  # noqa: PLC0415
         from tools.vectors.store import VectorStore  # noqa: PLC0415
 
         self._vectors = VectorStore(data_dir / STORE_FOLDER)
@@ -155,6 +158,7 @@ class Toolbox:
         self._vector_builder = VectorBuilder(
             self.indexer, self._vectors, cache, embeddings, interval=interval
         )
+        self._centre = FolderCentre(self.indexer, cache, embeddings.model, self._vectors.passages)
 
     def _three_tools(self, *, by_meaning: bool) -> tuple[Tool, ...]:
         """search_files, read_file and list_files, as the model is told of them."""
@@ -342,7 +346,7 @@ class Toolbox:
         if self._searcher is None:
             from tools.search import Searcher  # noqa: PLC0415 - the engine loads at first search
 
-            self._searcher = Searcher(self.indexer, self._stemmer, self._vectors)
+            self._searcher = Searcher(self.indexer, self._stemmer, self._vectors, self._centre)
         return self._searcher
 
     def allowed_files(self, scope: Scope) -> frozenset[str]:
@@ -431,7 +435,8 @@ class Toolbox:
         self, query: str, limit: int, *, scope: Scope | None = None
     ) -> list[str]:
         """The files nearest in meaning to `query`, the vector side alone (no words, no
-        fusion), nearest first: for comparing the two sides, not for the model.
+        fusion; the query centred on the folder as in a fused search), nearest first: for
+        comparing the two sides, not for the model.
 
         Raises:
             EmbeddingsError: embeddings are not configured, or no vector came in time.
@@ -444,9 +449,7 @@ class Toolbox:
         vector = await self._query_embedder.embed(query)
         within = None if scope is None else Within(scope.folders, self.allowed_files(scope))
         allowed = None if within is None else within.allowed
-        hits = await asyncio.to_thread(
-            self.searcher.vectors.search, vector, limit, allowed=allowed
-        )
+        hits, _ = await asyncio.to_thread(self.searcher.nearest, vector, limit, allowed=allowed)
         return [hit.path for hit in hits]
 
     async def _read(self, args: ReadArgs, scope: Scope | None) -> ToolResult:

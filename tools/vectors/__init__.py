@@ -5,6 +5,7 @@
 - `cache`: embeddings already paid for, by model and passage digest (`EmbeddingCache`);
 - `embeddings`: the OpenAI-compatible `/embeddings` client (`EmbeddingsConfig`);
 - `passages`: documents cut into passages along their pages, sheets, headings and paragraphs;
+- `centre`: the folder's mean passage vector, partly taken from each query (`FolderCentre`);
 - `fusion`: keyword and meaning results merged, trusting each side as far as its evidence goes;
 - `state`: the vector side's file names in DATA_DIR and its progress (`VectorStatus`).
 

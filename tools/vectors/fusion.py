@@ -8,9 +8,16 @@ rare in the index, and the document is written in the query's language: such a h
 ahead of anything only the meaning side found. Any other keyword hit counts for a quarter of
 a meaning hit of the same rank, so the meaning side leads unless both sides agree.
 
-The meaning side always has a nearest file, however far: a file whose similarity is below
-`NEAR_SHARE` of the best one's is not counted as found by meaning (in a small folder every
-file would otherwise be "found").
+The meaning side's best file always keeps a place (the second, when the keyword side's
+trusted hits fill the first ones): a keyword match on rare words can still be the wrong file
+(a word in passing, six copies of one newsletter), and when the two sides disagree the list
+shows each side's best guess.
+
+The meaning side always has a nearest file, however far. With the query centred on the
+folder (`centre`), a file whose similarity is not above 0 leans more to the folder's average
+than to the query and is not counted as found by meaning; without the centre (a build
+just begun) the rule is relative: below `NEAR_SHARE` of the best one's similarity. Either way
+a small folder's every file is not "found".
 """
 
 from __future__ import annotations
@@ -58,10 +65,13 @@ class Fused:
     found_by: tuple[str, ...]
 
 
-def near(similarities: Sequence[float]) -> int:
-    """How many of the meaning side's hits (best first) lie near enough to count."""
+def near(similarities: Sequence[float], *, centred: bool = False) -> int:
+    """How many of the meaning side's hits (best first) lie near enough to count; `centred`:
+    the similarities are to a query centred on the folder."""
     if not similarities or similarities[0] <= 0:
         return 0
+    if centred:
+        return sum(1 for similarity in similarities if similarity > 0)
     floor = similarities[0] * NEAR_SHARE
     return sum(1 for similarity in similarities if similarity >= floor)
 
@@ -80,5 +90,7 @@ def fuse(
     for rank, path in enumerate(meaning, 1):
         scores[path] = scores.get(path, 0.0) + 1.0 / (RANK_DAMPING + rank)
         sides.setdefault(path, []).append("meaning")
-    order = sorted(scores, key=lambda p: -scores[p])
-    return [Fused(path, tuple(sides[path])) for path in order[:limit]]
+    order = sorted(scores, key=lambda p: -scores[p])[:limit]
+    if meaning and meaning[0] not in order:
+        order = [*order[:1], meaning[0], *order[1:]][:limit]
+    return [Fused(path, tuple(sides[path])) for path in order]

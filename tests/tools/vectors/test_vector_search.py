@@ -283,3 +283,37 @@ class TestFusion:
         first = found["results"][0]
         assert first["path"] == "правила/buget.txt"
         assert "words" in first["found_by"]
+
+
+class TestCentre:
+    """Most files of a folder lean one way (here: all speak of leave); a question that leans
+    that way too and asks about something else finds the file that speaks of it."""
+
+    QUESTION = "шредер для уничтожения в отпуске, отпускные, отпуск"
+
+    @pytest.fixture
+    def ordinary(self, boxes: Boxes) -> Boxes:
+        for n in range(36):
+            note = boxes.root / "графики" / f"отпуск-{n}.txt"
+            note.parent.mkdir(exist_ok=True)
+            note.write_text(f"Отпуск сотрудника {n}: график согласован.", encoding="utf-8")
+        return boxes
+
+    async def test_the_folders_common_lean_does_not_outrank_what_is_asked(
+        self, ordinary: Boxes
+    ) -> None:
+        box = await ordinary.start()
+        nearest = await box.search_by_meaning(self.QUESTION, 3)
+        assert nearest[0] == "правила/архив.txt"
+        found = await _search(box, self.QUESTION, limit=3)
+        hit = next(r for r in found["results"] if r["path"] == "правила/архив.txt")
+        assert "meaning" in hit["found_by"]
+
+    async def test_the_files_that_only_lean_the_common_way_are_not_found_by_meaning(
+        self, ordinary: Boxes
+    ) -> None:
+        box = await ordinary.start()
+        found = await _search(box, "шредер", limit=10)
+        by_meaning = [r["path"] for r in found["results"] if "meaning" in r["found_by"]]
+        assert by_meaning[0] == "правила/архив.txt"
+        assert not [p for p in by_meaning if p.startswith("графики/")]
