@@ -25,6 +25,7 @@ AUDIT_FILE = "audit.sqlite3"
 CONFIRMATIONS_FILE = "confirmations.sqlite3"
 FEEDBACK_FILE = "feedback.sqlite3"
 UNANSWERED_FILE = "unanswered.sqlite3"
+USAGE_FILE = "usage.sqlite3"
 DATA_VERSION_FILE = "data_version.json"
 HEARTBEAT_FILE = "heartbeat"
 
@@ -89,6 +90,11 @@ class DataFiles:
         """Questions the documents could not answer, and when their digest last went out
         (SQLite)."""
         return self.root / UNANSWERED_FILE
+
+    @property
+    def usage(self) -> Path:
+        """Tokens spent on the model and the budget warnings sent (SQLite)."""
+        return self.root / USAGE_FILE
 
     @property
     def index(self) -> Path:

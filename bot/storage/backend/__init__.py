@@ -30,6 +30,7 @@ from bot.storage.rate_limits import RateWindow
 from bot.storage.scopes import ScopeStore
 from bot.storage.source_links import SourceLinks
 from bot.storage.unanswered import UnansweredLog
+from bot.storage.usage import UsageStore
 
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase
@@ -54,6 +55,8 @@ class Stores:
     feedback: FeedbackStore
     unanswered: UnansweredLog
     """Questions the documents could not answer, and the digest's schedule."""
+    usage: UsageStore
+    """Tokens spent on the model, for budgets and `/usage`."""
 
 
 class Backend(Protocol):
@@ -96,6 +99,7 @@ def closed_by(closing: AsyncExitStack, stores: Stores) -> Stores:
         stores.scopes,
         stores.feedback,
         stores.unanswered,
+        stores.usage,
     ):
         closing.push_async_callback(store.close)
     return stores
