@@ -66,7 +66,9 @@ class SqliteUsage:
         """Check every allowance and write the reservation in one transaction."""
         now = self._clock()
         return await self._db.run(
-            lambda db: _reserve(db, question, user_id, chat_id, allowances, now)
+            lambda db: _reserve(
+                db, question, user_id=user_id, chat_id=chat_id, allowances=allowances, now=now
+            )
         )
 
     async def record(self, use: Use) -> bool:
@@ -137,6 +139,7 @@ class SqliteUsage:
 def _reserve(
     db: sqlite3.Connection,
     question: str,
+    *,
     user_id: int,
     chat_id: int,
     allowances: Sequence[Allowance],
