@@ -118,7 +118,10 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
         model = LazyClient.of(client) if client is not None else lazy_client(settings)
         stack.push_async_callback(model.close)
         locks = KeyedLocks(across=_locks_across(database) if database else None)
-        metrics = Metrics(tools=(spec["function"]["name"] for spec in toolbox.specs))
+        metrics = Metrics(
+            tools=(spec["function"]["name"] for spec in toolbox.specs),
+            models=_models_named(settings),
+        )
         metrics.watch(toolbox.status, locks.load, toolbox.vector_status)
         agent = Agent(config, model, toolbox, history, locks=locks, observer=metrics)
         transcriber = build_transcriber(settings, model)
@@ -151,6 +154,12 @@ def embeddings_config(settings: Settings) -> EmbeddingsConfig | None:
         base_url=settings.embedding_url,
         api_key=key.get_secret_value() if key is not None else None,
     )
+
+
+def _models_named(settings: Settings) -> set[str]:
+    """The models the settings name, the only ones the metrics label by name."""
+    named = {settings.model, settings.transcribe_model, settings.embedding_model}
+    return {name for name in (*named, *settings.limits.prices) if name}
 
 
 def _locks_across(database: PostgresDatabase) -> AdvisoryConversationLocks:

@@ -16,6 +16,7 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
 from bot.access import AccessPolicy
+from bot.budgets import Budgets
 from bot.documents import Documents
 from bot.documents.retention import Retention
 from bot.gaps.report import GapReport
@@ -35,6 +36,7 @@ from bot.telegram.handlers.questions import Asker
 from bot.telegram.menu import register_commands
 from bot.telegram.middlewares import (
     AccessMiddleware,
+    BudgetMiddleware,
     ConversationOrderMiddleware,
     InFlight,
     PairingMiddleware,
@@ -107,6 +109,9 @@ def build_dispatcher(
     scopes = Scopes(settings.scope_rules, stores.scopes, clock=tuning.wall_clock)
     unanswered = stores.unanswered
     gap_report = GapReport(unanswered, clock=tuning.wall_clock)
+    budgets = Budgets(
+        settings.limits, stores.usage, clock=tuning.wall_clock, observer=services.metrics
+    )
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,
@@ -124,7 +129,9 @@ def build_dispatcher(
             scopes=scopes,
             unanswered=unanswered,
             feedback=stores.feedback,
+            budgets=budgets,
         ),
+        budgets=budgets,
         pending_status=pending_status,
         albums=stores.albums,
         in_flight=in_flight,
@@ -155,6 +162,7 @@ def build_dispatcher(
             clock=tuning.wall_clock,
             unanswered=unanswered,
             feedback=stores.feedback,
+            usage=stores.usage,
         ),
         unanswered=unanswered,
         gap_report=gap_report,
@@ -178,6 +186,9 @@ def build_dispatcher(
             max_waiting=tuning.max_waiting_per_chat,
             metrics=services.metrics,
         )
+    )
+    dp.message.middleware(
+        BudgetMiddleware(budgets, clock=tuning.wall_clock, metrics=services.metrics)
     )
     dp.include_routers(*make_routers())
     dp.startup.register(count_api_errors)

@@ -77,7 +77,7 @@ class Allowance:
     since: float
     tokens: int
     near: int
-    period: str = "day"
+    period: Literal["day", "month"] = "day"
 
 
 @dataclass(frozen=True, slots=True)

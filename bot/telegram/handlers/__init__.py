@@ -3,10 +3,10 @@
 The features: `commands` (/start, /help, /reset, /files, /status), `questions` (text answered
 from the documents), `voice` (voice questions), `sources` (a tap on a source or page button),
 `privacy` (/forget), `feedback` (the 👍/👎 under answers, the reasons and comments of a 👎),
-`feedback_report` (/feedback), `documents` (/rm, /mv, /trash), `admin` (uploads, /reindex),
-`access` (/allow, /deny, /users and request buttons), `access_lists` (who may use the bot, as
-admins read it), `audit` (/audit), `gaps` (/gaps), `scope` (/scope), `other` (messages the bot
-cannot read).
+`feedback_report` (/feedback), `usage` (/usage: tokens spent, budgets, costs), `documents`
+(/rm, /mv, /trash), `admin` (uploads, /reindex), `access` (/allow, /deny, /users and request
+buttons), `access_lists` (who may use the bot, as admins read it), `audit` (/audit), `gaps`
+(/gaps), `scope` (/scope), `other` (messages the bot cannot read).
 
 Beside them: `private` (handlers for private chats only, and the one reply they give
 elsewhere), `confirm` (the one "are you sure?" flow), `replies` (how handlers send texts and
@@ -31,6 +31,7 @@ from bot.telegram.handlers import (
     questions,
     scope,
     sources,
+    usage,
     voice,
 )
 
@@ -48,6 +49,7 @@ def make_routers() -> list[Router]:
         audit.make_router(),
         feedback_report.make_router(),
         gaps.make_router(),
+        usage.make_router(),
         privacy.make_router(),
         feedback.make_router(),
         commands.make_router(),
