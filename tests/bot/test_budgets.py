@@ -4,6 +4,7 @@ asked, with when the budget starts afresh."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,9 +14,12 @@ import pytest
 
 from bot.settings_loader import SettingsError, load_settings
 from tests.bot.access_support import texts_to, tuning
-from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, USER_ID
+from tests.bot.source_support import GROUP_ID
+from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, BOT_USERNAME, USER_ID
 from tests.fakes.clock import FakeClock
+from tests.fakes.fake_llm import Reply, text_reply
 from tests.fakes.harness import Harness
+from tests.fakes.updates import mention_entity
 
 NOON = datetime(2026, 12, 2, 10, 0, tzinfo=UTC).timestamp()
 LIMITS = """
@@ -26,6 +30,7 @@ user_day = 1000
 user_month = 100000
 """
 WARNED = "израсходовали 80% дневного лимита"
+BUSY = "Лимит почти исчерпан, поэтому вопросы идут по одному"
 REFUSED = "Ваш дневной лимит на вопросы исчерпан. Он обновится 2026-12-03 00:00 (UTC)"
 
 
@@ -119,3 +124,69 @@ class TestLimitsFile:
         report = caught.value.report()
         assert f"LIMITS_FILE: {path}: line 4: users.42.day:" in report
         assert "greater than or equal to 0" in report
+
+
+class HeldModel:
+    """The fake model's answers wait until the test releases them."""
+
+    def __init__(self, harness: Harness) -> None:
+        self.release = asyncio.Event()
+        harness.llm.responder = self._respond
+
+    async def _respond(self, _: dict[str, Any]) -> Reply:
+        await self.release.wait()
+        return text_reply("Последний ответ.", usage=(100, 100))
+
+
+@pytest.fixture
+async def two_workers(
+    make_dispatcher: Any, tmp_path: Path, limits_file: Path, clock: FakeClock, postgres_url: str
+) -> AsyncIterator[tuple[Harness, Harness]]:
+    """Two dispatchers with their own DATA_DIR on one PostgreSQL database, as two workers."""
+    settings: dict[str, Any] = {
+        "tuning": tuning(clock),
+        "database_url": postgres_url,
+        "limits_file": limits_file,
+    }
+    async with (
+        make_dispatcher(data_dir=tmp_path / "one", **settings) as one,
+        make_dispatcher(data_dir=tmp_path / "two", **settings) as two,
+    ):
+        yield one, two
+
+
+class TestTwoWorkers:
+    async def test_two_workers_racing_the_last_question_let_one_through(
+        self, two_workers: tuple[Harness, Harness]
+    ) -> None:
+        one, two = two_workers
+        fake_llm, updates = one.llm, one.updates
+        await ask(one, (800, 50))
+        asked = len(fake_llm.requests)
+        held = HeldModel(one)
+        text = f"@{BOT_USERNAME} и последний вопрос?"
+        in_group = updates.message(
+            text,
+            chat_id=GROUP_ID,
+            chat_type="supergroup",
+            entities=[mention_entity(text, f"@{BOT_USERNAME}")],
+        )
+        racing = [
+            asyncio.create_task(one.feed(updates.message("И последний вопрос?"))),
+            asyncio.create_task(two.feed(in_group)),
+        ]
+        try:
+            await fake_llm.wait_for_requests(asked + 1)
+            done, _ = await asyncio.wait(racing, timeout=30, return_when="FIRST_COMPLETED")
+            assert len(done) == 1, "both questions went to the model"
+        finally:
+            held.release.set()
+            await asyncio.gather(*racing)
+        assert len(fake_llm.requests) == asked + 1
+        told = [
+            chat for chat in (USER_ID, GROUP_ID) if any(BUSY in t for t in texts_to(one, chat))
+        ]
+        assert len(told) == 1
+        await one.feed(updates.message("А ещё?"))
+        assert len(fake_llm.requests) == asked + 1
+        assert REFUSED in texts_to(one, USER_ID)[-1]
