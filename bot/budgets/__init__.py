@@ -3,7 +3,8 @@
 `limits` reads LIMITS_FILE (budgets per user and chat, per day and month, prices per model),
 `periods` tells days and months in its time zone, `costs` turns tokens into money, `gate`
 is what the front door asks before and after a question (`Budgets`), `report` sums the usage
-store for `/usage`, and `chart` draws it as a PNG. The counts themselves are kept by
+store for `/usage`, `chart` draws it as a PNG, and `sink` holds the embeddings' tokens (from
+any thread) until the store is there. The counts themselves are kept by
 bot.storage.usage. No aiogram here.
 """
 

@@ -112,6 +112,8 @@ def build_dispatcher(
     budgets = Budgets(
         settings.limits, stores.usage, clock=tuning.wall_clock, observer=services.metrics
     )
+    if services.usage is not None:
+        services.usage.attach(budgets.record)
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,

@@ -3,6 +3,7 @@ prompt tokens are priced apart, and admins get the month with a chart as a PNG."
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from aiogram.methods import SendPhoto
 from aiogram.types import BufferedInputFile
 
+from bot.budgets import Budgets
 from tests.bot.access_support import texts_to, tuning
 from tests.fakes.accounts import ADMIN_ID, USER_ID
 from tests.fakes.clock import FakeClock
@@ -125,3 +127,32 @@ class TestAdminUsage:
         text = await usage(priced)
         assert "Сегодня: 0 токенов" in text
         assert priced.session.called("sendPhoto") == []
+
+
+class TestOtherUses:
+    async def test_a_voice_questions_transcription_counts_for_its_asker(
+        self, priced: Harness
+    ) -> None:
+        priced.session.add_file("documents/voice1", b"OggS-recorded-speech")
+        priced.llm.speech.reply_text("Что в договоре?", usage=(40, 8))
+        await ask(priced, cached_reply("Ответ.", 100, 0, 20))
+        await priced.feed(priced.updates.voice())
+        assert priced.llm.speech.uploads
+        text = await usage(priced, language_code="en")
+        assert "Today: 168 tokens" in text
+
+    async def test_the_embeddings_search_by_meaning_pays_for_are_counted(
+        self, make_dispatcher: Any
+    ) -> None:
+        async with make_dispatcher(embedding_model="fake-embed") as harness:
+            await asyncio.wait_for(harness.services.toolbox.wait_vectors(), 60)
+            sink = harness.services.usage
+            assert sink is not None
+            await sink.settled()
+            budgets: Budgets = harness.dp["budgets"]
+            sums = await budgets.store.sums(0.0)
+            paid = harness.llm.embeddings.tokens
+        embedded = [one for one in sums if one.kind == "embeddings"]
+        assert paid > 0
+        assert sum(one.tokens.prompt for one in embedded) == paid
+        assert {(one.model, one.user_id) for one in embedded} == {("fake-embed", None)}

@@ -17,6 +17,7 @@ from bot.storage.usage import STALE_AFTER_S, Allowance, Refusal, Tokens, UsageSu
 
 if TYPE_CHECKING:
     import asyncpg
+    from asyncpg.pool import PoolConnectionProxy
 
     from bot.storage.postgres import PostgresDatabase
 
@@ -150,7 +151,7 @@ class PostgresUsage:
 
 
 async def _refusal(
-    connection: asyncpg.Connection, allowance: Allowance, now: float
+    connection: PoolConnectionProxy[asyncpg.Record], allowance: Allowance, now: float
 ) -> Refusal | None:
     """Whether `allowance` has no room left, or another question in flight near its end."""
     row = await connection.fetchrow(

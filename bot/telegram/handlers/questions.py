@@ -207,6 +207,20 @@ class Asker:
 
         return noted
 
+    def heard(self, message: Message, model: str) -> Callable[[Tokens], Awaitable[None]] | None:
+        """What records the tokens a voice question's transcription took, once."""
+        budgets = self.budgets
+        if budgets is None:
+            return None
+        user_id = message.from_user.id if message.from_user else None
+        chat_id = message.chat.id
+        key = question_key(chat_id, message.message_id, "transcription")
+
+        async def counted(tokens: Tokens) -> None:
+            await budgets.record(Use(model, "transcription", tokens, user_id, chat_id, key))
+
+        return counted
+
     def _counter(self, message: Message) -> Callable[[Answer], Awaitable[None]] | None:
         """What records an answer's tokens under its question's key, once."""
         budgets = self.budgets

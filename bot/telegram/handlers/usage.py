@@ -18,6 +18,7 @@ from aiogram.types import BufferedInputFile, Message
 
 from bot.budgets import Budgets
 from bot.budgets.chart import daily_chart
+from bot.budgets.limits import Period
 from bot.budgets.periods import started, utc_offset_s
 from bot.budgets.report import Spend, Summary, spend_of, summarise
 from bot.scopes import Scopes
@@ -69,7 +70,8 @@ async def _own(
     now = tuning.wall_clock()
     lines = [texts.mine_title]
     limited = False
-    for period, label in (("day", texts.today), ("month", texts.month)):
+    labels: tuple[tuple[Period, str], ...] = (("day", texts.today), ("month", texts.month))
+    for period, label in labels:
         since = started(now, period, limits.zone)
         sums = [s for s in await budgets.store.sums(since) if s.user_id == user_id]
         spend = _priced(budgets, sums)
@@ -143,7 +145,7 @@ async def _visible(
     pairs = {(one.user_id, one.chat_id) for one in sums}
     if scope is None:
         return pairs
-    kept = set()
+    kept: set[tuple[int | None, int | None]] = set()
     for user_id, chat_id in pairs:
         if chat_id is None:
             continue
