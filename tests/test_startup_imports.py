@@ -47,6 +47,7 @@ NOT_AT_STARTUP = (
     "tantivy",
     "numpy",
     "usearch",
+    "matplotlib",
 )
 """Document parsers, scanned-page tools and engines the running bot does not load up front."""
 

@@ -17,7 +17,6 @@ from aiogram.filters import Command
 from aiogram.types import BufferedInputFile, Message
 
 from bot.budgets import Budgets
-from bot.budgets.chart import daily_chart
 from bot.budgets.limits import Period
 from bot.budgets.periods import started, utc_offset_s
 from bot.budgets.report import Spend, Summary, spend_of, summarise
@@ -123,6 +122,8 @@ async def _admin_report(
     )
     month = f"{first:%Y-%m}"
     await say(bot, chat_context, _admin_text(texts, budgets, summary, month, scope), tuning)
+    from bot.budgets.chart import daily_chart  # noqa: PLC0415 - matplotlib loads at the first chart
+
     png = await asyncio.to_thread(
         daily_chart,
         [(day, spend.tokens.total) for day, spend in summary.days],
