@@ -86,6 +86,16 @@ class TestBudgets:
         assert "через 14 ч 0 мин" in refusal
         assert "Этого ответа" not in "".join(texts_to(budgeted, USER_ID))
 
+    async def test_a_voice_question_over_budget_is_not_even_transcribed(
+        self, budgeted: Harness
+    ) -> None:
+        await ask(budgeted, (900, 150))
+        budgeted.session.add_file("documents/voice1", b"OggS-recorded-speech")
+        budgeted.llm.speech.reply_text("Что в договоре?")
+        await budgeted.feed(budgeted.updates.voice())
+        assert budgeted.llm.speech.uploads == []
+        assert REFUSED in texts_to(budgeted, USER_ID)[-1]
+
     async def test_the_budget_starts_afresh_the_next_day(
         self, budgeted: Harness, clock: FakeClock
     ) -> None:

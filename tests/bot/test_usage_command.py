@@ -19,6 +19,7 @@ from tests.fakes.accounts import ADMIN_ID, USER_ID
 from tests.fakes.clock import FakeClock
 from tests.fakes.fake_llm import Reply, completion_body
 from tests.fakes.harness import Harness
+from tests.monitoring.test_endpoints import scrape, value, webhook_client
 
 NOON = datetime(2026, 12, 2, 10, 0, tzinfo=UTC).timestamp()
 LIMITS = """
@@ -156,3 +157,34 @@ class TestOtherUses:
         assert paid > 0
         assert sum(one.tokens.prompt for one in embedded) == paid
         assert {(one.model, one.user_id) for one in embedded} == {("fake-embed", None)}
+
+
+class TestMetricsAndRetention:
+    async def test_the_metrics_count_tokens_by_model_and_kind_and_their_cost(
+        self, priced: Harness
+    ) -> None:
+        async with webhook_client(priced) as client:
+            await ask(priced, cached_reply("Ответ.", 1000, 400, 100))
+            await ask(priced, cached_reply("Ответ.", 1000, 400, 100))
+            _, samples = await scrape(client)
+        labels = {"model": "gpt-4.1-mini", "kind": "answer"}
+        assert value(samples, "docs_bot_usage_tokens_total", type="prompt", **labels) == 2000
+        assert value(samples, "docs_bot_usage_tokens_total", type="cached", **labels) == 800
+        assert value(samples, "docs_bot_usage_tokens_total", type="completion", **labels) == 200
+        # 1,200 fresh at $2, 800 cached at $0.5, 200 completion at $8 a million.
+        assert value(samples, "docs_bot_usage_cost_total", **labels) == pytest.approx(0.0044)
+
+    async def test_history_days_deletes_old_usage(
+        self, make_dispatcher: Any, tmp_path: Path, clock: FakeClock
+    ) -> None:
+        path = tmp_path / "limits.toml"
+        path.write_text(LIMITS, encoding="utf-8")
+        async with make_dispatcher(
+            tuning=tuning(clock), limits_file=path, history_days=1
+        ) as harness:
+            await ask(harness, cached_reply("Ответ.", 300, 0, 20))
+            clock.advance(2 * 24 * 3600)
+            await ask(harness, cached_reply("Ответ.", 100, 0, 10))
+            await harness.dp["retention"].sweep()
+            text = await usage(harness)
+        assert "В этом месяце: 110 токенов" in text
