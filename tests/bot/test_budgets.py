@@ -29,7 +29,7 @@ timezone = "UTC"
 user_day = 1000
 user_month = 100000
 """
-WARNED = "израсходовали 80% дневного лимита"
+WARNED = "Вы израсходовали"
 BUSY = "Лимит почти исчерпан, поэтому вопросы идут по одному"
 REFUSED = "Ваш дневной лимит на вопросы исчерпан. Он обновится 2026-12-03 00:00 (UTC)"
 
@@ -68,8 +68,9 @@ class TestBudgets:
         await ask(budgeted, (500, 200))
         assert warnings_to(budgeted) == []
         await ask(budgeted, (90, 10))
-        assert len(warnings_to(budgeted)) == 1
-        assert "обновится 2026-12-03 00:00 (UTC)" in warnings_to(budgeted)[0]
+        assert warnings_to(budgeted) == [
+            "Вы израсходовали 80% дневного лимита на вопросы. Он обновится 2026-12-03 00:00 (UTC)."
+        ]
         await ask(budgeted, (50, 50))
         assert len(warnings_to(budgeted)) == 1
 
