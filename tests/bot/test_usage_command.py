@@ -129,6 +129,25 @@ class TestAdminUsage:
         assert "Сегодня: 0 токенов" in text
         assert priced.session.called("sendPhoto") == []
 
+    async def test_an_admin_with_a_scope_sees_the_people_within_it(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        outsider = 3003
+        scopes = tmp_path / "scopes.toml"
+        scopes.write_text(
+            f'{ADMIN_ID} = ["документы"]\n{USER_ID} = ["документы"]\n', encoding="utf-8"
+        )
+        async with make_dispatcher(
+            scopes_file=scopes, allowed_user_ids=frozenset({USER_ID, outsider})
+        ) as harness:
+            await ask(harness, cached_reply("Ответ.", 100, 0, 20))
+            await ask(harness, cached_reply("Ответ.", 5000, 0, 500), user_id=outsider)
+            text = await usage(harness, user_id=ADMIN_ID, language_code="en")
+        assert "Only the people and chats within your folders are counted." in text
+        assert f"<code>{USER_ID}</code>: 120 tokens" in text
+        assert str(outsider) not in text
+        assert "Total: 120 tokens" in text
+
 
 class TestOtherUses:
     async def test_a_voice_questions_transcription_counts_for_its_asker(
