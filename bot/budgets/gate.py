@@ -122,8 +122,14 @@ class Budgets:
         await self.store.release(question)
 
     async def record(self, use: Use) -> None:
-        """Keep one use, counted once however often it is recorded; the observer hears it."""
-        if not await self.store.record(use):
+        """Keep one use, counted once however often it is recorded; the observer hears it. A
+        store out of reach costs a log line, never the answer the use was for."""
+        try:
+            recorded = await self.store.record(use)
+        except Exception:  # the answer is given; losing its count must not lose it too
+            log.exception("budget: %d tokens of %s not recorded", use.tokens.total, use.model)
+            return
+        if not recorded:
             return
         if self._observer is not None:
             self._observer.model_used(

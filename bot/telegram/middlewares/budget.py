@@ -56,9 +56,13 @@ class BudgetMiddleware(BaseMiddleware):
         is_admin = bool(data.get("is_admin"))
         chat_id = event.chat.id
         key = question_key(chat_id, event.message_id)
-        refused = await self._budgets.admit(
-            key, user_id=user.id, chat_id=chat_id, is_admin=is_admin
-        )
+        try:
+            refused = await self._budgets.admit(
+                key, user_id=user.id, chat_id=chat_id, is_admin=is_admin
+            )
+        except Exception:  # the count is out of reach: answering beats refusing everyone
+            log.exception("budget: the usage store could not be read; the question goes on")
+            return await handler(event, data)
         texts = usage_texts(context.language)
         if refused is not None:
             if self._metrics is not None:
@@ -68,10 +72,21 @@ class BudgetMiddleware(BaseMiddleware):
         try:
             return await handler(event, data)
         finally:
+            await self._after(event, key, user.id, is_admin=is_admin, texts=texts)
+
+    async def _after(
+        self, event: Message, key: str, user_id: int, *, is_admin: bool, texts: UsageTexts
+    ) -> None:
+        """Give back an unused reservation, and tell the asker once when a budget is near its
+        end; a store out of reach costs a log line, never the answer already given."""
+        try:
             await self._budgets.release(key)
-            warning = await self._budgets.warning(user.id, chat_id, is_admin=is_admin)
-            if warning is not None:
-                await _tell(event, self._warning(texts, warning))
+            warning = await self._budgets.warning(user_id, event.chat.id, is_admin=is_admin)
+        except Exception:  # as on the way in: the answer is out, the count can wait
+            log.exception("budget: the usage store could not be written after a question")
+            return
+        if warning is not None:
+            await _tell(event, self._warning(texts, warning))
 
     def _refusal(self, texts: UsageTexts, refused: Refused) -> str:
         if refused.busy:
