@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from datetime import date, datetime
+from html import escape
 
 from aiogram import Bot, Router
 from aiogram.filters import Command
@@ -170,7 +171,9 @@ def _admin_text(
     lines += ["", texts.top_chats]
     lines += [_item(texts, budgets, f"<code>{chat}</code>", s) for chat, s in summary.chats]
     lines += ["", texts.per_model]
-    lines += [_item(texts, budgets, f"<code>{m[:60]}</code>", s) for m, s in summary.models]
+    lines += [
+        _item(texts, budgets, f"<code>{escape(m[:60])}</code>", s) for m, s in summary.models
+    ]
     lines += ["", texts.per_day]
     lines += [
         _item(texts, budgets, _day(day), spend)

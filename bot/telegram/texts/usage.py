@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot.budgets.limits import Period
-from bot.storage.usage import Kind, Who
+from bot.storage.usage import Who
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +43,6 @@ class UsageTexts:
     top_chats: str
     per_model: str
     per_day: str
-    per_kind: Mapping[Kind, str]
     nothing: str
     item_line: str
     """`{name}`, `{tokens}`, `{cost}`."""
@@ -92,7 +91,6 @@ ENGLISH_USAGE = UsageTexts(
     top_chats="<b>Top chats</b>",
     per_model="<b>Per model</b>",
     per_day="<b>Per day</b>",
-    per_kind={"answer": "answers", "transcription": "voice", "embeddings": "embeddings"},
     nothing="Nothing was spent yet.",
     item_line="{name}: {tokens}{cost}",
     chart_caption="Tokens per day in {month}",
@@ -138,7 +136,6 @@ RUSSIAN_USAGE = UsageTexts(
     top_chats="<b>Чаты</b>",
     per_model="<b>По моделям</b>",
     per_day="<b>По дням</b>",
-    per_kind={"answer": "ответы", "transcription": "голос", "embeddings": "эмбеддинги"},
     nothing="Пока ничего не израсходовано.",
     item_line="{name}: {tokens}{cost}",
     chart_caption="Токены по дням за {month}",
