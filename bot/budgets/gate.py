@@ -77,7 +77,9 @@ class Budgets:
         self._observer = observer
 
     def allowances(self, user_id: int, chat_id: int, *, is_admin: bool) -> list[Allowance]:
-        """Every budget a question from `user_id` in `chat_id` counts against, now."""
+        """Every budget a question from `user_id` in `chat_id` counts against, now. A private
+        chat (its id is its person's) is held to the chats' defaults only when listed itself:
+        they are meant for groups, and the person's own budget already holds it."""
         now = self._clock()
         zone = self.limits.zone
         found = []
@@ -87,6 +89,8 @@ class Budgets:
             if mine is not None:
                 found.append(Allowance("user", user_id, since, mine, _near(mine), period))
             chats = self.limits.chat_budget(chat_id, period, is_admin=is_admin)
+            if chat_id == user_id and chat_id not in self.limits.chats:
+                chats = None
             if chats is not None:
                 found.append(Allowance("chat", chat_id, since, chats, _near(chats), period))
         return found
