@@ -22,7 +22,8 @@ back up:
   access requests); `datadir/`: DATA_DIR as a whole (its version, upgrades, backups);
   `documents/`: admins' /rm, /mv, the trash, and what is deleted on time;
 - `settings/`: the settings model and the `.env` file's leftovers; it reads SCOPES_FILE through
-  `scopes/`, which decides which folders a question may see;
+  `scopes/`, which decides which folders a question may see, and LIMITS_FILE through
+  `budgets/`, which decides how many tokens a question may still spend and what they cost;
 - `storage/`: every store, one package per concern (a Protocol, its SQLite and its PostgreSQL
   class), on one SQLite engine and one PostgreSQL database, chosen in one place;
 - the ground floor: `logs/` (text or JSON lines, each with its conversation), `process/`

@@ -24,6 +24,7 @@ from bot.agent.client import LazyClient, lazy_client
 from bot.agent.config import AgentConfig
 from bot.agent.locks import KeyedLocks
 from bot.agent.loop import Agent
+from bot.budgets.sink import UsageSink
 from bot.datadir import upgrade
 from bot.monitoring import Metrics
 from bot.process.data_files import DataDirError, DataFiles
@@ -69,6 +70,8 @@ class Services:
     transcriber: Transcriber | None = None
     metrics: Metrics = field(default_factory=Metrics)
     closing: AsyncExitStack = field(default_factory=AsyncExitStack)
+    usage: UsageSink | None = None
+    """Where the embeddings' tokens wait for the usage store (the front door attaches it)."""
 
     @property
     def claims(self) -> UpdateClaims:
@@ -107,6 +110,7 @@ async def open_services(
         msg = f"DATA_DIR {files.root} cannot be written: {exc.strerror or exc}"
         raise DataDirError(msg) from exc
     stack = AsyncExitStack()
+    usage = UsageSink(asyncio.get_running_loop())
     try:
         url = settings.database_url
         backend = await open_backend(None if url is None else url.get_secret_value(), files, stack)
@@ -117,9 +121,10 @@ async def open_services(
         toolbox = Toolbox(
             settings,
             private_files=files.private_files(),
-            embeddings=embeddings_config(settings),
+            embeddings=embeddings_config(settings, on_tokens=usage.embedded),
             embedding_cache=backend.embedding_cache(),
         )
+        stack.push_async_callback(usage.close)
         await toolbox.start()
         stack.push_async_callback(toolbox.close)
         history = backend.history
@@ -132,7 +137,7 @@ async def open_services(
             stack.push_async_callback(fallback.close)
         metrics = Metrics(
             tools=(spec["function"]["name"] for spec in toolbox.specs),
-            models=(settings.model, *fallbacks),
+            models=_models_named(settings) | set(fallbacks),
         )
         metrics.watch(toolbox.status, locks.load, toolbox.vector_status)
         agent = Agent(
@@ -163,11 +168,15 @@ async def open_services(
         transcriber,
         metrics,
         closing=stack,
+        usage=usage,
     )
 
 
-def embeddings_config(settings: Settings) -> EmbeddingsConfig | None:
-    """Search by meaning as the settings ask for it; None when EMBEDDING_MODEL is empty."""
+def embeddings_config(
+    settings: Settings, *, on_tokens: Callable[[str, int], None] | None = None
+) -> EmbeddingsConfig | None:
+    """Search by meaning as the settings ask for it; None when EMBEDDING_MODEL is empty.
+    `on_tokens` hears the tokens each embedding took, from any thread."""
     if not settings.embedding_model:
         return None
     key = settings.embedding_key
@@ -175,7 +184,14 @@ def embeddings_config(settings: Settings) -> EmbeddingsConfig | None:
         model=settings.embedding_model,
         base_url=settings.embedding_url,
         api_key=key.get_secret_value() if key is not None else None,
+        on_tokens=on_tokens,
     )
+
+
+def _models_named(settings: Settings) -> set[str]:
+    """The models the settings name, the only ones the metrics label by name."""
+    named = {settings.model, settings.transcribe_model, settings.embedding_model}
+    return {name for name in (*named, *settings.limits.prices) if name}
 
 
 def _locks_across(database: PostgresDatabase) -> AdvisoryConversationLocks:

@@ -47,6 +47,7 @@ NOT_AT_STARTUP = (
     "tantivy",
     "numpy",
     "usearch",
+    "matplotlib",
 )
 """Document parsers, scanned-page tools and engines the running bot does not load up front."""
 
@@ -79,6 +80,7 @@ POSTGRES_STORES = (
     "bot.storage.rate_limits.postgres",
     "bot.storage.source_links.postgres",
     "bot.storage.unanswered.postgres",
+    "bot.storage.usage.postgres",
 )
 """Our stores on PostgreSQL, which the composition root imports only with DATABASE_URL."""
 

@@ -72,6 +72,7 @@ class _Progress:
     model_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
     sources: list[str] = field(default_factory=list)
     search_hits: list[int] = field(default_factory=list)
     results: dict[str, ToolResult] = field(default_factory=dict)
@@ -100,6 +101,7 @@ class _Progress:
             prompt_tokens=self.prompt_tokens,
             completion_tokens=self.completion_tokens,
             elapsed_s=time.monotonic() - started,
+            cached_prompt_tokens=self.cached_prompt_tokens,
         )
 
 
@@ -454,6 +456,7 @@ class Agent:
             )
             progress.prompt_tokens += prompt_tokens
             progress.completion_tokens += completion_tokens
+            progress.cached_prompt_tokens += min(reply.cached_tokens, prompt_tokens)
             return reply
         raise AssertionError  # pragma: no cover - the loop always returns or raises
 

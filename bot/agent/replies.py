@@ -36,6 +36,8 @@ class ModelReply:
     finish_reason: str | None
     prompt_tokens: int | None
     completion_tokens: int | None
+    cached_tokens: int = 0
+    """Prompt tokens the server had cached, where it says (0 when it does not)."""
 
     def assistant_message(self, *, with_tools: bool = True) -> dict[str, Any]:
         """The message as it goes into the history and back to the model."""
@@ -80,7 +82,16 @@ def reply_from(body: object, scrub: Callable[[str], str]) -> ModelReply:
         finish_reason=_optional_str(choice.get("finish_reason")),
         prompt_tokens=_optional_int(usage.get("prompt_tokens")),
         completion_tokens=_optional_int(usage.get("completion_tokens")),
+        cached_tokens=_cached_tokens(usage),
     )
+
+
+def _cached_tokens(usage: dict[str, Any]) -> int:
+    """`prompt_tokens_details.cached_tokens` as OpenAI reports it (others send none)."""
+    details = usage.get("prompt_tokens_details")
+    if not isinstance(details, dict):
+        return 0
+    return _optional_int(details.get("cached_tokens")) or 0
 
 
 def _content_text(content: object) -> str:

@@ -1,6 +1,6 @@
 """What the bot deletes on its own, on time: old conversations (HISTORY_DAYS), with the
-feedback on their answers, the unanswered questions kept for `/gaps` and the questions sent to
-the experts, and old trash
+feedback on their answers, the unanswered questions kept for `/gaps`, the questions sent to
+the experts and the tokens counted for budgets and `/usage`, and old trash
 (TRASH_DAYS).
 
 `Retention.sweep` does both once; the Telegram wing runs it at start and then every
@@ -49,6 +49,7 @@ class Retention:
         feedback: AgingHistory | None = None,
         unanswered: AgingHistory | None = None,
         experts: AgingHistory | None = None,
+        usage: AgingHistory | None = None,
     ) -> None:
         self._history_days = settings.history_days
         self._trash_days = settings.trash_days
@@ -60,6 +61,7 @@ class Retention:
         self._feedback = feedback
         self._unanswered = unanswered
         self._experts = experts
+        self._usage = usage
 
     async def sweep(self) -> None:
         """Delete conversations older than HISTORY_DAYS (when set) and trash older than
@@ -78,6 +80,7 @@ class Retention:
             await _sweep_kept(self._feedback, cutoff, "the feedback on old answers")
             await _sweep_kept(self._unanswered, cutoff, "old unanswered questions")
             await _sweep_kept(self._experts, cutoff, "old questions to the experts")
+            await _sweep_kept(self._usage, cutoff, "the model usage of old questions")
         try:
             purged = await self._documents.purge_trash(self._trash_days * DAY_S)
         except Exception:  # as above

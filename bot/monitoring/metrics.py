@@ -22,6 +22,7 @@ from prometheus_client.registry import Collector
 
 from bot.monitoring.breakers import BreakerGauges, ModelStates
 from bot.monitoring.gauges import LiveGauges, QueueLoad
+from bot.storage.usage import Tokens
 from tools import IndexStatus
 from tools.vectors.state import VectorStatus
 
@@ -41,7 +42,7 @@ ERROR_KINDS = frozenset(
     }
 )
 """Why a question failed: the agent's error kinds, an unexpected bug, a stop."""
-REFUSALS = frozenset({"rate_limited", "busy", "stopping"})
+REFUSALS = frozenset({"rate_limited", "busy", "stopping", "budget"})
 """Why a question was turned away before the agent saw it."""
 TELEGRAM_ERRORS = frozenset(
     {
@@ -63,6 +64,8 @@ FEEDBACK_VOTES = frozenset({"up", "down"})
 FEEDBACK_REASONS = frozenset({"none", "not_in_documents", "wrong_answer", "wrong_file", "comment"})
 """What a tap under an answer said: `none` for the vote itself, else what a 👎 said was wrong
 (a reason button, or a comment in words)."""
+USAGE_KINDS = frozenset({"answer", "transcription", "embeddings"})
+"""What the model's tokens were spent on (bot.storage.usage's kinds)."""
 _API_METHOD = re.compile(r"[A-Za-z]{1,64}")
 _ANSWER_BUCKETS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0)
 _TOOL_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -72,7 +75,8 @@ class Metrics:
     """Counters and histograms of one bot process; `render` gives the Prometheus text.
 
     `tools` names the tools the toolbox offers (the only tool labels besides `unknown`);
-    `models` the chain's models, MODEL and FALLBACK_MODELS (the only model labels).
+    `models` the models the settings name, MODEL and FALLBACK_MODELS among them (the only model
+    labels besides `other`).
     """
 
     def __init__(self, tools: Iterable[str] = (), models: Iterable[str] = ()) -> None:
@@ -139,6 +143,21 @@ class Metrics:
             "failed with an outage: unreachable, timing out, 5xx, 429 after retries, a cut "
             "stream.",
             ["model", "fallback"],
+            registry=self.registry,
+        )
+        self._usage_tokens = Counter(
+            "docs_bot_usage_tokens",
+            "Tokens recorded for budgets and /usage, by model, kind (answer, transcription, "
+            "embeddings) and type (prompt, cached: the part of prompt the server had cached, "
+            "completion); each question once.",
+            ["model", "kind", "type"],
+            registry=self.registry,
+        )
+        self._usage_cost = Counter(
+            "docs_bot_usage_cost",
+            "What the recorded tokens cost, in LIMITS_FILE's currency, by model and kind; only "
+            "models with a price there.",
+            ["model", "kind"],
             registry=self.registry,
         )
         self._prepare()
@@ -210,6 +229,16 @@ class Metrics:
         """A Bot API request failed: `method` as the API names it, `kind` of `TELEGRAM_ERRORS`."""
         shown = method if _API_METHOD.fullmatch(method) else OTHER
         self._telegram_errors.labels(shown, _known(kind, TELEGRAM_ERRORS)).inc()
+
+    def model_used(self, model: str, kind: str, tokens: Tokens, cost: float | None) -> None:
+        """Tokens recorded for one use (budgets' `UsageObserver`), and their cost if priced."""
+        shown = _known(model, self._models)
+        known_kind = _known(kind, USAGE_KINDS)
+        self._usage_tokens.labels(shown, known_kind, "prompt").inc(max(tokens.prompt, 0))
+        self._usage_tokens.labels(shown, known_kind, "cached").inc(max(tokens.cached, 0))
+        self._usage_tokens.labels(shown, known_kind, "completion").inc(max(tokens.completion, 0))
+        if cost is not None:
+            self._usage_cost.labels(shown, known_kind).inc(max(cost, 0.0))
 
     def feedback_given(self, vote: str, reason: str = "none") -> None:
         """A 👍 or 👎 under an answer (`reason` none), or what a 👎 said was wrong."""

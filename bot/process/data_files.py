@@ -26,6 +26,7 @@ CONFIRMATIONS_FILE = "confirmations.sqlite3"
 FEEDBACK_FILE = "feedback.sqlite3"
 UNANSWERED_FILE = "unanswered.sqlite3"
 EXPERTS_FILE = "experts.sqlite3"
+USAGE_FILE = "usage.sqlite3"
 DATA_VERSION_FILE = "data_version.json"
 HEARTBEAT_FILE = "heartbeat"
 
@@ -97,6 +98,11 @@ class DataFiles:
         return self.root / EXPERTS_FILE
 
     @property
+    def usage(self) -> Path:
+        """Tokens spent on the model and the budget warnings sent (SQLite)."""
+        return self.root / USAGE_FILE
+
+    @property
     def index(self) -> Path:
         """The search index (SQLite), rebuilt from the documents when missing."""
         return self.root / INDEX_FILE
@@ -143,4 +149,5 @@ class DataFiles:
             self.feedback,
             self.unanswered,
             self.experts,
+            self.usage,
         )

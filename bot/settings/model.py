@@ -20,6 +20,7 @@ from pydantic import (
 )
 from pydantic_settings import NoDecode
 
+from bot.budgets.limits import Limits, LimitsFileError, load_limits
 from bot.scopes.rules import ScopeRules, ScopesFileError, load_rules
 from bot.settings.fallbacks import FallbackModel, parse_keys, parse_models
 from tools.config import EMPTY_IS_A_VALUE, ToolSettings
@@ -228,6 +229,14 @@ class Settings(ToolSettings):
         "everyone sees every document.",
     )
     _scope_rules: ScopeRules = PrivateAttr(default_factory=ScopeRules)
+    limits_file: Path | None = Field(
+        default=None,
+        description="TOML file of token budgets per user and chat, per day and month "
+        "(`[defaults] user_day = 50000`, `[users.42] month = 1000000`) and model prices per "
+        'million tokens (`[prices."gpt-4o-mini"] input = 0.15`); empty means no budgets '
+        "and reports in tokens only.",
+    )
+    _limits: Limits = PrivateAttr(default_factory=Limits)
     _env_file_notes: tuple[str, ...] = PrivateAttr(default=())
     trash_days: int = Field(
         default=30,
@@ -491,6 +500,30 @@ class Settings(ToolSettings):
         except ScopesFileError as exc:
             raise ValueError(str(exc)) from None
         return value
+
+    @field_validator("limits_file")
+    @classmethod
+    def _limits_usable(cls, value: Path | None) -> Path | None:
+        """A LIMITS_FILE that cannot be used stops the start, named as the setting at fault."""
+        try:
+            load_limits(value)
+        except LimitsFileError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @model_validator(mode="after")
+    def _limits_read(self) -> Settings:
+        """The budgets are read at start and kept: a question never reads the file."""
+        try:
+            self._limits = load_limits(self.limits_file)
+        except LimitsFileError as exc:  # changed since it was checked a moment ago
+            raise ValueError(f"LIMITS_FILE: {exc}") from None
+        return self
+
+    @property
+    def limits(self) -> Limits:
+        """The budgets and prices LIMITS_FILE gives (none without the file)."""
+        return self._limits
 
     @model_validator(mode="after")
     def _scopes_read(self) -> Settings:

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from bot.agent.client import LazyClient
 from bot.agent.model_errors import detail_of, translate
 from bot.agent.types import AgentError, ContextOverflow, ModelAuthError, ModelBadReply
 from bot.settings.model import Settings
+from bot.storage.usage import Tokens
 
 if TYPE_CHECKING:
     import openai
@@ -61,12 +62,19 @@ class Transcriber:
         return str(self._client.base_url)
 
     async def transcribe(
-        self, data: bytes, filename: str, mime: str, language_hint: str | None
+        self,
+        data: bytes,
+        filename: str,
+        mime: str,
+        language_hint: str | None,
+        *,
+        heard: Callable[[Tokens], Awaitable[None]] | None = None,
     ) -> str:
         """The text spoken in `data` ("" when nothing was recognised).
 
         `filename` needs the right extension (servers tell the format by it); `language_hint`
         is an ISO-639-1 code such as `ru`, or None to let the server detect the language.
+        `heard` gets the tokens the server says the transcription took, when it says.
 
         Raises:
             AgentError: one of the model's error families; the text is for the log.
@@ -82,7 +90,11 @@ class Transcriber:
             )
         except openai.OpenAIError as exc:
             raise self._translate(exc) from exc
-        return _transcript(raw.content, self._scrub)
+        text = _transcript(raw.content, self._scrub)
+        tokens = _tokens_of(raw.content)
+        if heard is not None and tokens is not None:
+            await heard(tokens)
+        return text
 
     async def close(self) -> None:
         """Close the client if it was made for transcriptions alone."""
@@ -132,6 +144,22 @@ def _transcript(content: bytes, scrub: Callable[[str], str]) -> str:
         return body.strip()
     msg = f"the transcription server sent no text: {scrub(text[:80])!r}"
     raise ModelBadReply(msg)
+
+
+def _tokens_of(content: bytes) -> Tokens | None:
+    """The tokens a transcription reply says it took (`usage` of type `tokens`, as OpenAI's
+    token-billed models send); None for a reply billed by the second or saying nothing."""
+    try:
+        body = json.loads(content)
+    except ValueError:
+        return None
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict) or usage.get("type", "tokens") != "tokens":
+        return None
+    prompt, completion = usage.get("input_tokens"), usage.get("output_tokens")
+    if not isinstance(prompt, int) or not isinstance(completion, int):
+        return None
+    return Tokens(prompt, 0, completion)
 
 
 def build_transcriber(

@@ -20,7 +20,9 @@ on the shared engine too, its SQLite class opens the file its own way: crash rec
 machine; PostgreSQL only: on one machine the toolbox keeps them in DATA_DIR itself),
 `feedback/` (delivered answers and their askers' 👍/👎, kept like the history),
 `unanswered/` (questions the documents could not answer, and when their digest went out),
-`experts/` (questions sent to the experts' group and their replies, kept like the history).
+`experts/` (questions sent to the experts' group and their replies, kept like the history),
+`usage/` (tokens spent on the model per question, reserved against budgets, kept like the
+history).
 
 `backend` is the one place that chooses SQLite or PostgreSQL: `open_backend` opens the
 database, the history and the update claims, and its `Backend` builds the other stores as

@@ -356,6 +356,35 @@ _EXPERTS = (
 )
 
 
+_USAGE = (
+    """
+    CREATE TABLE usage (
+        id BIGSERIAL PRIMARY KEY,
+        question TEXT UNIQUE,
+        user_id BIGINT,
+        chat_id BIGINT,
+        model TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        prompt_tokens BIGINT NOT NULL,
+        cached_tokens BIGINT NOT NULL,
+        completion_tokens BIGINT NOT NULL,
+        at DOUBLE PRECISION NOT NULL,
+        done BOOLEAN NOT NULL
+    )
+    """,
+    "CREATE INDEX usage_by_user ON usage (user_id, at)",
+    "CREATE INDEX usage_by_chat ON usage (chat_id, at)",
+    "CREATE INDEX usage_by_time ON usage (at)",
+    """
+    CREATE TABLE usage_warnings (
+        subject TEXT NOT NULL,
+        period TEXT NOT NULL,
+        at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (subject, period)
+    )
+    """,
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
     Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
@@ -371,6 +400,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "answers and what their askers thought of them", _FEEDBACK),
     Migration(13, "questions the documents could not answer, the digest's schedule", _UNANSWERED),
     Migration(14, "questions sent to the experts and their replies", _EXPERTS),
+    Migration(15, "tokens spent on the model, budget warnings sent", _USAGE),
     Migration(17, "forum topics' scopes set with /scope", _TOPIC_SCOPES),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""

@@ -16,6 +16,7 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
 from bot.access import AccessPolicy
+from bot.budgets import Budgets
 from bot.documents import Documents
 from bot.documents.retention import Retention
 from bot.gaps.report import GapReport
@@ -36,6 +37,7 @@ from bot.telegram.inline_search import InlineSearch
 from bot.telegram.menu import register_commands
 from bot.telegram.middlewares import (
     AccessMiddleware,
+    BudgetMiddleware,
     ConversationOrderMiddleware,
     InFlight,
     PairingMiddleware,
@@ -108,6 +110,11 @@ def build_dispatcher(
     scopes = Scopes(settings.scope_rules, stores.scopes, clock=tuning.wall_clock)
     unanswered = stores.unanswered
     gap_report = GapReport(unanswered, clock=tuning.wall_clock)
+    budgets = Budgets(
+        settings.limits, stores.usage, clock=tuning.wall_clock, observer=services.metrics
+    )
+    if services.usage is not None:
+        services.usage.attach(budgets.record)
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,
@@ -125,7 +132,9 @@ def build_dispatcher(
             scopes=scopes,
             unanswered=unanswered,
             feedback=stores.feedback,
+            budgets=budgets,
         ),
+        budgets=budgets,
         pending_status=pending_status,
         albums=stores.albums,
         in_flight=in_flight,
@@ -159,6 +168,7 @@ def build_dispatcher(
             unanswered=unanswered,
             feedback=stores.feedback,
             experts=stores.experts,
+            usage=stores.usage,
         ),
         unanswered=unanswered,
         gap_report=gap_report,
@@ -183,6 +193,9 @@ def build_dispatcher(
             max_waiting=tuning.max_waiting_per_chat,
             metrics=services.metrics,
         )
+    )
+    dp.message.middleware(
+        BudgetMiddleware(budgets, clock=tuning.wall_clock, metrics=services.metrics)
     )
     dp.include_routers(*make_routers())
     dp.startup.register(count_api_errors)

@@ -54,6 +54,8 @@ class Embeddings:
         self.keep_inputs = True
         """False keeps only their count (`answered`): a benchmark's memory is not the fake's."""
         self.answered = 0
+        self.tokens = 0
+        """Prompt tokens reported in the `usage` of the answers sent."""
         """How many texts were answered with a vector."""
         self.calls = 0
         """Requests received, failed ones included."""
@@ -111,6 +113,7 @@ class Embeddings:
             for index, vector in enumerate(vectors)
         ]
         tokens = sum(len(text.split()) + 1 for text in texts)
+        self.tokens += tokens
         return web.json_response(
             {
                 "object": "list",

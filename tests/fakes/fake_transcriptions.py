@@ -41,9 +41,18 @@ class Transcriptions:
         self.uploads: list[Upload] = []
         self._queue: deque[_Answer] = deque()
 
-    def reply_text(self, text: str) -> None:
-        """Queue a transcript, sent as OpenAI does: `{"text": …}`."""
-        self._queue.append(_Answer(200, {"text": text}))
+    def reply_text(self, text: str, *, usage: tuple[int, int] | None = None) -> None:
+        """Queue a transcript, sent as OpenAI does: `{"text": …}`, with the input and output
+        tokens it took as its token-billed models report them, when `usage` is given."""
+        body: dict[str, Any] = {"text": text}
+        if usage is not None:
+            body["usage"] = {
+                "type": "tokens",
+                "input_tokens": usage[0],
+                "output_tokens": usage[1],
+                "total_tokens": sum(usage),
+            }
+        self._queue.append(_Answer(200, body))
 
     def reply_error(self, status: int, message: str | None = None) -> None:
         """Queue an HTTP error with an OpenAI-style error body."""

@@ -16,7 +16,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -32,7 +32,9 @@ BUILD_TIMEOUT_S = 60.0
 @dataclass(frozen=True)
 class EmbeddingsConfig:
     """Where and how texts are embedded. `base_url` None: the `openai` package's default;
-    `api_key` None: no key (a local server that asks for none)."""
+    `api_key` None: no key (a local server that asks for none). `on_tokens` hears the prompt
+    tokens of every reply that reports them (the model's name, the count), from the builder's
+    thread and from the event loop alike, so it must be safe to call from any thread."""
 
     model: str
     base_url: str | None = None
@@ -41,6 +43,13 @@ class EmbeddingsConfig:
     query_deadline_s: float = 1.5
     calls_per_second: float = 4.0
     attempts: int = 6
+    on_tokens: Callable[[str, int], None] | None = field(default=None, repr=False, compare=False)
+
+    def heard(self, usage: object) -> None:
+        """Pass a reply's `usage.prompt_tokens` on to `on_tokens`, when both are there."""
+        tokens = getattr(usage, "prompt_tokens", None)
+        if self.on_tokens is not None and isinstance(tokens, int) and tokens > 0:
+            self.on_tokens(self.model, tokens)
 
 
 class EmbeddingsError(RuntimeError):
@@ -129,6 +138,7 @@ class PassageEmbedder:
                 msg = f"the server sent {len(vectors)} vectors for {len(texts)} texts"
                 raise EmbeddingsError(msg)
             self.texts += len(texts)
+            self.config.heard(reply.usage)
             return normalised(vectors)
         raise EmbeddingsError("no attempts allowed")
 
@@ -179,6 +189,7 @@ class QueryEmbedder:
             raise EmbeddingsError(msg) from exc
         except openai.OpenAIError as exc:
             raise EmbeddingsError(describe(exc)) from exc
+        self.config.heard(reply.usage)
         if not reply.data:
             raise EmbeddingsError("the embeddings server sent no vector")
         vector: np.ndarray = normalised([reply.data[0].embedding])[0]

@@ -31,6 +31,7 @@ from bot.storage.rate_limits import RateWindow
 from bot.storage.scopes import ScopeStore
 from bot.storage.source_links import SourceLinks
 from bot.storage.unanswered import UnansweredLog
+from bot.storage.usage import UsageStore
 
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase
@@ -57,6 +58,8 @@ class Stores:
     """Questions the documents could not answer, and the digest's schedule."""
     experts: ExpertRequests
     """Questions sent to the experts, and their replies."""
+    usage: UsageStore
+    """Tokens spent on the model, for budgets and `/usage`."""
 
 
 class Backend(Protocol):
@@ -100,6 +103,7 @@ def closed_by(closing: AsyncExitStack, stores: Stores) -> Stores:
         stores.feedback,
         stores.unanswered,
         stores.experts,
+        stores.usage,
     ):
         closing.push_async_callback(store.close)
     return stores

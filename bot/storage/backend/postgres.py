@@ -26,6 +26,7 @@ from bot.storage.rate_limits.postgres import PostgresRateWindow
 from bot.storage.scopes.postgres import PostgresScopeStore
 from bot.storage.source_links.postgres import PostgresSourceLinks
 from bot.storage.unanswered.postgres import PostgresUnanswered
+from bot.storage.usage.postgres import PostgresUsage
 
 
 async def open_postgres(database_url: str, closing: AsyncExitStack) -> PostgresBackend:
@@ -69,6 +70,7 @@ class PostgresBackend:
                 PostgresFeedback(database, clock=clock),
                 unanswered=PostgresUnanswered(database, clock=clock),
                 experts=PostgresExpertRequests(database, clock=clock),
+                usage=PostgresUsage(database, clock=clock),
             ),
         )
 

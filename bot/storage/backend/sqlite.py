@@ -23,6 +23,7 @@ from bot.storage.pending_status.sqlite import SqlitePendingStatusStore
 from bot.storage.scopes.sqlite import SqliteScopeStore
 from bot.storage.source_links.sqlite import SqliteSourceLinks
 from bot.storage.unanswered.sqlite import SqliteUnanswered
+from bot.storage.usage.sqlite import SqliteUsage
 
 if TYPE_CHECKING:
     from tools.vectors.cache import EmbeddingCache
@@ -67,6 +68,7 @@ class SqliteBackend:
                 SqliteFeedback(files.feedback, clock=clock),
                 unanswered=SqliteUnanswered(files.unanswered, clock=clock),
                 experts=SqliteExpertRequests(files.experts, clock=clock),
+                usage=SqliteUsage(files.usage, clock=clock),
             ),
         )
 

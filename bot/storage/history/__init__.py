@@ -26,6 +26,9 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     elapsed_s: float = 0.0
+    cached_prompt_tokens: int = 0
+    """The part of `prompt_tokens` the server had seen before (its cached prefix), where it
+    reports one (`prompt_tokens_details.cached_tokens`)."""
 
 
 def own_conversation_keys(user_id: int) -> tuple[str, str, str]:

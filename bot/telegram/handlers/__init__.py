@@ -5,11 +5,11 @@ from the documents), `voice` (voice questions), `sources` (a tap on a source or 
 `privacy` (/forget), `feedback` (the 👍/👎 under answers, the reasons and comments of a 👎),
 `experts` ("Ask an expert" under an answer, and the asker's choice to show their name),
 `expert_replies` (an expert's reply in the experts' chat sent to the asker, and saved),
-`feedback_report` (/feedback), `documents` (/rm, /mv, /trash), `admin` (uploads, /reindex),
-`access` (/allow, /deny, /users and request buttons), `access_lists` (who may use the bot, as
-admins read it), `audit` (/audit), `gaps` (/gaps), `scope` (/scope), `inline` (search from any
-chat, `@bot words`, and the deep link of the cards it posts), `other` (messages the bot cannot
-read).
+`feedback_report` (/feedback), `usage` (/usage: tokens spent, budgets, costs), `documents`
+(/rm, /mv, /trash), `admin` (uploads, /reindex), `access` (/allow, /deny, /users and request
+buttons), `access_lists` (who may use the bot, as admins read it), `audit` (/audit), `gaps`
+(/gaps), `scope` (/scope), `inline` (search from any chat, `@bot words`, and the deep link of
+the cards it posts), `other` (messages the bot cannot read).
 
 Beside them: `private` (handlers for private chats only, and the one reply they give
 elsewhere), `confirm` (the one "are you sure?" flow), `replies` (how handlers send texts and
@@ -37,6 +37,7 @@ from bot.telegram.handlers import (
     questions,
     scope,
     sources,
+    usage,
     voice,
 )
 
@@ -56,6 +57,7 @@ def make_routers() -> list[Router]:
         audit.make_router(),
         feedback_report.make_router(),
         gaps.make_router(),
+        usage.make_router(),
         privacy.make_router(),
         feedback.make_router(),
         experts.make_router(),

@@ -21,6 +21,7 @@ from aiogram import Bot, F, Router
 from aiogram.types import Message
 
 from bot.agent import Agent, AgentError, Answer, EventHandler, ModelStreamCut
+from bot.budgets import Budgets
 from bot.gaps.rule import unanswered_reason
 from bot.quotes.marks import pages_by_source
 from bot.scopes import Scopes
@@ -30,6 +31,7 @@ from bot.storage.feedback import FeedbackStore, new_answer_id
 from bot.storage.pending_status import PendingStatusStore
 from bot.storage.source_links import SourceLinks
 from bot.storage.unanswered import UnansweredLog
+from bot.storage.usage import Tokens, Use, question_key
 from bot.telegram.addressing import has_words, question_text
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.compose import (
@@ -87,6 +89,8 @@ class Asker:
     unanswered: UnansweredLog | None = None
     """Where questions the documents could not answer are kept; None keeps none."""
     feedback: FeedbackStore | None = None
+    budgets: Budgets | None = None
+    """Where each answer's tokens are recorded (for budgets and /usage); None records none."""
 
     async def answer(
         self, bot: Bot, message: Message, chat_context: ChatContext, *, text: str | None = None
@@ -103,7 +107,7 @@ class Asker:
             return
         conversation = chat_context.conversation
         log.debug("question in %s: %r", conversation, question)
-        noted = self._noter(question, chat_context, message)
+        noted = self._noter(question, chat_context, message, self._counter(message))
         quoted = quoted_context(message, me, in_group=chat_context.is_group)
         asked = question
         question = with_quote(question, quoted)
@@ -198,20 +202,60 @@ class Asker:
         )
 
     def _noter(
-        self, question: str, chat_context: ChatContext, message: Message
+        self,
+        question: str,
+        chat_context: ChatContext,
+        message: Message,
+        counted: Callable[[Answer], Awaitable[None]] | None,
     ) -> Callable[[Answer], Awaitable[None]] | None:
-        """What keeps the question when its answer shows the documents had nothing for it."""
+        """What learns of every answer given: its tokens are `counted`, and the question is
+        kept when the answer shows the documents had nothing for it."""
         store = self.unanswered
         if store is None:
-            return None
+            return counted
         user_id = message.from_user.id if message.from_user else None
 
         async def noted(answer: Answer) -> None:
+            if counted is not None:
+                await counted(answer)
             await note_unanswered(
                 store, question, answer, chat_context=chat_context, user_id=user_id
             )
 
         return noted
+
+    def heard(self, message: Message, model: str) -> Callable[[Tokens], Awaitable[None]] | None:
+        """What records the tokens a voice question's transcription took, once."""
+        budgets = self.budgets
+        if budgets is None:
+            return None
+        user_id = message.from_user.id if message.from_user else None
+        chat_id = message.chat.id
+        key = question_key(chat_id, message.message_id, "transcription")
+
+        async def counted(tokens: Tokens) -> None:
+            await budgets.record(Use(model, "transcription", tokens, user_id, chat_id, key))
+
+        return counted
+
+    def _counter(self, message: Message) -> Callable[[Answer], Awaitable[None]] | None:
+        """What records an answer's tokens under its question's key, once."""
+        budgets = self.budgets
+        if budgets is None:
+            return None
+        model = self.settings.model
+        user_id = message.from_user.id if message.from_user else None
+        chat_id = message.chat.id
+        key = question_key(chat_id, message.message_id)
+
+        async def counted(answer: Answer) -> None:
+            usage = answer.usage
+            tokens = Tokens(
+                usage.prompt_tokens, usage.cached_prompt_tokens, usage.completion_tokens
+            )
+            await budgets.record(Use(model, "answer", tokens, user_id, chat_id, key))
+
+        return counted
 
     async def _scope(self, conversation: str, chat_context: ChatContext) -> Scope | None:
         """The scope this question is answered within. A conversation whose scope narrowed

@@ -14,6 +14,7 @@ message cannot mention anyone.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
 from aiogram import Bot, F, Router
 from aiogram.enums import ChatAction, ContentType
@@ -23,6 +24,7 @@ from aiogram.types import Message
 from bot.agent import AgentError
 from bot.settings.model import Settings
 from bot.speech.transcription import Transcriber
+from bot.storage.usage import Tokens
 from bot.telegram.addressing import has_words, replies_to_bot
 from bot.telegram.context import ChatContext
 from bot.telegram.downloads import DownloadError, read_file_bytes
@@ -113,6 +115,7 @@ async def on_recording(
         transcriber=transcriber,
         tuning=tuning,
         chat_context=chat_context,
+        heard=asker.heard(message, transcriber.model),
     )
     if transcript is None:
         return
@@ -140,8 +143,10 @@ async def _hear(
     transcriber: Transcriber,
     tuning: Tuning,
     chat_context: ChatContext,
+    heard: Callable[[Tokens], Awaitable[None]] | None = None,
 ) -> str | None:
-    """The transcript, or None once the user has been told why there is none."""
+    """The transcript, or None once the user has been told why there is none; `heard` gets
+    the tokens it took."""
     texts, conversation = chat_context.texts, chat_context.conversation
     limit = MAX_RECORDING_MB * _MB
     if recording.file_size is not None and recording.file_size > limit:
@@ -161,7 +166,7 @@ async def _hear(
         return None
     try:
         return await transcriber.transcribe(
-            data, recording.filename, recording.mime, language_hint(message)
+            data, recording.filename, recording.mime, language_hint(message), heard=heard
         )
     except AgentError as exc:
         log.warning(

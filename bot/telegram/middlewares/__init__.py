@@ -1,11 +1,13 @@
 """Middlewares, one job each: `pairing` (a code makes its sender the admin), `access` (who may
-use the bot, where), `rate_limit` (a sliding hour of questions per user), `order` (one update
-of a conversation at a time), `pastes` (a long paste Telegram split, joined again),
+use the bot, where), `rate_limit` (a sliding hour of questions per user), `budget` (token
+budgets per day and month, LIMITS_FILE), `order` (one update of a conversation at a time),
+`pastes` (a long paste Telegram split, joined again),
 `in_flight` (the handler tasks running, so shutdown lets them finish) and `notices` (whom the
 bot told something recently, so refusals do not flood).
 """
 
 from bot.telegram.middlewares.access import AccessMiddleware
+from bot.telegram.middlewares.budget import BudgetMiddleware
 from bot.telegram.middlewares.in_flight import InFlight
 from bot.telegram.middlewares.order import ConversationOrderMiddleware
 from bot.telegram.middlewares.pairing import PairingMiddleware
@@ -14,6 +16,7 @@ from bot.telegram.middlewares.rate_limit import RateLimitMiddleware, SlidingWind
 
 __all__ = [
     "AccessMiddleware",
+    "BudgetMiddleware",
     "ConversationOrderMiddleware",
     "InFlight",
     "PairingMiddleware",

@@ -3,9 +3,9 @@
 `model` is the shape of one language's texts, `ru` and `en` fill it; `scope` holds the texts of
 /scope, `feedback` those of the 👍/👎 buttons and /feedback, `gaps` those of /gaps and the
 digest of unanswered questions, `experts` those of "Ask an expert", `admin_app` the admins' Mini
-App's, `inline` those of search from any chat and its cards; `numbers` writes numbers in words
-(plurals, thousands), `names` shows names from the documents folder and `people` users' names
-and moments, each safely in HTML.
+App's, `inline` those of search from any chat and its cards, `usage` those of budgets and
+/usage; `numbers` writes numbers in words (plurals, thousands), `names` shows names from the
+documents folder and `people` users' names and moments, each safely in HTML.
 """
 
 from __future__ import annotations

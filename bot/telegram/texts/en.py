@@ -276,6 +276,7 @@ ENGLISH = Texts(
         ("files", "What is in the documents folder"),
         ("status", "Model, context and search"),
         ("forget", "Delete my conversations"),
+        ("usage", "My use of the model and my budget"),
     ),
     admin_command_descriptions=(
         ("reindex", "Rebuild the index (admins)"),
