@@ -78,6 +78,7 @@ POSTGRES_STORES = (
     "bot.storage.rate_limits.postgres",
     "bot.storage.source_links.postgres",
     "bot.storage.unanswered.postgres",
+    "bot.storage.notices.postgres",
 )
 """Our stores on PostgreSQL, which the composition root imports only with DATABASE_URL."""
 

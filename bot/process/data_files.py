@@ -25,6 +25,7 @@ AUDIT_FILE = "audit.sqlite3"
 CONFIRMATIONS_FILE = "confirmations.sqlite3"
 FEEDBACK_FILE = "feedback.sqlite3"
 UNANSWERED_FILE = "unanswered.sqlite3"
+NOTICES_FILE = "notices.sqlite3"
 DATA_VERSION_FILE = "data_version.json"
 HEARTBEAT_FILE = "heartbeat"
 
@@ -91,6 +92,11 @@ class DataFiles:
         return self.root / UNANSWERED_FILE
 
     @property
+    def notices(self) -> Path:
+        """Subscriptions to change notices and the changes waiting for them (SQLite)."""
+        return self.root / NOTICES_FILE
+
+    @property
     def index(self) -> Path:
         """The search index (SQLite), rebuilt from the documents when missing."""
         return self.root / INDEX_FILE
@@ -136,4 +142,5 @@ class DataFiles:
             self.confirmations,
             self.feedback,
             self.unanswered,
+            self.notices,
         )

@@ -19,7 +19,8 @@ on the shared engine too, its SQLite class opens the file its own way: crash rec
 `in_use.py`), `embeddings/` (the vectors search by meaning has paid for, shared by every
 machine; PostgreSQL only: on one machine the toolbox keeps them in DATA_DIR itself),
 `feedback/` (delivered answers and their askers' 👍/👎, kept like the history).
-`unanswered/` (questions the documents could not answer, and when their digest went out).
+`unanswered/` (questions the documents could not answer, and when their digest went out),
+`notices/` (subscriptions to change notices, and the changes waiting for their digests).
 
 `backend` is the one place that chooses SQLite or PostgreSQL: `open_backend` opens the
 database, the history and the update claims, and its `Backend` builds the other stores as

@@ -306,6 +306,32 @@ _UNANSWERED = (
     """,
 )
 
+_NOTICES = (
+    """
+    CREATE TABLE notice_subscriptions (
+        chat_id BIGINT NOT NULL,
+        folder TEXT NOT NULL,
+        user_id BIGINT,
+        language TEXT NOT NULL,
+        sent_through BIGINT NOT NULL,
+        PRIMARY KEY (chat_id, folder)
+    )
+    """,
+    "CREATE INDEX notice_subscriptions_by_user ON notice_subscriptions (user_id)",
+    """
+    CREATE TABLE notice_changes (
+        id BIGSERIAL PRIMARY KEY,
+        path TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('added', 'changed', 'removed')),
+        size BIGINT NOT NULL,
+        mtime_ns BIGINT NOT NULL,
+        noticed_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+    "CREATE INDEX notice_changes_by_path ON notice_changes (path, id)",
+    "CREATE INDEX notice_changes_by_time ON notice_changes (noticed_at)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
     Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
@@ -320,6 +346,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "embeddings shared by every machine", _EMBEDDINGS),
     Migration(12, "answers and what their askers thought of them", _FEEDBACK),
     Migration(13, "questions the documents could not answer, the digest's schedule", _UNANSWERED),
+    Migration(16, "change notices: subscriptions and the changes waiting for them", _NOTICES),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

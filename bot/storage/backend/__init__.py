@@ -25,6 +25,7 @@ from bot.storage.claims import UpdateClaims
 from bot.storage.confirmations import Confirmations
 from bot.storage.feedback import FeedbackStore
 from bot.storage.history import History
+from bot.storage.notices import NoticeStore
 from bot.storage.pending_status import PendingStatusStore
 from bot.storage.rate_limits import RateWindow
 from bot.storage.scopes import ScopeStore
@@ -54,6 +55,8 @@ class Stores:
     feedback: FeedbackStore
     unanswered: UnansweredLog
     """Questions the documents could not answer, and the digest's schedule."""
+    notices: NoticeStore
+    """Subscriptions to change notices and the changes waiting for them."""
 
 
 class Backend(Protocol):
@@ -96,6 +99,7 @@ def closed_by(closing: AsyncExitStack, stores: Stores) -> Stores:
         stores.scopes,
         stores.feedback,
         stores.unanswered,
+        stores.notices,
     ):
         closing.push_async_callback(store.close)
     return stores

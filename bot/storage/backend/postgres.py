@@ -19,6 +19,7 @@ from bot.storage.embeddings.postgres import PostgresEmbeddingCache
 from bot.storage.feedback.postgres import PostgresFeedback
 from bot.storage.history import History
 from bot.storage.history.postgres import PostgresHistory
+from bot.storage.notices.postgres import PostgresNotices
 from bot.storage.pending_status.postgres import PostgresPendingStatusStore
 from bot.storage.postgres import PostgresDatabase
 from bot.storage.rate_limits.postgres import PostgresRateWindow
@@ -67,6 +68,7 @@ class PostgresBackend:
                 PostgresScopeStore(database),
                 PostgresFeedback(database, clock=clock),
                 unanswered=PostgresUnanswered(database, clock=clock),
+                notices=PostgresNotices(database, clock=clock),
             ),
         )
 

@@ -18,6 +18,7 @@ from bot.storage.confirmations.sqlite import SqliteConfirmations
 from bot.storage.feedback.sqlite import SqliteFeedback
 from bot.storage.history import History
 from bot.storage.history.sqlite import HistoryStore
+from bot.storage.notices.sqlite import SqliteNotices
 from bot.storage.pending_status.sqlite import SqlitePendingStatusStore
 from bot.storage.scopes.sqlite import SqliteScopeStore
 from bot.storage.source_links.sqlite import SqliteSourceLinks
@@ -65,6 +66,7 @@ class SqliteBackend:
                 SqliteScopeStore(files.scopes),
                 SqliteFeedback(files.feedback, clock=clock),
                 unanswered=SqliteUnanswered(files.unanswered, clock=clock),
+                notices=SqliteNotices(files.notices, clock=clock),
             ),
         )
 
