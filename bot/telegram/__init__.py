@@ -11,6 +11,7 @@
   `exactly_once` (the webhook route, each update claimed once), `workers` (the parent of
   several webhook workers); `unanswered` (an answer's question kept when the documents had
   nothing for it) and `gaps_digest` (their digest, sent to every admin when due);
+  `change_notices` (the digests of changed documents, sent to their subscribers);
 - `middlewares/` (access, rate limit, paste joining, per-conversation order),
   `handlers/` (one router per feature);
 - `output/` (the status message, the answer shown as it is written, answer delivery, edit

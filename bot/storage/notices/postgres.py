@@ -62,8 +62,7 @@ class PostgresNotices:
     async def of_chat(self, chat_id: int) -> list[Subscription]:
         """A chat's subscriptions, by folder."""
         rows = await self._pool.fetch(
-            f"SELECT {_SUBSCRIPTION} FROM notice_subscriptions WHERE chat_id = $1 "
-            "ORDER BY folder",
+            f"SELECT {_SUBSCRIPTION} FROM notice_subscriptions WHERE chat_id = $1 ORDER BY folder",
             chat_id,
         )
         return [_subscription(row) for row in rows]

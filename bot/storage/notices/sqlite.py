@@ -59,10 +59,12 @@ class SqliteNotices:
     async def unsubscribe(self, chat_id: int, folder: str | None = None) -> int:
         """End one subscription of a chat, or all of them; how many ended."""
         return await self._db.run(
-            lambda db: db.execute(
-                "DELETE FROM notice_subscriptions WHERE chat_id = ? AND (? IS NULL OR folder = ?)",
-                (chat_id, folder, folder),
-            ).rowcount
+            lambda db: (
+                db.execute(
+                    "DELETE FROM notice_subscriptions WHERE chat_id = ? AND (? IS NULL OR folder = ?)",
+                    (chat_id, folder, folder),
+                ).rowcount
+            )
         )
 
     async def of_chat(self, chat_id: int) -> list[Subscription]:
@@ -107,28 +109,32 @@ class SqliteNotices:
     async def claim(self, chat_id: int, folder: str, seen: int, through: int) -> bool:
         """Move `sent_through` from `seen` to `through`, if it still holds `seen`."""
         moved = await self._db.run(
-            lambda db: db.execute(
-                "UPDATE notice_subscriptions SET sent_through = ? "
-                "WHERE chat_id = ? AND folder = ? AND sent_through = ?",
-                (through, chat_id, folder, seen),
-            ).rowcount
+            lambda db: (
+                db.execute(
+                    "UPDATE notice_subscriptions SET sent_through = ? "
+                    "WHERE chat_id = ? AND folder = ? AND sent_through = ?",
+                    (through, chat_id, folder, seen),
+                ).rowcount
+            )
         )
         return bool(moved)
 
     async def delete_older(self, cutoff: float) -> int:
         """Delete changes noticed before `cutoff`; how many."""
         return await self._db.run(
-            lambda db: db.execute(
-                "DELETE FROM notice_changes WHERE noticed_at < ?", (cutoff,)
-            ).rowcount
+            lambda db: (
+                db.execute("DELETE FROM notice_changes WHERE noticed_at < ?", (cutoff,)).rowcount
+            )
         )
 
     async def forget_user(self, user_id: int) -> int:
         """Delete one person's own subscriptions; how many."""
         return await self._db.run(
-            lambda db: db.execute(
-                "DELETE FROM notice_subscriptions WHERE user_id = ?", (user_id,)
-            ).rowcount
+            lambda db: (
+                db.execute(
+                    "DELETE FROM notice_subscriptions WHERE user_id = ?", (user_id,)
+                ).rowcount
+            )
         )
 
     async def close(self) -> None:

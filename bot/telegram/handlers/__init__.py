@@ -5,8 +5,8 @@ from the documents), `voice` (voice questions), `sources` (a tap on a source or 
 `privacy` (/forget), `feedback` (the 👍/👎 under answers, the reasons and comments of a 👎),
 `feedback_report` (/feedback), `documents` (/rm, /mv, /trash), `admin` (uploads, /reindex),
 `access` (/allow, /deny, /users and request buttons), `access_lists` (who may use the bot, as
-admins read it), `audit` (/audit), `gaps` (/gaps), `scope` (/scope), `other` (messages the bot
-cannot read).
+admins read it), `audit` (/audit), `gaps` (/gaps), `notices` (/subscribe, /unsubscribe,
+/subscriptions), `scope` (/scope), `other` (messages the bot cannot read).
 
 Beside them: `private` (handlers for private chats only, and the one reply they give
 elsewhere), `confirm` (the one "are you sure?" flow), `replies` (how handlers send texts and
@@ -26,6 +26,7 @@ from bot.telegram.handlers import (
     feedback,
     feedback_report,
     gaps,
+    notices,
     other,
     privacy,
     questions,
@@ -48,6 +49,7 @@ def make_routers() -> list[Router]:
         audit.make_router(),
         feedback_report.make_router(),
         gaps.make_router(),
+        notices.make_router(),
         privacy.make_router(),
         feedback.make_router(),
         commands.make_router(),
