@@ -75,7 +75,15 @@ class TestStartAndHelp:
         assert by_language["ru"]["reset"] == "Начать разговор заново"
         assert by_language["kk"] == by_language["ru"]
         assert by_language[None]["reset"] == "Start a new conversation"
-        assert set(by_language["ru"]) == {"start", "help", "reset", "files", "status", "forget"}
+        assert set(by_language["ru"]) == {
+            "start",
+            "help",
+            "reset",
+            "files",
+            "status",
+            "subscribe",
+            "forget",
+        }
 
     async def test_admins_get_reindex_in_their_menu(self, harness: Harness) -> None:
         menus = [c for c in harness.startup_calls if isinstance(c, SetMyCommands)]

@@ -126,7 +126,7 @@ class TestSubscribing:
             assert "заменила подписки на <b>hr/</b>, <b>it/</b>" in everything
             assert "Папки <b>нет/такой</b> нет" in await command(harness, "/subscribe нет/такой")
             assert "это файл, а не папка" in await command(harness, "/subscribe README.md")
-            assert "🔕 Подписки этого чата отменены: 1." == await command(harness, "/unsubscribe")
+            assert await command(harness, "/unsubscribe") == "🔕 Подписки этого чата отменены: 1."
             assert (await command(harness, "/subscriptions")).startswith("🔕 Подписок нет.")
             await harness.feed(
                 harness.updates.command("/subscribe hr", user_id=ADMIN_ID, language_code="en")
@@ -145,8 +145,8 @@ class TestSubscribing:
             await command(harness, "/subscribe hr")
             drop(sandbox_dir, "hr/первый.txt")
             await tick(harness, clock)
-            assert "🔕 Подписка на <b>hr/</b> отменена." == await command(
-                harness, "/unsubscribe hr"
+            assert (
+                await command(harness, "/unsubscribe hr") == "🔕 Подписка на <b>hr/</b> отменена."
             )
             assert "Подписки на <b>hr</b> нет" in await command(harness, "/unsubscribe hr")
             drop(sandbox_dir, "hr/второй.txt")

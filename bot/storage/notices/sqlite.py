@@ -61,7 +61,8 @@ class SqliteNotices:
         return await self._db.run(
             lambda db: (
                 db.execute(
-                    "DELETE FROM notice_subscriptions WHERE chat_id = ? AND (? IS NULL OR folder = ?)",
+                    "DELETE FROM notice_subscriptions "
+                    "WHERE chat_id = ? AND (? IS NULL OR folder = ?)",
                     (chat_id, folder, folder),
                 ).rowcount
             )
