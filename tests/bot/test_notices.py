@@ -224,6 +224,27 @@ class TestGroups:
             assert digests_to(harness, GROUP_ID) == [f"🔔 Новое в <b>hr/</b>: {POLICY}"]
             assert digests_to(harness, ADMIN_ID) == []
 
+    async def test_a_team_group_hears_of_an_admins_upload(self, make_dispatcher: Any) -> None:
+        clock = FakeClock()
+        async with make_dispatcher(tuning=tuning(clock)) as harness:
+            await command(harness, "/subscribe hr", user_id=ADMIN_ID, chat_id=GROUP_ID)
+            content = "Отпуск — 28 дней.".encode()
+            harness.session.add_file("documents/policy", content)
+            await harness.feed(
+                harness.updates.document(
+                    POLICY,
+                    file_id="policy",
+                    file_size=len(content),
+                    caption="hr",
+                    user_id=ADMIN_ID,
+                )
+            )
+            schedule = harness.dp["change_notices"].schedule(harness.bot)
+            await schedule.tick(clock())
+            clock.advance(QUIET)
+            await schedule.tick(clock())
+            assert digests_to(harness, GROUP_ID) == [f"🔔 Новое в <b>hr/</b>: {POLICY}"]
+
     async def test_the_groups_scope_when_sending_decides(
         self, make_dispatcher: Any, sandbox_dir: Path
     ) -> None:
