@@ -249,6 +249,30 @@ class TestTelegramSettings:
         with pytest.raises(SettingsError, match="WEBHOOK_SECRET"):
             load_settings()
 
+    @pytest.mark.parametrize(
+        ("env", "says"),
+        [
+            ({"ADMIN_APP_URL": "http://bot.example.com/admin"}, "https:// URL"),
+            ({"ADMIN_APP_URL": "https://bot.example.com"}, "a path of its own"),
+            ({"ADMIN_APP_URL": "https://bot.example.com/admin"}, "METRICS_LISTEN"),
+        ],
+    )
+    def test_the_admin_app_needs_https_a_path_and_a_server(
+        self, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], says: str
+    ) -> None:
+        if says != "METRICS_LISTEN":
+            monkeypatch.setenv("METRICS_LISTEN", "127.0.0.1:9108")
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        with pytest.raises(SettingsError, match="ADMIN_APP_URL") as caught:
+            load_settings()
+        assert says in str(caught.value)
+
+    def test_the_admin_app_is_served_under_its_path(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("METRICS_LISTEN", "127.0.0.1:9108")
+        monkeypatch.setenv("ADMIN_APP_URL", "https://bot.example.com/team/admin/")
+        assert Settings().admin_app_path == "/team/admin"
+
     def test_ipv6_listen_address(self, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv("WEBHOOK_LISTEN", "[::]:8443")
         settings = Settings()

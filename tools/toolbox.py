@@ -30,6 +30,7 @@ from tools.extract.formats.ocrnote import ocr_pages
 from tools.extract.page_pictures import CACHE_BYTES, PICTURE_SECONDS, PagePictures
 from tools.index.allocator import tune_allocator
 from tools.index.indexer import FULL_RESCAN_EVERY, FileReport, Indexer, IndexStatus, ReindexReport
+from tools.index.states import DocumentState, document_states, stored_errors
 from tools.index.store import INDEX_FILE, INDEX_TERMS, stored_text
 from tools.index.terms import Stemmer
 from tools.index.watch import WatchMode
@@ -355,6 +356,16 @@ class Toolbox:
         allowed = frozenset(p for p in visible if jail.admits_file(p))
         self._allowed = (visible, scope, allowed)
         return allowed
+
+    def document_states(self, scope: Scope | None) -> list[DocumentState]:
+        """Each visible document within `scope` and how far the index has it (blocking)."""
+        visible = self.visible_files(scope)
+        try:
+            with self.indexer.readers.connection() as conn:
+                stored = stored_errors(conn)
+        except sqlite3.Error:
+            stored = {}  # a damaged index: every file shows as waiting for the rebuild
+        return document_states(visible, stored)
 
     def visible_files(self, scope: Scope | None) -> dict[str, tuple[int, int]]:
         """The indexer's snapshot of visible files (size, mtime), narrowed to `scope`."""

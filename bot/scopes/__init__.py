@@ -6,7 +6,7 @@ answered.
 No aiogram here; the tools enforce a scope, this package only decides it.
 """
 
-from bot.scopes.rules import ScopeRules, ScopesFileError, load_rules, parse_rules
+from bot.scopes.rules import ScopeRules, ScopesFileError, load_rules, parse_rules, place_key
 from bot.scopes.scopes import ChatScope, Scopes
 
 __all__ = [
@@ -16,4 +16,5 @@ __all__ = [
     "ScopesFileError",
     "load_rules",
     "parse_rules",
+    "place_key",
 ]

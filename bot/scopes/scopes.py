@@ -1,10 +1,12 @@
 """Which scope a question is answered within: the chat's, narrowed to the asker's own.
 
-A chat's scope is the one an admin set there with `/scope`, else its SCOPES_FILE entry, else
-the file's default. A user's own scope is their entry, else the default. A question sees only
-what both allow: the place keeps a group's documents from a member who may see more (the
-answer is read by everyone in the group), and the asker's scope keeps theirs from a group that
-may see more. Either alone would let one of them widen the other.
+A chat's scope is the one an admin set there with `/scope`, else its SCOPES_FILE entry, else the
+file's default. In a forum topic, the topic's own scope (set with `/scope` inside it, else its
+`chat/topic` entry in the file) comes first, and the chat's when the topic has none. A user's own
+scope is their entry, else the default. A question sees only what both allow: the place keeps a
+group's documents from a member who may see more (the answer is read by everyone in the group), and
+the asker's scope keeps theirs from a group that may see more. Either alone would let one of them
+widen the other.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.scopes.rules import ScopeRules
+from bot.scopes.rules import ScopeRules, place_key
 from bot.storage.scopes import ChatOverride, ScopeStore, load_scope
 from tools.errors import SandboxError
 from tools.jail.sandbox import Sandbox
@@ -45,32 +47,52 @@ class Scopes:
         self.store = store
         self._clock = clock
 
-    async def of_chat(self, chat_id: int) -> ChatScope:
-        """The chat's own scope (before the asker's is applied)."""
+    async def of_chat(self, chat_id: int, thread_id: int | None = None) -> ChatScope:
+        """The chat's own scope, or its forum topic's (before the asker's is applied)."""
+        if thread_id is not None:
+            override = await self.store.chat_override(chat_id, thread_id)
+            if override is not None:
+                return ChatScope(override.scope, "telegram", override)
+            listed, scope = self.rules.topic(chat_id, thread_id)
+            if listed:
+                return ChatScope(scope, "file")
         override = await self.store.chat_override(chat_id)
         if override is not None:
             return ChatScope(override.scope, "telegram", override)
         source: Source = "file" if self.rules.listed(chat_id) else "default"
         return ChatScope(self.rules.of(chat_id), source)
 
-    async def for_question(self, chat_id: int, user_id: int | None) -> Scope | None:
-        """The scope a question asked in `chat_id` by `user_id` is answered within."""
-        chat = await self.of_chat(chat_id)
+    async def for_question(
+        self, chat_id: int, user_id: int | None, thread_id: int | None = None
+    ) -> Scope | None:
+        """The scope a question asked in `chat_id` (in forum topic `thread_id`, if any) by
+        `user_id` is answered within."""
+        chat = await self.of_chat(chat_id, thread_id)
         own = self.rules.of(user_id) if user_id is not None else self.rules.default
         return intersect(chat.scope, own)
 
     async def set_chat(
-        self, chat_id: int, scope: Scope | None, *, by: int, by_name: str = ""
+        self,
+        chat_id: int,
+        scope: Scope | None,
+        *,
+        by: int,
+        by_name: str = "",
+        thread_id: int | None = None,
     ) -> None:
-        """Set a chat's scope from Telegram; it overrides SCOPES_FILE for that chat."""
-        await self.store.set_chat(ChatOverride(chat_id, scope, by, by_name, self._clock()))
-        log.info("scope of chat %d set to %s by %d", chat_id, _logged(scope), by)
+        """Set a chat's (or a forum topic's) scope from Telegram; it overrides SCOPES_FILE
+        there."""
+        override = ChatOverride(chat_id, scope, by, by_name, self._clock(), thread_id)
+        await self.store.set_chat(override)
+        place = place_key(chat_id, thread_id)
+        log.info("scope of chat %s set to %s by %d", place, _logged(scope), by)
 
-    async def reset_chat(self, chat_id: int, *, by: int) -> bool:
-        """Back to SCOPES_FILE for this chat; False when nothing had been set."""
-        cleared = await self.store.clear_chat(chat_id)
+    async def reset_chat(self, chat_id: int, *, by: int, thread_id: int | None = None) -> bool:
+        """Back to SCOPES_FILE for this chat (or topic); False when nothing had been set."""
+        cleared = await self.store.clear_chat(chat_id, thread_id)
         if cleared:
-            log.info("scope of chat %d reset to SCOPES_FILE by %d", chat_id, by)
+            place = place_key(chat_id, thread_id)
+            log.info("scope of chat %s reset to SCOPES_FILE by %d", place, by)
         return cleared
 
     def missing_folders(self, sandbox: Sandbox) -> list[str]:

@@ -245,6 +245,12 @@ class Settings(ToolSettings):
         description="host:port serving /healthz and /metrics in polling mode; empty means "
         "off (webhook mode serves them on WEBHOOK_LISTEN).",
     )
+    admin_app_url: str | None = Field(
+        default=None,
+        description="Public HTTPS URL of the admins' Mini App (documents, users, scopes, audit "
+        "log), served under its path by the webhook server or METRICS_LISTEN's; empty means "
+        "off.",
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
         default="INFO", description="Logging level."
     )
@@ -310,6 +316,7 @@ class Settings(ToolSettings):
         "transcribe_base_url",
         "embedding_base_url",
         "webhook_url",
+        "admin_app_url",
     )
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
@@ -410,9 +417,42 @@ class Settings(ToolSettings):
         self._env_file_notes = tuple(notes)
 
     @property
+    def admin_app_path(self) -> str | None:
+        """The path the Mini App is served under (`/admin`), None when it is off."""
+        if self.admin_app_url is None:
+            return None
+        return "/" + urlsplit(self.admin_app_url).path.strip("/")
+
+    @property
     def scope_rules(self) -> ScopeRules:
         """The scopes SCOPES_FILE gives (none without the file)."""
         return self._scope_rules
+
+    @model_validator(mode="after")
+    def _admin_app_is_served(self) -> Settings:
+        """Telegram opens a Mini App only over HTTPS, and the bot serves it on the webhook
+        server or METRICS_LISTEN's: without either nothing would answer its URL."""
+        url = self.admin_app_url
+        if url is None:
+            return self
+        parts = urlsplit(url)
+        if parts.scheme != "https" and parts.hostname not in ("127.0.0.1", "localhost"):
+            msg = "ADMIN_APP_URL must be an https:// URL: Telegram opens Mini Apps over HTTPS only"
+            raise ValueError(msg)
+        if not parts.path.strip("/"):
+            msg = (
+                "ADMIN_APP_URL needs a path of its own, such as https://bot.example.com/admin: "
+                "the server's other paths are the webhook's, /healthz and /metrics"
+            )
+            raise ValueError(msg)
+        if self.webhook_url is None and self.metrics_listen is None:
+            msg = (
+                "ADMIN_APP_URL is served by the bot's web server: set WEBHOOK_URL (webhook "
+                "mode) or METRICS_LISTEN (polling mode), and let the reverse proxy pass the "
+                "app's path to it"
+            )
+            raise ValueError(msg)
+        return self
 
     @model_validator(mode="after")
     def _workers_share_a_database(self) -> Settings:

@@ -305,6 +305,19 @@ _UNANSWERED = (
     )
     """,
 )
+_TOPIC_SCOPES = (
+    """
+    CREATE TABLE topic_scopes (
+        chat_id BIGINT NOT NULL,
+        thread_id BIGINT NOT NULL,
+        folders TEXT NOT NULL,
+        set_by BIGINT NOT NULL,
+        set_by_name TEXT NOT NULL DEFAULT '',
+        set_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (chat_id, thread_id)
+    )
+    """,
+)
 
 _NOTICES = (
     """
@@ -347,6 +360,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "answers and what their askers thought of them", _FEEDBACK),
     Migration(13, "questions the documents could not answer, the digest's schedule", _UNANSWERED),
     Migration(16, "change notices: subscriptions and the changes waiting for them", _NOTICES),
+    Migration(17, "forum topics' scopes set with /scope", _TOPIC_SCOPES),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

@@ -13,7 +13,8 @@
   nothing for it) and `gaps_digest` (their digest, sent to every admin when due);
   `change_notices` (the digests of changed documents, sent to their subscribers);
 - `middlewares/` (access, rate limit, paste joining, per-conversation order),
-  `handlers/` (one router per feature);
+  `handlers/` (one router per feature), `admin_app/` (the admins' Mini App: its page and API
+  on the bot's own web server);
 - `output/` (the status message, the answer shown as it is written, answer delivery, edit
   pacing, status records for restarts, source buttons and the documents they send),
   `render/` (Markdown to Telegram HTML parts), `texts/` (every text, Russian and English).

@@ -21,11 +21,14 @@ def is_group(chat: Chat) -> bool:
     return chat.type in GROUP_TYPES
 
 
-def conversation_key(chat: Chat, user: User | None) -> str:
-    """`chat:<id>` in private chats; `chat:<id>:user:<id>` so group members keep their own."""
+def conversation_key(chat: Chat, user: User | None, thread_id: int | None = None) -> str:
+    """`chat:<id>` in private chats; `chat:<id>:user:<id>` so group members keep their own;
+    `:topic:<id>` after the chat in a forum topic, so each topic is a conversation of its own
+    (a question about leave in the HR topic does not carry on one asked in Finance)."""
+    place = f"chat:{chat.id}" if thread_id is None else f"chat:{chat.id}:topic:{thread_id}"
     if is_group(chat) and user is not None:
-        return f"chat:{chat.id}:user:{user.id}"
-    return f"chat:{chat.id}"
+        return f"{place}:user:{user.id}"
+    return place
 
 
 def _text_and_entities(message: Message) -> tuple[str, list[MessageEntity]]:

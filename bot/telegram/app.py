@@ -178,7 +178,7 @@ def build_dispatcher(
         ),
     )
     dp.update.outer_middleware(ChatContextMiddleware(scopes))
-    dp.update.outer_middleware(PairingMiddleware(access))
+    dp.update.outer_middleware(PairingMiddleware(access, app_url=settings.admin_app_url))
     dp.update.outer_middleware(AccessMiddleware(access, access_requests))
     dp.message.middleware(
         RateLimitMiddleware(
@@ -221,7 +221,14 @@ async def _on_startup(
     await retention.sweep()
     retention.start()
     await tidy_leftovers(bot, pending_status)
-    await register_commands(bot, access.admin_ids(), files.admin_menus)
+    admins = access.admin_ids()
+    await register_commands(
+        bot,
+        admins,
+        files.admin_menus,
+        app_url=settings.admin_app_url,
+        languages={admin: access.language(admin) for admin in admins},
+    )
     warn_about_settings(settings, granted=bool(access.grants()))
     if not access.has_admin():
         await _offer_pairing(access, me.username or "")

@@ -45,19 +45,28 @@ class ScopeOnce:
     Without `Scopes` (a bot built without scopes) it is the whole documents folder.
     """
 
-    __slots__ = ("_chat_id", "_read", "_scope", "_scopes", "_user_id")
+    __slots__ = ("_chat_id", "_read", "_scope", "_scopes", "_thread_id", "_user_id")
 
-    def __init__(self, scopes: Scopes | None, chat_id: int, user_id: int | None) -> None:
+    def __init__(
+        self,
+        scopes: Scopes | None,
+        chat_id: int,
+        user_id: int | None,
+        thread_id: int | None = None,
+    ) -> None:
         self._scopes = scopes
         self._chat_id = chat_id
         self._user_id = user_id
+        self._thread_id = thread_id
         self._read = False
         self._scope: Scope | None = None
 
     async def __call__(self) -> Scope | None:
         """The scope; None for the whole folder."""
         if self._scopes is not None and not self._read:
-            self._scope = await self._scopes.for_question(self._chat_id, self._user_id)
+            self._scope = await self._scopes.for_question(
+                self._chat_id, self._user_id, self._thread_id
+            )
             self._read = True
         return self._scope
 
@@ -84,9 +93,10 @@ def chat_context(
 ) -> ChatContext | None:
     """The context of an update in a chat; None for updates outside any chat.
 
-    Replies stay in the forum topic they came from; in groups a message is answered as a reply
-    to it, so members can tell whose question each answer is for. The scope is the one a
-    question from this sender in this chat is answered within (SCOPES_FILE, `/scope`).
+    Replies stay in the forum topic they came from, and each topic is a conversation (and may
+    have a scope) of its own; in groups a message is answered as a reply to it, so members can
+    tell whose question each answer is for. The scope is the one a question from this sender
+    in this chat (and topic) is answered within (SCOPES_FILE, `/scope`).
     """
     chat = event.chat
     if chat is None:
@@ -94,11 +104,11 @@ def chat_context(
     group = is_group(chat)
     question = update.message.message_id if group and update.message is not None else None
     return ChatContext(
-        conversation=conversation_key(chat, event.user),
+        conversation=conversation_key(chat, event.user, event.thread_id),
         texts=texts_for(event.user.language_code if event.user else None),
         place=ChatPlace(chat_id=chat.id, thread_id=event.thread_id, reply_to=question),
         is_group=group,
-        scope=ScopeOnce(scopes, chat.id, event.user.id if event.user else None),
+        scope=ScopeOnce(scopes, chat.id, event.user.id if event.user else None, event.thread_id),
     )
 
 

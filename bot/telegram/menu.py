@@ -4,6 +4,8 @@ Russian goes to every language whose users get Russian replies, English to every
 Admins' private chats get a menu that also lists /reindex, /allow, /deny and /users. The ids
 that got one are kept in DATA_DIR, so someone who is no longer an admin (removed from ADMIN_IDS,
 or denied in Telegram) loses the admin menu at the next start; one who pairs gets it at once.
+With ADMIN_APP_URL, admins' private chats also get a menu button that opens the admins' Mini
+App, and lose it with the admin menu.
 """
 
 from __future__ import annotations
@@ -11,13 +13,22 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
-from aiogram.types import BotCommand, BotCommandScopeChat, BotCommandScopeDefault
+from aiogram.types import (
+    BotCommand,
+    BotCommandScopeChat,
+    BotCommandScopeDefault,
+    MenuButtonDefault,
+    MenuButtonWebApp,
+    WebAppInfo,
+)
 
-from bot.telegram.texts import ENGLISH, RUSSIAN, RUSSIAN_READERS, Texts
+from bot.telegram.texts import ENGLISH, RUSSIAN, RUSSIAN_READERS, Texts, language_of
+from bot.telegram.texts.admin_app import app_texts
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +46,20 @@ def _admin_commands(texts: Texts) -> list[BotCommand]:
     return [*_commands(texts), *extra]
 
 
-async def register_commands(bot: Bot, admin_ids: frozenset[int], record: Path) -> None:
-    """Set the menus; a failure costs a log line, never the start-up."""
+async def register_commands(
+    bot: Bot,
+    admin_ids: frozenset[int],
+    record: Path,
+    *,
+    app_url: str | None = None,
+    languages: Mapping[int, str | None] | None = None,
+) -> None:
+    """Set the menus (and, with `app_url`, the Mini App's button in each admin's chat, in
+    the language they last wrote in, from `languages`); a failure costs a log line, never
+    the start-up."""
+    if app_url is not None:
+        for admin in sorted(admin_ids):
+            await give_app_button(bot, admin, app_url, (languages or {}).get(admin))
     for texts, language in _menus():
         commands = _commands(texts)
         try:
@@ -57,8 +80,23 @@ async def register_commands(bot: Bot, admin_ids: frozenset[int], record: Path) -
     await _drop_stale_admin_menus(bot, admin_ids, record)
 
 
-async def give_admin_menu(bot: Bot, admin_id: int) -> None:
-    """The admin menu for someone who just became an admin; a failure costs a log line."""
+async def give_app_button(
+    bot: Bot, admin_id: int, app_url: str, language_code: str | None = None
+) -> None:
+    """The menu button that opens the admins' Mini App in `admin_id`'s private chat."""
+    text = app_texts(language_of(language_code))["menu_button"]
+    button = MenuButtonWebApp(text=text, web_app=WebAppInfo(url=f"{app_url}/"))
+    try:
+        await bot.set_chat_menu_button(chat_id=admin_id, menu_button=button)
+    except TelegramAPIError as exc:  # a chat the admin has not opened yet
+        log.debug("no admin app button for %d yet: %s", admin_id, exc)
+
+
+async def give_admin_menu(bot: Bot, admin_id: int, app_url: str | None = None) -> None:
+    """The admin menu (and the Mini App's button, with `app_url`) for someone who just became
+    an admin; a failure costs a log line."""
+    if app_url is not None:
+        await give_app_button(bot, admin_id, app_url)
     for texts, language in _menus():
         try:
             await bot.set_my_commands(
@@ -78,6 +116,7 @@ async def take_admin_menu(bot: Bot, former_id: int) -> bool:
             await bot.delete_my_commands(
                 scope=BotCommandScopeChat(chat_id=former_id), language_code=language
             )
+        await bot.set_chat_menu_button(chat_id=former_id, menu_button=MenuButtonDefault())
     except TelegramAPIError as exc:
         log.info("could not remove the admin menu of %d: %s", former_id, exc)
         return False

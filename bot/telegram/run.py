@@ -169,6 +169,29 @@ def health_and_metrics(services: Services) -> list[web.RouteDef]:
     return monitoring_routes(health, services.metrics)
 
 
+def admin_app(dp: Dispatcher, bot: Bot, settings: Settings) -> list[web.RouteDef]:
+    """The admins' Mini App's page and API under ADMIN_APP_URL's path; none when it is off.
+    It works with the objects the commands are given (the dispatcher's workflow data)."""
+    path = settings.admin_app_path
+    if path is None:
+        return []
+    from bot.telegram.admin_app.api import AdminApi, AdminDesk  # noqa: PLC0415  (aiohttp's server)
+    from bot.telegram.admin_app.routes import admin_app_routes  # noqa: PLC0415
+
+    desk = AdminDesk(
+        token=bot.token,
+        access=dp["access"],
+        scopes=dp["scopes"],
+        documents=dp["documents"],
+        audit=dp["audit"],
+        toolbox=dp["toolbox"],
+        feedback=dp["feedback"],
+        max_upload_mb=settings.max_upload_mb,
+        clock=dp["tuning"].wall_clock,
+    )
+    return admin_app_routes(path, AdminApi(desk))
+
+
 async def _serve_webhook(
     dp: Dispatcher,
     bot: Bot,
@@ -197,7 +220,7 @@ async def _serve_webhook(
             dp,
             bot,
             settings,
-            extra_routes=health_and_metrics(services),
+            extra_routes=[*health_and_metrics(services), *admin_app(dp, bot, settings)],
             claims=claims,
             owner=owner,
             listening=seat.socket() if seat is not None else None,
@@ -206,13 +229,14 @@ async def _serve_webhook(
 
 
 async def _poll(dp: Dispatcher, bot: Bot, settings: Settings, services: Services) -> None:
-    """Long polling, with health and metrics on METRICS_LISTEN while it runs (when set)."""
+    """Long polling, with health and metrics (and the admins' Mini App) on METRICS_LISTEN
+    while it runs (when set)."""
     async with AsyncExitStack() as stack:
         address = settings.metrics_address
         if address is not None:
             from bot.monitoring.web import monitoring_server  # noqa: PLC0415  (aiohttp's server)
 
-            routes = health_and_metrics(services)
+            routes = [*health_and_metrics(services), *admin_app(dp, bot, settings)]
             await stack.enter_async_context(monitoring_server(*address, routes))
         await bot.delete_webhook(drop_pending_updates=False)
         await dp.start_polling(

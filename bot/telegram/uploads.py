@@ -22,8 +22,10 @@ import mimetypes
 import os
 import re
 import unicodedata
+from collections.abc import AsyncGenerator
 from contextlib import suppress
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,7 +36,13 @@ from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import Document
 
 from bot.telegram.downloads import DOWNLOAD_TIMEOUT_S, download_problem, file_chunks
-from bot.telegram.upload_kinds import needs_text_check, readable_by_name, reads_as_text
+from bot.telegram.texts import Texts
+from bot.telegram.upload_kinds import (
+    needs_text_check,
+    readable_by_name,
+    readable_suffixes,
+    reads_as_text,
+)
 from bot.telegram.upload_parts import part_path
 from tools.errors import PathNotFoundError, SandboxError
 from tools.jsontext import BIDI_CONTROLS
@@ -96,6 +104,37 @@ def safe_file_name(name: str | None, mime_type: str | None = None) -> str:
     budget = _MAX_NAME_BYTES - len(suffix.encode())
     stem = stem.encode()[:budget].decode(errors="ignore").rstrip(". ") or "document"
     return stem + suffix
+
+
+def upload_problem(
+    texts: Texts,
+    exc: UploadError,
+    max_upload_mb: float,
+    folder: str | None,
+    *,
+    scope: Scope | None,
+    name: str,
+) -> str:
+    """The admin's sentence for each kind of failure; the detail is only in the log."""
+    if exc.kind == "outside_scope":
+        return texts.upload_outside(folder or "", scope.folders if scope is not None else ())
+    if exc.kind == "no_folder":
+        return texts.upload_no_folder
+    if exc.kind == "unreadable":
+        return texts.upload_unreadable_reply(name, readable_suffixes())
+    if exc.kind == "too_big":
+        size_mb = exc.size / 1024 / 1024 if exc.size else None
+        return texts.upload_too_big_reply(size_mb, max_upload_mb)
+    if exc.kind in {"bad_folder", "folder_is_file"}:
+        template = texts.upload_bad_folder if exc.kind == "bad_folder" else texts.folder_is_file
+        return template.format(folder=escape(folder or ""))
+    simple = {
+        "too_big_for_server": texts.upload_too_big_for_server,
+        "disk_full": texts.upload_disk_full,
+        "download_failed": texts.upload_download_failed,
+        "download_timeout": texts.upload_download_timeout,
+    }
+    return simple.get(exc.kind, texts.upload_failed)
 
 
 def _numbered(name: str, copy: int) -> str:
@@ -203,9 +242,42 @@ async def save_upload(
         raise
     if file.file_path is None:
         raise UploadError("failed", "Telegram gave no file path")
-    final, size = await _download(
-        bot, file.file_path, folder, name, limit, check_text=needs_text_check(name)
-    )
+    return await _save(file_chunks(bot, file.file_path), folder, name, toolbox, limit)
+
+
+async def save_stream(
+    chunks: AsyncGenerator[bytes, None],
+    file_name: str | None,
+    folder_name: str | None,
+    toolbox: Toolbox,
+    max_mb: float,
+    *,
+    scope: Scope | None = None,
+) -> SavedUpload:
+    """Save bytes that come from elsewhere than Telegram's servers (the admins' Mini App's
+    form) exactly as `save_upload` saves a sent document: the same jail, scope, names, size
+    limit and kinds, then indexed.
+
+    Raises:
+        UploadError: see its kinds.
+    """
+    limit = int(max_mb * _MB)
+    try:
+        folder = await asyncio.to_thread(target_folder, toolbox.sandbox, folder_name, scope)
+        name = safe_file_name(file_name, None)
+        if not readable_by_name(name):
+            raise UploadError("unreadable", f"{name}: a kind the reader does not read")
+    except BaseException:
+        await chunks.aclose()
+        raise
+    return await _save(chunks, folder, name, toolbox, limit)
+
+
+async def _save(
+    chunks: AsyncGenerator[bytes, None], folder: Path, name: str, toolbox: Toolbox, limit: int
+) -> SavedUpload:
+    """Write the bytes under a free name in `folder`, then index the file."""
+    final, size = await _download(chunks, folder, name, limit, check_text=needs_text_check(name))
     rel = toolbox.sandbox.relative(final)
     log.info("saved upload %s (%d bytes)", rel, size)
     try:
@@ -217,9 +289,14 @@ async def save_upload(
 
 
 async def _download(
-    bot: Bot, file_path: str, folder: Path, name: str, limit: int, *, check_text: bool
+    chunks: AsyncGenerator[bytes, None],
+    folder: Path,
+    name: str,
+    limit: int,
+    *,
+    check_text: bool,
 ) -> tuple[Path, int]:
-    """Fetch into a hidden temp file, then give it its final name; nothing is left on failure.
+    """Write into a hidden temp file, then give it its final name; nothing is left on failure.
 
     `check_text`: the name says plain text, so bytes that are not are refused before they
     get a name. Returns the final path and the size in bytes.
@@ -229,7 +306,7 @@ async def _download(
     final: Path | None = None
     try:
         created = await asyncio.to_thread(_make_folder, folder)
-        size = await _fetch(bot, file_path, temp, limit)
+        size = await _fetch(chunks, temp, limit)
         if check_text and not await asyncio.to_thread(reads_as_text, temp):
             raise UploadError("unreadable", f"{name}: not text")
         final = await asyncio.to_thread(_place_without_overwrite, temp, folder, name)
@@ -243,23 +320,20 @@ async def _download(
         kind = "disk_full" if exc.errno in {errno.ENOSPC, errno.EDQUOT} else "failed"
         raise UploadError(kind, exc.strerror or "could not write the file") from exc
     finally:
+        await chunks.aclose()
         await asyncio.to_thread(_clean_up, temp, created if final is None else [])
     return final, size
 
 
-async def _fetch(bot: Bot, file_path: str, temp: Path, limit: int) -> int:
-    """Stream the file into `temp`; stop with "too_big" once more than `limit` bytes came."""
-    chunks = file_chunks(bot, file_path)
+async def _fetch(chunks: AsyncGenerator[bytes, None], temp: Path, limit: int) -> int:
+    """Stream the bytes into `temp`; stop with "too_big" once more than `limit` came."""
     written = 0
-    try:
-        async with aiofiles.open(temp, "wb") as out:
-            async for chunk in chunks:
-                written += len(chunk)
-                if written > limit:
-                    raise UploadError("too_big", f"over {limit} bytes, download stopped")
-                await out.write(chunk)
-    finally:
-        await chunks.aclose()
+    async with aiofiles.open(temp, "wb") as out:
+        async for chunk in chunks:
+            written += len(chunk)
+            if written > limit:
+                raise UploadError("too_big", f"over {limit} bytes, the upload stopped")
+            await out.write(chunk)
     return written
 
 

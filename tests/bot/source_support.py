@@ -70,13 +70,24 @@ def last_markup(harness: Harness) -> InlineKeyboardMarkup | None:
     return None
 
 
+def in_topic(thread_id: int) -> dict[str, Any]:
+    """The fields of a message written in forum topic `thread_id` (of a forum supergroup)."""
+    return {"message_thread_id": thread_id, "is_topic_message": True}
+
+
 async def ask_reading(
-    harness: Harness, *paths: str, user_id: int = USER_ID, group: bool = False
+    harness: Harness,
+    *paths: str,
+    user_id: int = USER_ID,
+    group: bool = False,
+    topic: int | None = None,
 ) -> Answered:
-    """Ask a question whose answer read `paths`; return its last message with the buttons."""
+    """Ask a question whose answer read `paths` (in a group's forum topic, with `topic`);
+    return its last message with the buttons."""
     harness.llm.reply_tool_calls(*(("read_file", {"path": path}) for path in paths))
     harness.llm.reply_text("Вот ответ.")
-    if group:
+    where = in_topic(topic) if topic is not None else {}
+    if group or topic is not None:
         text = f"@{BOT_USERNAME} где это?"
         update = harness.updates.message(
             text,
@@ -84,6 +95,7 @@ async def ask_reading(
             chat_id=GROUP_ID,
             chat_type="supergroup",
             entities=[mention_entity(text, f"@{BOT_USERNAME}")],
+            **where,
         )
     else:
         update = harness.updates.message("где это?", user_id=user_id)
@@ -91,6 +103,7 @@ async def ask_reading(
     await harness.feed(update)
     last = last_answer(harness, sent)
     assert last is not None, "the answer has no buttons"
+    last.message.update(where)
     return last
 
 

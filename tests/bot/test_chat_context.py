@@ -19,9 +19,11 @@ class CountedStore:
         self.store = store
         self.reads = 0
 
-    async def chat_override(self, chat_id: int) -> ChatOverride | None:
+    async def chat_override(
+        self, chat_id: int, thread_id: int | None = None
+    ) -> ChatOverride | None:
         self.reads += 1
-        return await self.store.chat_override(chat_id)
+        return await self.store.chat_override(chat_id, thread_id)
 
     async def chat_overrides(self) -> list[ChatOverride]:
         return await self.store.chat_overrides()
@@ -29,8 +31,8 @@ class CountedStore:
     async def set_chat(self, override: ChatOverride) -> None:
         await self.store.set_chat(override)
 
-    async def clear_chat(self, chat_id: int) -> bool:
-        return await self.store.clear_chat(chat_id)
+    async def clear_chat(self, chat_id: int, thread_id: int | None = None) -> bool:
+        return await self.store.clear_chat(chat_id, thread_id)
 
     async def swap_conversation_scope(self, conversation: str, scope: Scope | None) -> str | None:
         return await self.store.swap_conversation_scope(conversation, scope)

@@ -59,6 +59,9 @@ class TestQuestionText:
         private, group = _message("x"), _message("x", "supergroup")
         assert conversation_key(private.chat, private.from_user) == "chat:7"
         assert conversation_key(group.chat, group.from_user) == "chat:-1007:user:7"
+        topic = conversation_key(group.chat, group.from_user, 12)
+        assert topic == "chat:-1007:topic:12:user:7"
+        assert conversation_key(private.chat, private.from_user, 3) == "chat:7:topic:3"
 
 
 class TestFileNames:

@@ -246,6 +246,7 @@ class FakeTelegramSession(BaseSession):
             "deleteWebhook",
             "setWebhook",
             "deleteMyCommands",
+            "setChatMenuButton",
             "answerCallbackQuery",
             "sendMessageDraft",
             "editMessageReplyMarkup",

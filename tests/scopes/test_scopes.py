@@ -26,6 +26,13 @@ class TestTheFile:
         assert rules.of(7) == Scope(("общие",))
         assert rules.folders() == {"продажи", "общие"}
 
+    def test_a_forum_topic_has_an_entry_of_its_own(self) -> None:
+        rules = parse_rules(EXAMPLE + '"-1001234567890/7" = ["hr"]\n')
+        assert rules.topic(-1001234567890, 7) == (True, Scope(("hr",)))
+        assert rules.topic(-1001234567890, 8) == (False, None)
+        assert rules.of(-1001234567890) == Scope(("продажи", "общие"))
+        assert "hr" in rules.folders()
+
     def test_without_a_default_the_unlisted_see_everything(self) -> None:
         assert parse_rules('5 = ["a"]').of(6) is None
         assert load_rules(None).of(6) is None
@@ -34,7 +41,10 @@ class TestTheFile:
     @pytest.mark.parametrize(
         ("text", "says"),
         [
-            ('sales = ["x"]', "'sales': a key is `default` or a numeric"),
+            ('sales = ["x"]', "'sales': a key is `default`, a numeric"),
+            ('"-100/x" = ["x"]', "'-100/x': a key is `default`, a numeric"),
+            ('"-100/7/8" = ["x"]', "'-100/7/8': a key is `default`"),
+            ('"-100/7" = "x"', "-100/7: expected a list of folder names"),
             ('5 = "x"', "5: expected a list of folder names"),
             ("5 = [1]", "5: expected a list of folder names"),
             ('5 = ["../hr"]', "5: '../hr' is not a plain folder path"),
@@ -112,6 +122,26 @@ class TestTheStore:
             assert await scopes.reset_chat(-1001234567890, by=42)
             assert not await scopes.reset_chat(-1001234567890, by=42)
             assert (await scopes.of_chat(-1001234567890)).source == "file"
+        finally:
+            await scopes.store.close()
+
+    async def test_a_topic_answers_within_its_own_scope_then_its_groups(
+        self, tmp_path: Path
+    ) -> None:
+        group = -1001234567890
+        rules = parse_rules(EXAMPLE + f'"{group}/7" = ["hr"]\n')
+        scopes = Scopes(rules, SqliteScopeStore(tmp_path / "s.sqlite3"), clock=lambda: 5.0)
+        try:
+            assert await scopes.for_question(group, 42, 7) == Scope(("hr",))  # the file's
+            assert await scopes.for_question(group, 42, 9) == Scope(("продажи", "общие"))
+            assert await scopes.for_question(group, 7, 7) == Scope(())  # the asker's own
+            await scopes.set_chat(group, Scope(("it",)), by=42, thread_id=9)
+            assert await scopes.for_question(group, 42, 9) == Scope(("it",))
+            assert await scopes.for_question(group, 42) == Scope(("продажи", "общие"))
+            topic = await scopes.of_chat(group, 9)
+            assert (topic.source, topic.override and topic.override.thread_id) == ("telegram", 9)
+            assert await scopes.reset_chat(group, by=42, thread_id=9)
+            assert await scopes.for_question(group, 42, 9) == Scope(("продажи", "общие"))
         finally:
             await scopes.store.close()
 

@@ -60,16 +60,13 @@ class TestHistoryDeletions:
     async def test_forget_user_takes_private_and_own_group_conversations_only(
         self, history: History
     ) -> None:
-        for key in ("chat:12", "chat:-100:user:12", "chat:-100:user:912", "chat:912"):
+        kept = ("chat:-100:user:912", "chat:912", "chat:912:topic:12", "chat:-100:topic:12")
+        gone = ("chat:12", "chat:-100:user:12", "chat:12:topic:3", "chat:-100:topic:5:user:12")
+        for key in (*gone, *kept):
             turn = await history.begin_turn(key, {"role": "user", "content": key})
             await history.finish_turn(turn, done=True)
-        assert await history.forget_user(12) == 2
-        for key, left in (
-            ("chat:12", 0),
-            ("chat:-100:user:12", 0),
-            ("chat:-100:user:912", 1),
-            ("chat:912", 1),
-        ):
+        assert await history.forget_user(12) == len(gone)
+        for key, left in (*((k, 0) for k in gone), *((k, 1) for k in kept)):
             assert len(await history.load_turns(key, 10)) == left, key
 
     async def test_delete_older_keeps_newer_and_running_turns(self, history: History) -> None:

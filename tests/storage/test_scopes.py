@@ -49,6 +49,24 @@ class TestChatOverrides:
         assert not await store.clear_chat(-100)
         assert await store.chat_override(-100) is None
 
+    async def test_a_topic_has_its_own_beside_its_group(self, store: ScopeStore) -> None:
+        await store.set_chat(ChatOverride(-100, Scope(("all",)), 1, "Ann", 10.0))
+        await store.set_chat(ChatOverride(-100, Scope(("hr",)), 2, "Bob", 20.0, thread_id=7))
+        await store.set_chat(ChatOverride(-100, Scope(("it",)), 2, "Bob", 30.0, thread_id=7))
+        assert await store.chat_override(-100, 7) == ChatOverride(
+            -100, Scope(("it",)), 2, "Bob", 30.0, thread_id=7
+        )
+        assert await store.chat_override(-100, 8) is None
+        assert (await store.chat_override(-100)) == ChatOverride(
+            -100, Scope(("all",)), 1, "Ann", 10.0
+        )
+        listed = [(o.chat_id, o.thread_id) for o in await store.chat_overrides()]
+        assert listed == [(-100, 7), (-100, None)]
+        assert await store.clear_chat(-100, 7)
+        assert not await store.clear_chat(-100, 7)
+        assert await store.chat_override(-100, 7) is None
+        assert await store.chat_override(-100) is not None  # the group's own is kept
+
 
 class TestConversationScopes:
     async def test_swap_returns_the_scope_before(self, store: ScopeStore) -> None:

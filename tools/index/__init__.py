@@ -8,6 +8,7 @@
 - `languages`: which languages the indexed documents are written in;
 - `globs`: name globs matched against the paths, case- and ё-folded;
 - `snippets`: the lines of a document where the query words occur;
+- `states`: each visible document indexed, failed (with why) or waiting, for admins;
 - `watch`: the changes in the documents folder, as the OS reports them;
 - `writer_lock`: one writer for an index several processes share;
 - `allocator`: keeps the C allocator from holding memory a build has finished with.

@@ -64,14 +64,15 @@ class AuditLog(Protocol):
 
 async def record_scope_change(
     audit: AuditLog,
-    chat_id: int,
+    chat_id: int | str,
     folders: Sequence[str],
     *,
     actor_id: int,
     actor_name: str = "",
 ) -> None:
-    """An admin set the folders a chat (or a user) may see: the chat's id is the subject, its
-    folders the detail, in one form whichever backend keeps the log."""
+    """An admin set the folders a chat (a forum topic, `-100123/7`, or a user) may see: the
+    chat's id is the subject, its folders the detail, in one form whichever backend keeps the
+    log."""
     await audit.record(
         "scope", str(chat_id), actor_id=actor_id, actor_name=actor_name, detail=", ".join(folders)
     )

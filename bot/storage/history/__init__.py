@@ -28,6 +28,12 @@ class Usage:
     elapsed_s: float = 0.0
 
 
+def own_conversation_keys(user_id: int) -> tuple[str, str, str]:
+    """What `/forget` deletes of one person, as a key and two LIKE patterns: their private
+    chat, its forum topics, and their own conversations in groups (and groups' topics)."""
+    return f"chat:{user_id}", f"chat:{user_id}:topic:%", f"chat:%:user:{user_id}"
+
+
 class HistoryUnavailable(Exception):
     """The history cannot be used right now; the text says why (for the health check)."""
 

@@ -18,7 +18,7 @@ from dataclasses import asdict
 
 import asyncpg
 
-from bot.storage.history import HistoryUnavailable, Message, Usage
+from bot.storage.history import HistoryUnavailable, Message, Usage, own_conversation_keys
 from bot.storage.postgres import PostgresDatabase
 
 log = logging.getLogger(__name__)
@@ -176,11 +176,11 @@ class PostgresHistory:
     # --- deleting ------------------------------------------------------------------------------
 
     async def forget_user(self, user_id: int) -> int:
-        """Delete every conversation of one person (`chat:<id>`, `chat:<group>:user:<id>`);
-        how many were deleted."""
-        gone = "SELECT id FROM conversations WHERE key = $1 OR key LIKE $2"
+        """Delete every conversation of one person (`chat:<id>`, its topics, and
+        `chat:<group>:user:<id>`); how many were deleted."""
+        gone = "SELECT id FROM conversations WHERE key = $1 OR key LIKE $2 OR key LIKE $3"
         turns = f"SELECT id FROM turns WHERE conversation_id IN ({gone})"
-        keys = (f"chat:{user_id}", f"chat:%:user:{user_id}")
+        keys = own_conversation_keys(user_id)
         async with self._pool.acquire() as connection, connection.transaction():
             await connection.execute(f"DELETE FROM messages WHERE turn_id IN ({turns})", *keys)
             await connection.execute(f"DELETE FROM turns WHERE id IN ({turns})", *keys)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.process.data_files import HISTORY_FILE
-from bot.storage.history import HistoryUnavailable, Message, Usage
+from bot.storage.history import HistoryUnavailable, Message, Usage, own_conversation_keys
 from bot.storage.history.in_use import InUseMarker
 from bot.storage.sqlite_thread import BUSY_WAIT_S, SqliteThread, transaction
 
@@ -241,16 +241,16 @@ class HistoryStore:
     # --- deleting ------------------------------------------------------------------------------
 
     async def forget_user(self, user_id: int) -> int:
-        """Delete every conversation of one person: their private chat with the bot and their
-        own conversations in groups (`chat:<id>` and `chat:<group>:user:<id>`). Deleted pages
+        """Delete every conversation of one person: their private chat with the bot and its
+        topics, and their own conversations in groups (`own_conversation_keys`). Deleted pages
         are overwritten and the write-ahead log emptied, so the text is gone from the file too.
         Returns how many conversations were deleted."""
         return await self._run(self._forget_user, user_id)
 
     def _forget_user(self, db: sqlite3.Connection, user_id: int) -> int:
         rows = db.execute(
-            "SELECT id FROM conversations WHERE key = ? OR key LIKE ?",
-            (f"chat:{user_id}", f"chat:%:user:{user_id}"),
+            "SELECT id FROM conversations WHERE key = ? OR key LIKE ? OR key LIKE ?",
+            own_conversation_keys(user_id),
         ).fetchall()
         conversations = [int(row[0]) for row in rows]
         self._delete(db, conversations, turns=None)

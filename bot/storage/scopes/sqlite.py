@@ -18,11 +18,24 @@ CREATE TABLE IF NOT EXISTS chat_scopes (
     set_by_name TEXT NOT NULL DEFAULT '',
     set_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS topic_scopes (
+    chat_id INTEGER NOT NULL,
+    thread_id INTEGER NOT NULL,
+    folders TEXT NOT NULL,
+    set_by INTEGER NOT NULL,
+    set_by_name TEXT NOT NULL DEFAULT '',
+    set_at REAL NOT NULL,
+    PRIMARY KEY (chat_id, thread_id)
+);
 CREATE TABLE IF NOT EXISTS conversation_scopes (
     conversation TEXT PRIMARY KEY,
     folders TEXT NOT NULL
 );
 """
+
+_COLUMNS = "chat_id, folders, set_by, set_by_name, set_at"
+_CHAT = f"{_COLUMNS}, NULL"
+_TOPIC = f"{_COLUMNS}, thread_id"
 
 
 class SqliteScopeStore:
@@ -31,44 +44,50 @@ class SqliteScopeStore:
     def __init__(self, path: Path) -> None:
         self._db = SqliteThread(path, _SCHEMA, name="scopes database")
 
-    async def chat_override(self, chat_id: int) -> ChatOverride | None:
-        rows = await self._db.run(
-            lambda db: db.execute(
-                "SELECT chat_id, folders, set_by, set_by_name, set_at FROM chat_scopes "
-                "WHERE chat_id = ?",
-                (chat_id,),
-            ).fetchall()
-        )
+    async def chat_override(
+        self, chat_id: int, thread_id: int | None = None
+    ) -> ChatOverride | None:
+        args: tuple[int, ...]
+        if thread_id is None:
+            sql, args = f"SELECT {_CHAT} FROM chat_scopes WHERE chat_id = ?", (chat_id,)
+        else:
+            sql = f"SELECT {_TOPIC} FROM topic_scopes WHERE chat_id = ? AND thread_id = ?"
+            args = (chat_id, thread_id)
+        rows = await self._db.run(lambda db: db.execute(sql, args).fetchall())
         return _override(rows[0]) if rows else None
 
     async def chat_overrides(self) -> list[ChatOverride]:
         rows = await self._db.run(
             lambda db: db.execute(
-                "SELECT chat_id, folders, set_by, set_by_name, set_at FROM chat_scopes "
+                f"SELECT {_CHAT} FROM chat_scopes UNION ALL SELECT {_TOPIC} FROM topic_scopes "
                 "ORDER BY set_at DESC"
             ).fetchall()
         )
         return [_override(row) for row in rows]
 
     async def set_chat(self, override: ChatOverride) -> None:
-        await self._db.run(
-            lambda db: db.execute(
-                "INSERT OR REPLACE INTO chat_scopes (chat_id, folders, set_by, set_by_name, "
-                "set_at) VALUES (?, ?, ?, ?, ?)",
-                (
-                    override.chat_id,
-                    dump_scope(override.scope),
-                    override.set_by,
-                    override.set_by_name,
-                    override.set_at,
-                ),
-            )
+        values: tuple[object, ...] = (
+            override.chat_id,
+            dump_scope(override.scope),
+            override.set_by,
+            override.set_by_name,
+            override.set_at,
         )
+        if override.thread_id is None:
+            sql = f"INSERT OR REPLACE INTO chat_scopes ({_COLUMNS}) VALUES (?, ?, ?, ?, ?)"
+        else:
+            sql = f"INSERT OR REPLACE INTO topic_scopes ({_TOPIC}) VALUES (?, ?, ?, ?, ?, ?)"
+            values = (*values, override.thread_id)
+        await self._db.run(lambda db: db.execute(sql, values))
 
-    async def clear_chat(self, chat_id: int) -> bool:
-        cursor = await self._db.run(
-            lambda db: db.execute("DELETE FROM chat_scopes WHERE chat_id = ?", (chat_id,))
-        )
+    async def clear_chat(self, chat_id: int, thread_id: int | None = None) -> bool:
+        args: tuple[int, ...]
+        if thread_id is None:
+            sql, args = "DELETE FROM chat_scopes WHERE chat_id = ?", (chat_id,)
+        else:
+            sql = "DELETE FROM topic_scopes WHERE chat_id = ? AND thread_id = ?"
+            args = (chat_id, thread_id)
+        cursor = await self._db.run(lambda db: db.execute(sql, args))
         return cursor.rowcount > 0
 
     async def swap_conversation_scope(self, conversation: str, scope: Scope | None) -> str | None:
@@ -98,11 +117,12 @@ class SqliteScopeStore:
 
 
 def _override(row: tuple[object, ...]) -> ChatOverride:
-    chat_id, folders, set_by, name, set_at = row
+    chat_id, folders, set_by, name, set_at, thread_id = row
     return ChatOverride(
         chat_id=int(str(chat_id)),
         scope=load_scope(str(folders)),
         set_by=int(str(set_by)),
         set_by_name=str(name),
         set_at=float(str(set_at)),
+        thread_id=None if thread_id is None else int(str(thread_id)),
     )

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from html import escape
 
 from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramAPIError
@@ -21,13 +20,16 @@ from bot.telegram.context import ChatContext
 from bot.telegram.handlers.filters import addressed
 from bot.telegram.handlers.private import in_private
 from bot.telegram.handlers.replies import say
-from bot.telegram.texts import Texts
 from bot.telegram.tuning import Tuning
-from bot.telegram.upload_kinds import readable_suffixes
-from bot.telegram.uploads import UploadError, names_a_folder, safe_file_name, save_upload
+from bot.telegram.uploads import (
+    UploadError,
+    names_a_folder,
+    safe_file_name,
+    save_upload,
+    upload_problem,
+)
 from tools import Toolbox
 from tools.extract.formats.ocrnote import NEEDS_OCR
-from tools.jail.scope import Scope
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +88,7 @@ async def on_document(
     except UploadError as exc:
         log.warning("upload of %r refused: %s", message.document.file_name, exc)
         name = safe_file_name(message.document.file_name, message.document.mime_type)
-        reply = _upload_problem(texts, exc, settings, folder, scope=scope, name=name)
+        reply = upload_problem(texts, exc, settings.max_upload_mb, folder, scope=scope, name=name)
         await say(bot, chat_context, reply, tuning)
         return
     except TelegramAPIError as exc:
@@ -106,37 +108,6 @@ async def on_document(
     if caption and folder is None:
         reply += "\n" + texts.caption_not_folder
     await say(bot, chat_context, reply, tuning)
-
-
-def _upload_problem(
-    texts: Texts,
-    exc: UploadError,
-    settings: Settings,
-    folder: str | None,
-    *,
-    scope: Scope | None,
-    name: str,
-) -> str:
-    """The admin's sentence for each kind of failure; the detail is only in the log."""
-    if exc.kind == "outside_scope":
-        return texts.upload_outside(folder or "", scope.folders if scope is not None else ())
-    if exc.kind == "no_folder":
-        return texts.upload_no_folder
-    if exc.kind == "unreadable":
-        return texts.upload_unreadable_reply(name, readable_suffixes())
-    if exc.kind == "too_big":
-        size_mb = exc.size / 1024 / 1024 if exc.size else None
-        return texts.upload_too_big_reply(size_mb, settings.max_upload_mb)
-    if exc.kind in {"bad_folder", "folder_is_file"}:
-        template = texts.upload_bad_folder if exc.kind == "bad_folder" else texts.folder_is_file
-        return template.format(folder=escape(folder or ""))
-    simple = {
-        "too_big_for_server": texts.upload_too_big_for_server,
-        "disk_full": texts.upload_disk_full,
-        "download_failed": texts.upload_download_failed,
-        "download_timeout": texts.upload_download_timeout,
-    }
-    return simple.get(exc.kind, texts.upload_failed)
 
 
 async def on_reindex(

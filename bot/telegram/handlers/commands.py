@@ -18,7 +18,7 @@ from aiogram.types import Message
 from bot.access import AccessPolicy
 from bot.agent import Agent
 from bot.process.version import bot_version
-from bot.scopes import Scopes
+from bot.scopes import Scopes, place_key
 from bot.settings.model import Settings
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.access_lists import status_section
@@ -191,7 +191,10 @@ async def _scopes_section(scopes: Scopes, lang: str) -> str:
         everyone = texts.folders(rules.default)
         lines.append(texts.status_file.format(entries=len(rules.by_id), folders=everyone))
     if overrides:
-        rows = [(o.chat_id, o.scope, o.set_by_name, o.set_by, o.set_at) for o in overrides]
+        rows = [
+            (place_key(o.chat_id, o.thread_id), o.scope, o.set_by_name, o.set_by, o.set_at)
+            for o in overrides
+        ]
         lines.append(texts.status_lines(rows))
     return "\n\n" + "\n\n".join(lines) if lines else ""
 

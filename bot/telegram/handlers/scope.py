@@ -3,7 +3,8 @@
 `/scope` shows the chat's folders and where they come from; `/scope sales, common` sets them
 (folders must exist in the documents folder), `/scope *` gives everything and `/scope reset`
 goes back to SCOPES_FILE. A change is stored in DATA_DIR and overrides the file for this chat.
-Anyone else gets the usual "admins only". Works in groups too: a group's scope is set there.
+Anyone else gets the usual "admins only". Works in groups too: a group's scope is set there,
+and inside a forum topic it is that topic's alone (the rest of the group keeps the group's).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
-from bot.scopes import Scopes
+from bot.scopes import Scopes, place_key
 from bot.storage.audit import AuditLog, record_scope_change
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import say
@@ -93,19 +94,20 @@ async def on_scope(
         await say(bot, chat_context, chat_context.texts.admin_only, tuning)
         return
     texts = scope_texts(chat_context.language)
-    chat_id = chat_context.place.chat_id
+    chat_id, thread_id = chat_context.place.chat_id, chat_context.place.thread_id
+    place = place_key(chat_id, thread_id)
     admin = message.from_user
     args = (command.args or "").strip()
     if not args:
-        await say(bot, chat_context, await _current(texts, scopes, chat_id), tuning)
+        await say(bot, chat_context, await _current(texts, scopes, chat_id, thread_id), tuning)
         return
     if args.casefold() in RESET_WORDS:
-        cleared = await scopes.reset_chat(chat_id, by=admin.id)
+        cleared = await scopes.reset_chat(chat_id, by=admin.id, thread_id=thread_id)
         if cleared and audit is not None:
             await record_scope_change(
-                audit, chat_id, ["SCOPES_FILE"], actor_id=admin.id, actor_name=admin.full_name
+                audit, place, ["SCOPES_FILE"], actor_id=admin.id, actor_name=admin.full_name
             )
-        now = (await scopes.of_chat(chat_id)).scope
+        now = (await scopes.of_chat(chat_id, thread_id)).scope
         template = texts.reset_done if cleared else texts.reset_nothing
         await say(bot, chat_context, template.format(folders=texts.folders(now)), tuning)
         return
@@ -116,17 +118,19 @@ async def on_scope(
             await say(bot, chat_context, problem, tuning)
             return
     scope = Scope.of(names)
-    await scopes.set_chat(chat_id, scope, by=admin.id, by_name=admin.full_name)
+    await scopes.set_chat(
+        chat_id, scope, by=admin.id, by_name=admin.full_name, thread_id=thread_id
+    )
     if audit is not None:
         folders = scope.folders if scope is not None else (EVERYTHING,)
         await record_scope_change(
-            audit, chat_id, folders, actor_id=admin.id, actor_name=admin.full_name
+            audit, place, folders, actor_id=admin.id, actor_name=admin.full_name
         )
     await say(bot, chat_context, texts.set_done.format(folders=texts.folders(scope)), tuning)
 
 
-async def _current(texts: ScopeTexts, scopes: Scopes, chat_id: int) -> str:
-    chat = await scopes.of_chat(chat_id)
+async def _current(texts: ScopeTexts, scopes: Scopes, chat_id: int, thread_id: int | None) -> str:
+    chat = await scopes.of_chat(chat_id, thread_id)
     override = chat.override
     return texts.shown(
         chat.scope,

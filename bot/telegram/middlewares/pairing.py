@@ -35,8 +35,9 @@ Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
 class PairingMiddleware(BaseMiddleware):
     """Outer update middleware, after the chat context and before access control."""
 
-    def __init__(self, access: AccessPolicy) -> None:
+    def __init__(self, access: AccessPolicy, *, app_url: str | None = None) -> None:
         self._access = access
+        self._app_url = app_url
 
     async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
         message = event.message if isinstance(event, Update) else None
@@ -74,7 +75,7 @@ class PairingMiddleware(BaseMiddleware):
         if outcome.result == "paired":
             log.warning("user %d is now an admin: they sent the pairing code", user.id)
             await _reply(message, texts.pairing_done)
-            await give_admin_menu(bot, user.id)
+            await give_admin_menu(bot, user.id, self._app_url)
             return
         await _reply(message, _refusal(texts, outcome))
         if outcome.result == "locked":

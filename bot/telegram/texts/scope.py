@@ -58,8 +58,9 @@ class ScopeTexts:
         head = self.current.format(folders=self.folders(scope))
         return "\n".join([head, origin, "", self.usage])
 
-    def status_lines(self, rows: Sequence[tuple[int, Scope | None, str, int, float]]) -> str:
-        """Admins' `/status`: each chat's scope set in Telegram, by whom and when."""
+    def status_lines(self, rows: Sequence[tuple[str, Scope | None, str, int, float]]) -> str:
+        """Admins' `/status`: each chat's (or topic's, `-100123/7`) scope set in Telegram, by
+        whom and when."""
         lines = [self.status_title]
         for chat_id, scope, name, by, at in rows:
             lines.append(

@@ -1,0 +1,12 @@
+"""The admins' Mini App: the documents, users, scopes and audit log in a page inside Telegram.
+
+- `init_data`: who opened the page, from Telegram's signed `initData` (checked with the bot's
+  token in constant time, and fresh);
+- `api`: the JSON the page asks for and the changes it makes, each through the services the
+  commands use (the jail, the admin's scope, the audit log);
+- `page`: the one HTML page (no framework: a few lists and forms), served as it is;
+- `routes`: the page and its API under ADMIN_APP_URL's path, on the bot's own web server.
+
+The menu button that opens it is set in each admin's private chat with the admin command menu
+(`bot.telegram.menu`).
+"""

@@ -1,0 +1,399 @@
+"""The JSON the admins' page asks for, and the changes it makes.
+
+Every request carries the page's `initData` (`Authorization: tma <initData>`): a request
+without a valid, fresh one gets 401, and one from someone who is not an admin 403, before
+anything is read. An admin then works within the scope they are answered within in their
+private chat with the bot, as `/rm`, `/mv`, `/trash` and an upload there would: the documents
+they list, move, delete, restore and upload go through the same jail and services as the
+commands (`bot.documents`, the upload's saving), and each change is written to the audit log.
+A delete or a revoke must say it was confirmed (the page asks first), as the commands' "Yes"
+button does. A refusal comes back as `{"error": "..."}` in the admin's language.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import logging
+import re
+import sqlite3
+import time
+from collections import Counter
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from aiohttp import BodyPartReader, web
+
+from bot.access import AccessPolicy
+from bot.documents import DocumentError, Documents
+from bot.scopes import Scopes, place_key
+from bot.storage.access import Person
+from bot.storage.audit import SHOWN, AuditLog
+from bot.storage.feedback import FeedbackStore
+from bot.telegram.admin_app.init_data import MAX_AGE_S, InitDataError, Opener, opener
+from bot.telegram.texts import language_of, texts_for
+from bot.telegram.texts.admin_app import app_texts
+from bot.telegram.uploads import UploadError, safe_file_name, save_stream, upload_problem
+from tools import Toolbox
+from tools.jail.scope import Scope
+
+log = logging.getLogger(__name__)
+
+FEEDBACK_DAYS = 14
+_CHUNK = 64 * 1024
+_TAG = re.compile(r"<[^>]+>")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass(frozen=True, slots=True)
+class AdminDesk:
+    """What the page works with: the same objects the commands are given."""
+
+    token: str = field(repr=False)
+    access: AccessPolicy
+    scopes: Scopes
+    documents: Documents
+    audit: AuditLog
+    toolbox: Toolbox
+    feedback: FeedbackStore | None
+    max_upload_mb: float
+    clock: Callable[[], float] = time.time
+    max_age_s: float = MAX_AGE_S
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """An admin the request proved to come from, their language and their scope."""
+
+    opener: Opener
+    lang: str
+    scope: Scope | None
+
+    @property
+    def words(self) -> Mapping[str, str]:
+        return app_texts(self.lang)
+
+    @property
+    def person(self) -> Person:
+        return Person(self.opener.user_id, self.opener.name)
+
+
+def _refusal(status: type[web.HTTPException], text: str) -> web.HTTPException:
+    return status(text=_json_text({"error": text}), content_type="application/json")
+
+
+def _json_text(body: Mapping[str, Any]) -> str:
+    return json.dumps(body, ensure_ascii=False)
+
+
+class AdminApi:
+    """The page's API; each public method is one route's handler."""
+
+    def __init__(self, desk: AdminDesk) -> None:
+        self._desk = desk
+
+    async def caller(self, request: web.Request) -> Caller:
+        """The admin a request comes from, or the refusal it gets."""
+        desk = self._desk
+        header = request.headers.get("Authorization", "")
+        scheme, _, init_data = header.partition(" ")
+        lang = language_of(request.headers.get("Accept-Language"))
+        try:
+            if scheme.lower() != "tma":
+                raise InitDataError("missing")
+            who = opener(desk.token, init_data.strip(), now=desk.clock(), max_age_s=desk.max_age_s)
+        except InitDataError as exc:
+            log.info("admin app: a request refused (%s)", exc.problem)
+            raise _refusal(web.HTTPUnauthorized, app_texts(lang)["error_auth"]) from None
+        lang = language_of(who.language_code)
+        if not desk.access.is_admin(who.user_id):
+            log.info("admin app: user %d is not an admin", who.user_id)
+            raise _refusal(web.HTTPForbidden, app_texts(lang)["error_admin"])
+        scope = await desk.scopes.for_question(who.user_id, who.user_id)
+        return Caller(who, lang, scope)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    async def me(self, request: web.Request) -> web.Response:
+        caller = await self.caller(request)
+        scope = caller.scope
+        return web.json_response(
+            {
+                "name": caller.opener.name,
+                "lang": caller.lang,
+                "texts": dict(caller.words),
+                "scope": None if scope is None else list(scope.folders),
+            }
+        )
+
+    async def documents(self, request: web.Request) -> web.Response:
+        caller = await self.caller(request)
+        states = await _in_thread(self._desk.toolbox.document_states, caller.scope)
+        return web.json_response(
+            {
+                "documents": [
+                    {"path": s.path, "size": s.size, "state": s.state, "error": s.error}
+                    for s in states
+                ]
+            }
+        )
+
+    async def trash(self, request: web.Request) -> web.Response:
+        caller = await self.caller(request)
+        items = await self._desk.documents.trashed(caller.scope)
+        return web.json_response(
+            {
+                "items": [
+                    {"id": i.item_id, "path": i.path, "deleted_at": i.deleted_at, "dir": i.is_dir}
+                    for i in items
+                ]
+            }
+        )
+
+    async def users(self, request: web.Request) -> web.Response:
+        await self.caller(request)
+        access = self._desk.access
+        grants = [
+            {
+                "id": g.person.user_id,
+                "name": g.person.name,
+                "username": g.person.username,
+                "role": g.role,
+                "granted_at": g.granted_at,
+                "granted_by": g.granted_by.name if g.granted_by else None,
+            }
+            for g in access.grants()
+        ]
+        return web.json_response(
+            {
+                "env_admins": sorted(access.env_admins),
+                "env_users": sorted(access.env_users),
+                "grants": grants,
+            }
+        )
+
+    async def scopes(self, request: web.Request) -> web.Response:
+        await self.caller(request)
+        rules = self._desk.scopes.rules
+        entries = [{"key": str(k), "folders": _folders(s)} for k, s in rules.by_id.items()]
+        entries += [
+            {"key": place_key(chat, topic), "folders": _folders(s)}
+            for (chat, topic), s in rules.by_topic.items()
+        ]
+        overrides = await self._desk.scopes.store.chat_overrides()
+        return web.json_response(
+            {
+                "file": {
+                    "configured": rules.configured,
+                    "default": _folders(rules.default),
+                    "entries": entries,
+                },
+                "set": [
+                    {
+                        "place": place_key(o.chat_id, o.thread_id),
+                        "folders": _folders(o.scope),
+                        "by": o.set_by_name or str(o.set_by),
+                        "at": o.set_at,
+                    }
+                    for o in overrides
+                ],
+            }
+        )
+
+    async def audit(self, request: web.Request) -> web.Response:
+        await self.caller(request)
+        entries = await self._desk.audit.recent(SHOWN)
+        return web.json_response(
+            {
+                "entries": [
+                    {
+                        "at": e.at,
+                        "actor": e.actor_name or (str(e.actor_id) if e.actor_id else ""),
+                        "action": e.action,
+                        "subject": e.subject,
+                        "detail": e.detail,
+                    }
+                    for e in entries
+                ]
+            }
+        )
+
+    async def feedback(self, request: web.Request) -> web.Response:
+        await self.caller(request)
+        store = self._desk.feedback
+        now = self._desk.clock()
+        today = datetime.fromtimestamp(now, UTC).date()
+        days = [today - timedelta(days=n) for n in reversed(range(FEEDBACK_DAYS))]
+        first = datetime(days[0].year, days[0].month, days[0].day, tzinfo=UTC).timestamp()
+        votes = await store.votes_since(first) if store is not None else []
+        counted = Counter((datetime.fromtimestamp(at, UTC).date(), vote) for at, vote in votes)
+        return web.json_response(
+            {
+                "days": [
+                    {"day": d.isoformat(), "up": counted[(d, "up")], "down": counted[(d, "down")]}
+                    for d in days
+                ]
+            }
+        )
+
+    # -- changing ------------------------------------------------------------------------------
+
+    async def move(self, request: web.Request) -> web.Response:
+        caller = await self.caller(request)
+        body = await _json_body(request, caller, "source", "target")
+        try:
+            moved = await self._desk.documents.move(body["source"], body["target"], caller.scope)
+        except DocumentError as exc:
+            raise self._problem(caller, exc) from None
+        person = caller.person
+        await self._desk.audit.record(
+            "move",
+            moved.source,
+            detail=moved.target,
+            actor_id=person.user_id,
+            actor_name=person.name,
+        )
+        return web.json_response({"source": moved.source, "target": moved.target})
+
+    async def delete(self, request: web.Request) -> web.Response:
+        caller = await self.caller(request)
+        body = await _json_body(request, caller, "path", confirmed=True)
+        person = caller.person
+        try:
+            item = await self._desk.documents.delete(
+                body["path"], by=person.user_id, scope=caller.scope
+            )
+        except DocumentError as exc:
+            raise self._problem(caller, exc) from None
+        await self._desk.audit.record(
+            "delete", item.path, actor_id=person.user_id, actor_name=person.name
+        )
+        return web.json_response({"path": item.path, "id": item.item_id})
+
+    async def restore(self, request: web.Request) -> web.Response:
+        caller = await self.caller(request)
+        body = await _json_body(request, caller, "id")
+        try:
+            item = await self._desk.documents.restore(body["id"], caller.scope)
+        except DocumentError as exc:
+            raise self._problem(caller, exc) from None
+        if item is None:
+            raise _refusal(web.HTTPNotFound, texts_for(caller.lang).restore_gone)
+        person = caller.person
+        await self._desk.audit.record(
+            "restore", item.path, actor_id=person.user_id, actor_name=person.name
+        )
+        return web.json_response({"path": item.path})
+
+    async def revoke(self, request: web.Request) -> web.Response:
+        caller = await self.caller(request)
+        body = await _json_body(request, caller, "user_id", confirmed=True)
+        try:
+            user_id = int(body["user_id"])
+        except ValueError:
+            raise _bad(caller, "user_id") from None
+        result, _ = await self._desk.access.deny(user_id, by=caller.person)
+        return web.json_response({"result": result})
+
+    async def upload(self, request: web.Request) -> web.Response:
+        """A multipart form: `folder` (optional, first) and `file`; saved as a sent document
+        is, within the admin's scope."""
+        caller = await self.caller(request)
+        try:
+            reader = await request.multipart()
+        except (AssertionError, ValueError):  # aiohttp asserts on a body that is not multipart
+            raise _bad(caller, "multipart/form-data") from None
+        folder: str | None = None
+        while (part := await reader.next()) is not None:
+            if not isinstance(part, BodyPartReader):
+                raise _bad(caller, "multipart/form-data")
+            if part.name == "folder":
+                folder = (await part.text()).strip() or None
+            elif part.name == "file":
+                saved = await self._save(caller, part, folder)
+                person = caller.person
+                await self._desk.audit.record(
+                    "upload", saved["path"], actor_id=person.user_id, actor_name=person.name
+                )
+                return web.json_response(saved)
+        raise _bad(caller, "file")
+
+    async def _save(
+        self, caller: Caller, part: BodyPartReader, folder: str | None
+    ) -> dict[str, Any]:
+        async def chunks() -> AsyncGenerator[bytes, None]:
+            while chunk := await part.read_chunk(_CHUNK):
+                yield chunk
+
+        texts = texts_for(caller.lang)
+        max_mb = self._desk.max_upload_mb
+        try:
+            saved = await save_stream(
+                chunks(),
+                part.filename,
+                folder,
+                self._desk.toolbox,
+                max_mb,
+                scope=caller.scope,
+            )
+        except UploadError as exc:
+            log.warning("admin app: upload of %r refused: %s", part.filename, exc)
+            name = safe_file_name(part.filename, None)
+            text = upload_problem(texts, exc, max_mb, folder, scope=caller.scope, name=name)
+            raise _refusal(web.HTTPBadRequest, _plain(text)) from None
+        return {"path": saved.path, "chars": saved.chars, "error": saved.error}
+
+    def _problem(self, caller: Caller, exc: DocumentError) -> web.HTTPException:
+        texts = texts_for(caller.lang)
+        if exc.problem == "exists" and exc.path:
+            text = texts.restore_conflict.format(path=exc.path)
+        else:
+            text = texts.path_problem(exc.problem, exc.path)
+        return _refusal(web.HTTPConflict, _plain(text))
+
+
+async def _json_body(
+    request: web.Request, caller: Caller, *fields: str, confirmed: bool = False
+) -> dict[str, str]:
+    """The request's JSON object with `fields` as strings; a refusal when it is not."""
+    try:
+        body = await request.json()
+    except ValueError:
+        raise _bad(caller, "JSON") from None
+    if not isinstance(body, dict):
+        raise _bad(caller, "JSON object")
+    if confirmed and body.get("confirmed") is not True:
+        raise _refusal(web.HTTPBadRequest, caller.words["error_confirm"])
+    values = {}
+    for name in fields:
+        value = body.get(name)
+        if not isinstance(value, str | int) or isinstance(value, bool) or value == "":
+            raise _bad(caller, name)
+        values[name] = str(value)
+    return values
+
+
+def _bad(caller: Caller, detail: str) -> web.HTTPException:
+    return _refusal(web.HTTPBadRequest, caller.words["error_bad_request"].format(detail=detail))
+
+
+def _folders(scope: Scope | None) -> list[str] | None:
+    """A scope for the page: its folders, None for everything."""
+    return None if scope is None else list(scope.folders)
+
+
+def _plain(text: str) -> str:
+    """The bot's HTML message as plain text: the page shows text, never markup."""
+    return html.unescape(_TAG.sub("", text))
+
+
+async def _in_thread(function: Callable[[Scope | None], Any], scope: Scope | None) -> Any:
+    try:
+        return await asyncio.to_thread(function, scope)
+    except sqlite3.Error:
+        log.exception("admin app: the index could not be read")
+        raise _refusal(web.HTTPServiceUnavailable, "index unavailable") from None

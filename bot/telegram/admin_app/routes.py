@@ -1,0 +1,59 @@
+"""The page and its API under ADMIN_APP_URL's path (`/admin`): `GET /admin/` the page,
+`GET /admin/admin.js` its script, `/admin/api/...` the API. They sit beside the webhook's route,
+`/healthz` and `/metrics` on the bot's own server; the reverse proxy passes this path too."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from bot.telegram.admin_app.api import AdminApi
+from bot.telegram.admin_app.page import CONTENT_SECURITY_POLICY, PageFiles
+
+_PAGE_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "Cache-Control": "no-cache",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def admin_app_routes(
+    path: str, api: AdminApi, page: PageFiles | None = None
+) -> list[web.RouteDef]:
+    """Every route of the Mini App under `path` (with its leading slash, no trailing one)."""
+    page = page or PageFiles.load()
+
+    async def html(_: web.Request) -> web.Response:
+        return web.Response(
+            body=page.html, content_type="text/html", charset="utf-8", headers=_PAGE_HEADERS
+        )
+
+    async def script(_: web.Request) -> web.Response:
+        return web.Response(
+            body=page.script,
+            content_type="text/javascript",
+            charset="utf-8",
+            headers=_PAGE_HEADERS,
+        )
+
+    async def to_page(_: web.Request) -> web.StreamResponse:
+        raise web.HTTPPermanentRedirect(f"{path}/")
+
+    api_path = f"{path}/api"
+    return [
+        web.get(path, to_page),
+        web.get(f"{path}/", html),
+        web.get(f"{path}/admin.js", script),
+        web.get(f"{api_path}/me", api.me),
+        web.get(f"{api_path}/documents", api.documents),
+        web.get(f"{api_path}/trash", api.trash),
+        web.get(f"{api_path}/users", api.users),
+        web.get(f"{api_path}/scopes", api.scopes),
+        web.get(f"{api_path}/audit", api.audit),
+        web.get(f"{api_path}/feedback", api.feedback),
+        web.post(f"{api_path}/move", api.move),
+        web.post(f"{api_path}/trash", api.delete),
+        web.post(f"{api_path}/restore", api.restore),
+        web.post(f"{api_path}/revoke", api.revoke),
+        web.post(f"{api_path}/upload", api.upload),
+    ]

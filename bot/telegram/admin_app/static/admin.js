@@ -1,0 +1,252 @@
+"use strict";
+// The admins' Mini App. Every request carries the page's initData, which the bot checks;
+// everything shown is set as text, never as markup.
+(function () {
+  const base = location.pathname.replace(/\/+$/, "");
+  let words = {};
+  let current = "documents";
+
+  function initData() {
+    const app = window.Telegram && window.Telegram.WebApp;
+    if (app && app.initData) return app.initData;
+    const hash = new URLSearchParams(location.hash.slice(1));
+    return hash.get("tgWebAppData") || "";
+  }
+
+  async function call(path, options) {
+    const opts = options || {};
+    opts.headers = Object.assign({ Authorization: "tma " + initData() }, opts.headers || {});
+    const response = await fetch(base + "/api/" + path, opts);
+    const body = await response.json().catch(() => ({ error: String(response.status) }));
+    if (!response.ok) throw new Error(body.error || String(response.status));
+    return body;
+  }
+
+  function post(path, body) {
+    return call(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  }
+
+  function el(tag, text, cls) {
+    const node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (cls) node.className = cls;
+    return node;
+  }
+
+  function say(text) {
+    document.getElementById("message").textContent = text || "";
+  }
+
+  function ask(question) {
+    const app = window.Telegram && window.Telegram.WebApp;
+    if (app && app.showConfirm && app.initData) {
+      return new Promise((resolve) => app.showConfirm(question, resolve));
+    }
+    return Promise.resolve(window.confirm(question));
+  }
+
+  function when(unix) {
+    return new Date(unix * 1000).toLocaleString();
+  }
+
+  function button(text, onClick) {
+    const b = el("button", text, "act");
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  async function act(work) {
+    say("");
+    try {
+      await work();
+      await show(current);
+    } catch (error) {
+      say(error.message);
+    }
+  }
+
+  const views = {
+    async documents(view) {
+      const form = el("form");
+      const folder = el("input");
+      folder.type = "text";
+      folder.name = "folder";
+      folder.placeholder = words.upload_folder;
+      const file = el("input");
+      file.type = "file";
+      file.name = "file";
+      form.append(folder, file, button(words.upload, () => {}));
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        act(async () => {
+          const data = new FormData();
+          data.append("folder", folder.value);
+          data.append("file", file.files[0]);
+          const saved = await call("upload", { method: "POST", body: data });
+          say(words.uploaded.replace("{path}", saved.path));
+        });
+      });
+      view.append(form);
+      const { documents } = await call("documents");
+      if (!documents.length) view.append(el("p", words.documents_none, "muted"));
+      const folders = new Map();
+      for (const doc of documents) {
+        const cut = doc.path.lastIndexOf("/");
+        const name = cut < 0 ? "" : doc.path.slice(0, cut);
+        if (!folders.has(name)) folders.set(name, []);
+        folders.get(name).push(doc);
+      }
+      for (const [name, docs] of folders) {
+        const group = el("details");
+        group.open = true;
+        group.append(el("summary", (name || "/") + " (" + docs.length + ")"));
+        for (const doc of docs) group.append(documentRow(doc));
+        view.append(group);
+      }
+    },
+
+    async trash(view) {
+      const { items } = await call("trash");
+      if (!items.length) view.append(el("p", words.trash_none, "muted"));
+      for (const item of items) {
+        const row = el("div", null, "row");
+        row.dataset.path = item.path;
+        row.append(el("div", item.path), el("div", when(item.deleted_at), "muted"));
+        row.append(button(words.restore, () => act(() => post("restore", { id: item.id }))));
+        view.append(row);
+      }
+    },
+
+    async users(view) {
+      const people = await call("users");
+      view.append(el("h4", words.users_admins_env));
+      view.append(el("div", people.env_admins.join(", ") || "—", "muted"));
+      view.append(el("h4", words.users_env));
+      view.append(el("div", people.env_users.join(", ") || "—", "muted"));
+      view.append(el("h4", words.users_granted));
+      for (const grant of people.grants) {
+        const row = el("div", null, "row");
+        const name = grant.name || String(grant.id);
+        row.append(el("div", name + (grant.username ? " @" + grant.username : "")));
+        row.append(el("div", grant.role + " · " + when(grant.granted_at), "muted"));
+        row.append(button(words.revoke, async () => {
+          if (!(await ask(words.confirm_revoke.replace("{name}", name)))) return;
+          act(() => post("revoke", { user_id: grant.id, confirmed: true }));
+        }));
+        view.append(row);
+      }
+    },
+
+    async scopes(view) {
+      const { file, set } = await call("scopes");
+      const shown = (folders) => (folders === null ? words.scopes_everything : folders.join(", "));
+      if (!file.configured && !set.length) view.append(el("p", words.scopes_none, "muted"));
+      if (file.configured) {
+        view.append(el("h4", words.scopes_file));
+        view.append(el("div", words.scopes_default + ": " + shown(file.default), "row"));
+        for (const entry of file.entries) {
+          view.append(el("div", entry.key + ": " + shown(entry.folders), "row"));
+        }
+      }
+      if (set.length) view.append(el("h4", words.scopes_set));
+      for (const entry of set) {
+        const row = el("div", entry.place + ": " + shown(entry.folders), "row");
+        row.append(el("div", entry.by + " · " + when(entry.at), "muted"));
+        view.append(row);
+      }
+    },
+
+    async audit(view) {
+      const { entries } = await call("audit");
+      if (!entries.length) view.append(el("p", words.audit_none, "muted"));
+      for (const entry of entries.slice().reverse()) {
+        const row = el("div", null, "row");
+        row.append(el("div", entry.action + ": " + entry.subject + (entry.detail ? " → " + entry.detail : "")));
+        row.append(el("div", (entry.actor || "—") + " · " + when(entry.at), "muted"));
+        view.append(row);
+      }
+    },
+
+    async feedback(view) {
+      const { days } = await call("feedback");
+      view.append(el("h4", words.feedback_days));
+      const most = Math.max(1, ...days.map((d) => d.up + d.down));
+      if (!days.some((d) => d.up + d.down)) view.append(el("p", words.feedback_none, "muted"));
+      for (const day of days) {
+        const row = el("div", null, "row");
+        row.append(el("span", day.day + " "));
+        const up = el("span", null, "bar up");
+        up.style.width = (day.up / most) * 60 + "%";
+        const down = el("span", null, "bar down");
+        down.style.width = (day.down / most) * 60 + "%";
+        row.append(up, down, el("span", " 👍 " + day.up + " 👎 " + day.down, "muted"));
+        view.append(row);
+      }
+    },
+  };
+
+  function documentRow(doc) {
+    const row = el("div", null, "row");
+    row.dataset.path = doc.path;
+    row.append(el("div", doc.path.split("/").pop()));
+    const state = words["state_" + doc.state] + (doc.error ? ": " + doc.error : "");
+    row.append(el("div", state, "muted " + doc.state));
+    const target = el("input");
+    target.type = "text";
+    target.placeholder = words.move_to;
+    target.value = doc.path;
+    row.append(target);
+    row.append(button(words.move, () => act(() => post("move", { source: doc.path, target: target.value }))));
+    row.append(button(words.trash, async () => {
+      if (!(await ask(words.confirm_trash.replace("{path}", doc.path)))) return;
+      act(() => post("trash", { path: doc.path, confirmed: true }));
+    }));
+    return row;
+  }
+
+  async function show(name) {
+    current = name;
+    for (const b of document.querySelectorAll("nav button")) {
+      b.classList.toggle("on", b.dataset.tab === name);
+    }
+    const view = document.getElementById("view");
+    const fresh = el("div");
+    try {
+      await views[name](fresh);
+    } catch (error) {
+      say(error.message);
+    }
+    view.replaceChildren(fresh);
+    document.body.dataset.shown = name;
+  }
+
+  async function start() {
+    const app = window.Telegram && window.Telegram.WebApp;
+    if (app && app.ready) app.ready();
+    let me;
+    try {
+      me = await call("me");
+      words = me.texts;
+    } catch (error) {
+      say(error.message);
+      document.body.dataset.shown = "refused";
+      return;
+    }
+    document.getElementById("title").textContent = words.title;
+    document.documentElement.lang = me.lang;
+    const tabs = document.getElementById("tabs");
+    for (const name of Object.keys(views)) {
+      const b = el("button", words["tab_" + name]);
+      b.dataset.tab = name;
+      b.addEventListener("click", () => show(name));
+      tabs.append(b);
+    }
+    await show("documents");
+  }
+
+  document.addEventListener("DOMContentLoaded", start);
+})();

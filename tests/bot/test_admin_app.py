@@ -1,0 +1,350 @@
+"""The admins' Mini App over real HTTP on 127.0.0.1: its page, who may use it, and each change
+going through the same services as the commands (jail, scope, audit log).
+
+The routes come from the bot's own wiring (`bot.telegram.run.admin_app`) over the dispatcher
+the composition root built, with the real toolbox over the test documents folder; requests carry
+`initData` signed with the bot's token exactly as Telegram signs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import shutil
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import aiohttp
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.storage.access import Person
+from bot.telegram.run import admin_app
+from bot.telegram.texts.admin_app import ENGLISH_APP, RUSSIAN_APP
+from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, USER_ID
+from tests.fakes.harness import Harness
+from tests.fakes.init_data import signed_init_data
+
+APP_URL = "https://bot.example.com/admin"
+CHARLOTTE = "документы/рецепт_шарлотки.txt"
+LEASE = "документы/договор_аренды.md"
+
+
+class App:
+    """A client of the Mini App's server, opened as `user_id` (signed now unless told)."""
+
+    def __init__(self, client: TestClient[web.Request, None], harness: Harness) -> None:
+        self.client = client
+        self.harness = harness
+
+    def auth(self, user_id: int = ADMIN_ID, *, age_s: float = 0, lang: str = "ru") -> str:
+        now = self.harness.dp["tuning"].wall_clock()
+        data = signed_init_data(
+            BOT_TOKEN, user_id=user_id, auth_date=now - age_s, language_code=lang
+        )
+        return f"tma {data}"
+
+    async def get(self, path: str, user_id: int = ADMIN_ID, **auth: Any) -> tuple[int, Any]:
+        headers = {"Authorization": self.auth(user_id, **auth)}
+        async with self.client.get(f"/admin/api/{path}", headers=headers) as response:
+            return response.status, await response.json()
+
+    async def post(
+        self, path: str, body: dict[str, Any], user_id: int = ADMIN_ID
+    ) -> tuple[int, Any]:
+        headers = {"Authorization": self.auth(user_id)}
+        async with self.client.post(f"/admin/api/{path}", json=body, headers=headers) as response:
+            return response.status, await response.json()
+
+    async def found(self, query: str) -> set[str]:
+        result = await self.harness.services.toolbox.execute("search_files", {"query": query})
+        return {r["path"] for r in json.loads(result.text).get("results", [])}
+
+
+@pytest.fixture
+def open_app(make_dispatcher: Any) -> Callable[..., Any]:
+    @asynccontextmanager
+    async def start(**settings: Any) -> AsyncIterator[App]:
+        settings = {"admin_app_url": APP_URL, "metrics_listen": "127.0.0.1:9", **settings}
+        async with make_dispatcher(**settings) as harness:
+            await harness.services.toolbox.wait_ready()
+            app = web.Application()
+            app.add_routes(admin_app(harness.dp, harness.bot, harness.settings))
+            async with TestServer(app, host="127.0.0.1") as server:
+                client: TestClient[web.Request, None] = TestClient(server)
+                async with client:
+                    yield App(client, harness)
+
+    return start
+
+
+class TestThePage:
+    async def test_the_page_and_its_script_with_a_strict_policy(self, open_app: Any) -> None:
+        async with open_app() as app:
+            async with app.client.get("/admin") as response:  # to the page's own address
+                assert str(response.url).endswith("/admin/")
+                page = await response.text()
+                policy = response.headers["Content-Security-Policy"]
+            assert '<script src="admin.js"' in page
+            assert "script-src 'self' https://telegram.org" in policy
+            assert "unsafe-inline" not in policy.split("script-src")[1].split(";")[0]
+            async with app.client.get("/admin/admin.js") as response:
+                assert response.status == 200
+                assert "tgWebAppData" in await response.text()
+
+
+class TestWhoMayUseIt:
+    async def test_only_a_fresh_signature_of_an_admin_opens_it(self, open_app: Any) -> None:
+        async with open_app() as app:
+            async with app.client.get("/admin/api/me") as response:
+                assert response.status == 401
+                assert (await response.json())["error"] == ENGLISH_APP["error_auth"]
+            forged = app.auth().replace(f"%22id%22%3A{ADMIN_ID}", f"%22id%22%3A{ADMIN_ID + 1}")
+            assert forged != app.auth()
+            async with app.client.get(
+                "/admin/api/me", headers={"Authorization": forged}
+            ) as response:
+                assert response.status == 401
+            status, body = await app.get("me", age_s=3 * 24 * 3600)
+            assert status == 401
+            assert body["error"] == ENGLISH_APP["error_auth"]  # who asks is not known yet
+            status, body = await app.get("documents", user_id=USER_ID)
+            assert (status, body) == (403, {"error": RUSSIAN_APP["error_admin"]})
+            status, body = await app.get("me", lang="en")
+            assert status == 200
+            assert body["texts"]["title"] == ENGLISH_APP["title"]
+
+    async def test_a_token_never_appears_in_what_the_page_gets(self, open_app: Any) -> None:
+        async with open_app() as app:
+            for path in ("me", "documents", "users", "scopes", "audit", "feedback", "trash"):
+                status, body = await app.get(path)
+                assert status == 200, path
+                assert BOT_TOKEN not in json.dumps(body, ensure_ascii=False)
+                assert BOT_TOKEN.split(":")[1] not in json.dumps(body, ensure_ascii=False)
+
+
+class TestDocuments:
+    async def test_the_tree_says_which_files_are_searchable(
+        self, open_app: Any, sandbox_dir: Path
+    ) -> None:
+        (sandbox_dir / "сломанный.pdf").write_bytes(b"%PDF-1.4 this is not a pdf at all")
+        async with open_app() as app:
+            await app.harness.services.toolbox.wait_synced()
+            status, body = await app.get("documents")
+            assert status == 200
+            states = {d["path"]: (d["state"], d["error"]) for d in body["documents"]}
+            assert states[CHARLOTTE] == ("indexed", None)
+            state, error = states["сломанный.pdf"]
+            assert state == "failed"
+            assert error
+            assert ".secret.txt" not in states
+
+    async def test_trash_asks_for_confirmation_then_goes_through_the_jail_and_the_log(
+        self, open_app: Any
+    ) -> None:
+        async with open_app() as app:
+            status, body = await app.post("trash", {"path": CHARLOTTE})
+            assert (status, body) == (400, {"error": RUSSIAN_APP["error_confirm"]})
+            assert CHARLOTTE in await app.found("шарлотка")
+            status, body = await app.post("trash", {"path": CHARLOTTE, "confirmed": True})
+            assert status == 200
+            assert CHARLOTTE not in await app.found("шарлотка")
+            _, trash = await app.get("trash")
+            (item,) = [i for i in trash["items"] if i["path"] == CHARLOTTE]
+            status, _ = await app.post("restore", {"id": item["id"]})
+            assert status == 200
+            assert CHARLOTTE in await app.found("шарлотка")
+            _, audit = await app.get("audit")
+            done = [(e["action"], e["subject"], e["actor"]) for e in audit["entries"]]
+            assert ("delete", CHARLOTTE, "Anna") in done
+            assert ("restore", CHARLOTTE, "Anna") in done
+
+    async def test_a_move_is_made_and_logged_and_a_path_out_is_refused(
+        self, open_app: Any, sandbox_dir: Path
+    ) -> None:
+        async with open_app() as app:
+            status, body = await app.post("move", {"source": LEASE, "target": "архив/аренда.md"})
+            assert (status, body) == (200, {"source": LEASE, "target": "архив/аренда.md"})
+            assert (sandbox_dir / "архив" / "аренда.md").is_file()
+            assert "архив/аренда.md" in await app.found("аренда")
+            for target in ("../наружу.md", "/etc/passwd"):
+                status, body = await app.post("move", {"source": CHARLOTTE, "target": target})
+                assert status == 409, target
+                assert "<" not in body["error"]
+            assert not (sandbox_dir.parent / "наружу.md").exists()
+            _, audit = await app.get("audit")
+            assert ("move", LEASE, "архив/аренда.md") in [
+                (e["action"], e["subject"], e["detail"]) for e in audit["entries"]
+            ]
+
+    async def test_an_upload_is_saved_indexed_and_logged(
+        self, open_app: Any, sandbox_dir: Path
+    ) -> None:
+        async with open_app() as app:
+            form = aiohttp.FormData(quote_fields=False)  # as browsers send names
+            form.add_field("folder", "hr")
+            text = "Пропуск выдаёт охрана на первом этаже."
+            form.add_field("file", text.encode(), filename="пропуск.txt")
+            headers = {"Authorization": app.auth()}
+            async with app.client.post(
+                "/admin/api/upload", data=form, headers=headers
+            ) as response:
+                assert response.status == 200
+                saved = await response.json()
+            assert saved["path"] == "hr/пропуск.txt"
+            assert saved["chars"] > 0
+            assert "hr/пропуск.txt" in await app.found("пропуск охрана")
+            _, audit = await app.get("audit")
+            assert ("upload", "hr/пропуск.txt") in [
+                (e["action"], e["subject"]) for e in audit["entries"]
+            ]
+            form = aiohttp.FormData(quote_fields=False)  # as browsers send names
+            form.add_field("file", b"MZ\x90\x00", filename="программа.exe")
+            async with app.client.post(
+                "/admin/api/upload", data=form, headers=headers
+            ) as response:
+                assert response.status == 400
+                assert ".exe" in (await response.json())["error"]
+            assert not any("программа" in p for p in os.listdir(sandbox_dir))
+
+
+class TestWithinTheAdminsScope:
+    async def test_an_admin_sees_and_changes_only_their_folders(
+        self, open_app: Any, tmp_path: Path
+    ) -> None:
+        scopes = tmp_path / "scopes.toml"
+        scopes.write_text(f'{ADMIN_ID} = ["hr"]\n', encoding="utf-8")
+        async with open_app(scopes_file=scopes) as app:
+            _, body = await app.get("documents")
+            assert {d["path"] for d in body["documents"]} == {
+                "hr/отпуск.md",
+                "hr/vacation_policy.md",
+            }
+            status, _ = await app.post("trash", {"path": CHARLOTTE, "confirmed": True})
+            assert status == 409
+            assert CHARLOTTE in await app.found("шарлотка")
+            _, me = await app.get("me")
+            assert me["scope"] == ["hr"]
+
+
+class TestPeople:
+    async def test_a_grant_is_listed_and_revoked_once_confirmed(self, open_app: Any) -> None:
+        async with open_app() as app:
+            access = app.harness.dp["access"]
+            await access.decide(4242, allow=True, by=Person(ADMIN_ID, "Anna"), via="command")
+            _, people = await app.get("users")
+            assert people["env_admins"] == [ADMIN_ID]
+            assert 4242 in [g["id"] for g in people["grants"]]
+            status, _ = await app.post("revoke", {"user_id": 4242})
+            assert status == 400
+            assert access.may_use(4242)
+            status, body = await app.post("revoke", {"user_id": 4242, "confirmed": True})
+            assert (status, body) == (200, {"result": "removed"})
+            assert not access.may_use(4242)
+            _, audit = await app.get("audit")
+            assert ("revoke", "4242") in [(e["action"], e["subject"]) for e in audit["entries"]]
+
+
+class TestScopesAndFeedback:
+    async def test_the_files_entries_and_a_topics_scope_set_in_telegram(
+        self, open_app: Any, tmp_path: Path
+    ) -> None:
+        scopes = tmp_path / "scopes.toml"
+        scopes.write_text('default = ["*"]\n"-100555/7" = ["hr"]\n', encoding="utf-8")
+        async with open_app(scopes_file=scopes) as app:
+            await app.harness.dp["scopes"].set_chat(-100555, None, by=ADMIN_ID, thread_id=9)
+            _, body = await app.get("scopes")
+            assert body["file"]["entries"] == [{"key": "-100555/7", "folders": ["hr"]}]
+            assert [(s["place"], s["folders"]) for s in body["set"]] == [("-100555/9", None)]
+
+    async def test_votes_are_counted_by_day(self, open_app: Any) -> None:
+        async with open_app() as app:
+            _, body = await app.get("feedback")
+            assert len(body["days"]) == 14
+            assert sum(d["up"] + d["down"] for d in body["days"]) == 0
+
+
+def _browser_missing() -> str | None:
+    """Why the page cannot be opened in a browser here, or None."""
+    if importlib.util.find_spec("selenium") is None:
+        return "selenium is not installed (pip install -e '.[dev]')"
+    for program in ("chromium", "chromedriver"):
+        if shutil.which(program) is None:
+            return f"{program} is not installed (Debian: apt-get install chromium chromium-driver)"
+    return None
+
+
+def _open_in_chromium(url: str, trash: str) -> dict[str, Any]:
+    """Open the page headless, read the documents it lists, send `trash` to the trash through
+    its button and the confirmation dialog, and read the list again (blocking)."""
+    from selenium import webdriver  # noqa: PLC0415  (only where a browser is installed)
+    from selenium.webdriver.chrome.options import Options  # noqa: PLC0415
+    from selenium.webdriver.chrome.service import Service  # noqa: PLC0415
+    from selenium.webdriver.common.by import By  # noqa: PLC0415
+    from selenium.webdriver.support import expected_conditions  # noqa: PLC0415
+    from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
+
+    options = Options()
+    options.binary_location = str(shutil.which("chromium"))
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(str(shutil.which("chromedriver"))), options=options)
+    try:
+        wait = WebDriverWait(driver, 30)
+        driver.get(url)
+        shown = 'body[data-shown="documents"]'
+        wait.until(expected_conditions.presence_of_element_located((By.CSS_SELECTOR, shown)))
+        before = [
+            e.get_attribute("data-path") for e in driver.find_elements(By.CSS_SELECTOR, ".row")
+        ]
+        title = driver.find_element(By.ID, "title").text
+        row = driver.find_element(By.CSS_SELECTOR, f'.row[data-path="{trash}"]')
+        row.find_elements(By.TAG_NAME, "button")[-1].click()
+        wait.until(expected_conditions.alert_is_present())
+        question = driver.switch_to.alert.text
+        driver.switch_to.alert.accept()
+        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, f'.row[data-path="{trash}"]'))
+        after = [
+            e.get_attribute("data-path") for e in driver.find_elements(By.CSS_SELECTOR, ".row")
+        ]
+        return {"title": title, "before": before, "after": after, "question": question}
+    finally:
+        driver.quit()
+
+
+class TestInABrowser:
+    async def test_the_page_lists_the_documents_and_trashes_one_after_asking(
+        self, open_app: Any, sandbox_dir: Path
+    ) -> None:
+        missing = _browser_missing()
+        if missing is not None:
+            pytest.skip(f"no browser for the Mini App page: {missing}")
+        async with open_app() as app:
+            init_data = app.auth().removeprefix("tma ")
+            url = str(app.client.make_url("/admin/")) + "#tgWebAppData=" + quote(init_data)
+            seen = await asyncio.to_thread(_open_in_chromium, url, CHARLOTTE)
+            assert seen["title"] == RUSSIAN_APP["title"]
+            assert CHARLOTTE in seen["before"]
+            assert "hr/отпуск.md" in seen["before"]
+            assert seen["question"] == RUSSIAN_APP["confirm_trash"].format(path=CHARLOTTE)
+            assert CHARLOTTE not in seen["after"]
+            assert LEASE in seen["after"]
+            assert not (sandbox_dir / CHARLOTTE).exists()
+            _, audit = await app.get("audit")
+            assert ("delete", CHARLOTTE) in [(e["action"], e["subject"]) for e in audit["entries"]]
