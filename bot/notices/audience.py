@@ -3,8 +3,9 @@
 A private subscription speaks to its user: they must still be allowed to use the bot, and only
 paths inside the scope a question of theirs in that chat would see are named. A group's speaks
 to everyone in the group: the bot must still be allowed to answer there, and only paths inside
-the group's own scope (set with /scope or SCOPES_FILE) are named. The scope is compared as the
-jail compares it, with its folders spelled as they are on disk.
+the group's own scope (set with /scope or SCOPES_FILE; the forum topic's, when it was made in
+one) are named. The scope is compared as the jail compares it, with its folders spelled as they
+are on disk.
 """
 
 from __future__ import annotations
@@ -39,14 +40,15 @@ class Audience:
         """What the subscription's chat may be told about now; None when nothing at all (its
         user lost access, the group is no longer served)."""
         chat_id, user_id = subscription.chat_id, subscription.user_id
+        topic = subscription.thread_id
         if user_id is not None:
             if not self._access.may_use(user_id):
                 return None
-            scope = await self._scopes.for_question(chat_id, user_id)
+            scope = await self._scopes.for_question(chat_id, user_id, topic)
         else:
             if not self._access.may_answer_in_group(chat_id):
                 return None
-            scope = (await self._scopes.of_chat(chat_id)).scope
+            scope = (await self._scopes.of_chat(chat_id, topic)).scope
         if scope is None:
             return _everything
         spelled = await asyncio.to_thread(self._spelled, scope)

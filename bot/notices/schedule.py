@@ -127,10 +127,7 @@ class NoticeSchedule:
         return sent
 
     async def _claimed(self, found: Due) -> bool:
-        subscription = found.subscription
-        return await self._store.claim(
-            subscription.chat_id, subscription.folder, subscription.sent_through, found.through
-        )
+        return await self._store.claim(found.subscription, found.through)
 
     async def _tell(self, found: Due) -> int:
         """Send one digest, naming only what its chat may see now; 1 when one went out."""

@@ -323,11 +323,12 @@ _NOTICES = (
     """
     CREATE TABLE notice_subscriptions (
         chat_id BIGINT NOT NULL,
+        thread_id BIGINT NOT NULL,
         folder TEXT NOT NULL,
         user_id BIGINT,
         language TEXT NOT NULL,
         sent_through BIGINT NOT NULL,
-        PRIMARY KEY (chat_id, folder)
+        PRIMARY KEY (chat_id, thread_id, folder)
     )
     """,
     "CREATE INDEX notice_subscriptions_by_user ON notice_subscriptions (user_id)",

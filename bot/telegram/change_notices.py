@@ -1,4 +1,5 @@
-"""Change notices sent to their subscribers, in the language each subscribed in.
+"""Change notices sent to their subscribers, in the language each subscribed in, into the forum
+topic a subscription was made in.
 
 `ChangeNotices.start` runs the schedule (`bot.notices.schedule`) for the bot it is given; the
 schedule records the folder's changes, decides when a digest is due, that this process is the
@@ -74,7 +75,12 @@ class ChangeNotices:
         """One digest to its chat; whether it got there."""
         text = notice_texts(subscription.language).digest(told)
         try:
-            await bot.send_message(subscription.chat_id, text, parse_mode="HTML")
+            await bot.send_message(
+                subscription.chat_id,
+                text,
+                message_thread_id=subscription.thread_id,
+                parse_mode="HTML",
+            )
         except TelegramAPIError as exc:  # blocked, removed from the group, the chat gone
             log.warning("a change notice did not reach chat %d: %s", subscription.chat_id, exc)
             return False

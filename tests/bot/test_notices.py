@@ -15,7 +15,8 @@ from bot.storage import PostgresDatabase
 from bot.storage.notices import NoticeStore
 from bot.storage.notices.postgres import PostgresNotices
 from bot.telegram.change_notices import ChangeNotices
-from tests.bot.access_support import texts_to, tuning
+from tests.bot.access_support import sent_to, texts_to, tuning
+from tests.bot.source_support import in_topic
 from tests.bot.test_documents import _confirm
 from tests.fakes.accounts import ADMIN_ID, USER_ID
 from tests.fakes.clock import FakeClock
@@ -33,14 +34,22 @@ def digests_to(harness: Harness, chat_id: int) -> list[str]:
 
 
 async def command(
-    harness: Harness, text: str, user_id: int = USER_ID, chat_id: int | None = None
+    harness: Harness,
+    text: str,
+    user_id: int = USER_ID,
+    chat_id: int | None = None,
+    topic: int | None = None,
 ) -> str:
-    """A command in the sender's private chat (or in `chat_id`, a group); the reply."""
+    """A command in the sender's private chat (or in `chat_id`, a group, in forum topic
+    `topic`); the reply."""
     if chat_id is None:
         await harness.feed(harness.updates.command(text, user_id=user_id))
         return texts_to(harness, user_id)[-1]
+    extra = in_topic(topic) if topic is not None else {}
     await harness.feed(
-        harness.updates.command(text, user_id=user_id, chat_id=chat_id, chat_type="supergroup")
+        harness.updates.command(
+            text, user_id=user_id, chat_id=chat_id, chat_type="supergroup", **extra
+        )
     )
     return texts_to(harness, chat_id)[-1]
 
@@ -258,6 +267,23 @@ class TestGroups:
             clock.advance(QUIET)
             await tick(harness, clock)
             assert digests_to(harness, GROUP_ID) == [f"🔔 Новое в документах: hr/{POLICY}"]
+
+    async def test_a_forum_topic_hears_in_the_topic_within_its_own_scope(
+        self, make_dispatcher: Any, sandbox_dir: Path
+    ) -> None:
+        clock = FakeClock()
+        async with make_dispatcher(tuning=tuning(clock)) as harness:
+            await command(harness, "/subscribe", user_id=ADMIN_ID, chat_id=GROUP_ID, topic=7)
+            await command(harness, "/scope hr", user_id=ADMIN_ID, chat_id=GROUP_ID, topic=7)
+            listed = await command(harness, "/subscriptions", chat_id=GROUP_ID, topic=7)
+            assert "все доступные документы" in listed
+            assert "Подписок нет" in await command(harness, "/subscriptions", chat_id=GROUP_ID)
+            drop(sandbox_dir, f"hr/{POLICY}")
+            drop(sandbox_dir, "финансы/зарплаты 2025.txt")
+            await quiet_period(harness, clock)
+            (sent,) = [m for m in sent_to(harness, GROUP_ID) if _DIGEST.match(m.text)]
+            assert sent.text == f"🔔 Новое в документах: hr/{POLICY}"
+            assert sent.message_thread_id == 7
 
 
 class TestAcrossWorkersAndRestarts:

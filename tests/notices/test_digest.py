@@ -91,7 +91,7 @@ class TestFolderChanges:
 
 
 class TestDue:
-    subscription = Subscription(1, "hr", 1, "ru", sent_through=0)
+    subscription = Subscription(1, None, "hr", 1, "ru", sent_through=0)
 
     def test_changes_elsewhere_move_the_subscription_past_them_silently(self) -> None:
         changes = [NoticedChange(1, added("it/a"), 0.0), NoticedChange(2, added("b"), 0.0)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -91,13 +92,26 @@ class TestNoticeStore:
         await notices.subscribe(USER, "", user_id=USER, language="ru")
         await notices.record([added("a.txt")])
         (change,) = await notices.since(0)
-        won = await asyncio.gather(
-            notices.claim(USER, "", 0, change.id), notices.claim(USER, "", 0, change.id)
-        )
+        (read,) = await notices.of_chat(USER)
+        won = await asyncio.gather(notices.claim(read, change.id), notices.claim(read, change.id))
         assert sorted(won) == [False, True]
         (subscription,) = await notices.of_chat(USER)
         assert subscription.sent_through == change.id
-        assert not await notices.claim(USER, "gone", 0, change.id)
+        assert not await notices.claim(replace(read, folder="gone"), change.id + 1)
+
+    async def test_each_forum_topic_has_its_own(self, notices: NoticeStore) -> None:
+        await notices.subscribe(GROUP, "hr", user_id=None, language="ru")
+        assert await notices.subscribe(GROUP, "hr", thread_id=7, user_id=None, language="en")
+        assert [s.thread_id for s in await notices.subscriptions()] == [None, 7]
+        (topic,) = await notices.of_chat(GROUP, 7)
+        assert (topic.folder, topic.language) == ("hr", "en")
+        await notices.record([added("hr/a.txt")])
+        (change,) = await notices.since(0)
+        assert await notices.claim(topic, change.id)
+        (general,) = await notices.of_chat(GROUP)
+        assert general.sent_through == 0
+        assert await notices.unsubscribe(GROUP, thread_id=7) == 1
+        assert [s.thread_id for s in await notices.subscriptions()] == [None]
 
     async def test_unsubscribe_one_folder_or_all(self, notices: NoticeStore) -> None:
         for folder in ("hr", "it", "финансы"):

@@ -20,8 +20,10 @@ from bot.storage.notices import MAX_READ, Change, NoticedChange, Subscription
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase
 
-_SUBSCRIPTION = "chat_id, folder, user_id, language, sent_through"
+_SUBSCRIPTION = "chat_id, thread_id, folder, user_id, language, sent_through"
 _RECORDING = advisory_key("notices", "record")
+NO_TOPIC = 0
+"""The topic column of a chat without topics (a key column cannot be NULL)."""
 
 
 class PostgresNotices:
@@ -34,43 +36,55 @@ class PostgresNotices:
         self._clock = clock
 
     async def subscribe(
-        self, chat_id: int, folder: str, *, user_id: int | None, language: str
+        self,
+        chat_id: int,
+        folder: str,
+        *,
+        thread_id: int | None = None,
+        user_id: int | None,
+        language: str,
     ) -> bool:
         """Subscribe from the next change on; False (language updated) when it already was."""
         inserted = await self._pool.fetchval(
             f"INSERT INTO notice_subscriptions ({_SUBSCRIPTION}) "
-            "VALUES ($1, $2, $3, $4, (SELECT coalesce(max(id), 0) FROM notice_changes)) "
-            "ON CONFLICT (chat_id, folder) DO UPDATE SET language = excluded.language "
+            "VALUES ($1, $2, $3, $4, $5, (SELECT coalesce(max(id), 0) FROM notice_changes)) "
+            "ON CONFLICT (chat_id, thread_id, folder) DO UPDATE SET language = excluded.language "
             "RETURNING xmax = 0",
             chat_id,
+            thread_id or NO_TOPIC,
             folder,
             user_id,
             language,
         )
         return bool(inserted)
 
-    async def unsubscribe(self, chat_id: int, folder: str | None = None) -> int:
-        """End one subscription of a chat, or all of them; how many ended."""
+    async def unsubscribe(
+        self, chat_id: int, folder: str | None = None, *, thread_id: int | None = None
+    ) -> int:
+        """End one subscription of a chat (a topic), or all of them; how many ended."""
         status = await self._pool.execute(
             "DELETE FROM notice_subscriptions "
-            "WHERE chat_id = $1 AND ($2::text IS NULL OR folder = $2)",
+            "WHERE chat_id = $1 AND thread_id = $2 AND ($3::text IS NULL OR folder = $3)",
             chat_id,
+            thread_id or NO_TOPIC,
             folder,
         )
         return int(status.split()[-1])
 
-    async def of_chat(self, chat_id: int) -> list[Subscription]:
-        """A chat's subscriptions, by folder."""
+    async def of_chat(self, chat_id: int, thread_id: int | None = None) -> list[Subscription]:
+        """A chat's (a topic's) subscriptions, by folder."""
         rows = await self._pool.fetch(
-            f"SELECT {_SUBSCRIPTION} FROM notice_subscriptions WHERE chat_id = $1 ORDER BY folder",
+            f"SELECT {_SUBSCRIPTION} FROM notice_subscriptions "
+            "WHERE chat_id = $1 AND thread_id = $2 ORDER BY folder",
             chat_id,
+            thread_id or NO_TOPIC,
         )
         return [_subscription(row) for row in rows]
 
     async def subscriptions(self) -> list[Subscription]:
-        """Every subscription, by chat and folder."""
+        """Every subscription, by chat, topic and folder."""
         rows = await self._pool.fetch(
-            f"SELECT {_SUBSCRIPTION} FROM notice_subscriptions ORDER BY chat_id, folder"
+            f"SELECT {_SUBSCRIPTION} FROM notice_subscriptions ORDER BY chat_id, thread_id, folder"
         )
         return [_subscription(row) for row in rows]
 
@@ -123,14 +137,15 @@ class PostgresNotices:
             for row in rows
         ]
 
-    async def claim(self, chat_id: int, folder: str, seen: int, through: int) -> bool:
-        """Move `sent_through` from `seen` to `through`, if it still holds `seen`."""
+    async def claim(self, subscription: Subscription, through: int) -> bool:
+        """Move `sent_through` to `through`, if it still holds what `subscription` read."""
         status = await self._pool.execute(
-            "UPDATE notice_subscriptions SET sent_through = $4 "
-            "WHERE chat_id = $1 AND folder = $2 AND sent_through = $3",
-            chat_id,
-            folder,
-            seen,
+            "UPDATE notice_subscriptions SET sent_through = $5 "
+            "WHERE chat_id = $1 AND thread_id = $2 AND folder = $3 AND sent_through = $4",
+            subscription.chat_id,
+            subscription.thread_id or NO_TOPIC,
+            subscription.folder,
+            subscription.sent_through,
             through,
         )
         return status.split()[-1] == "1"
@@ -156,6 +171,7 @@ class PostgresNotices:
 def _subscription(row: Any) -> Subscription:
     return Subscription(
         int(row["chat_id"]),
+        int(row["thread_id"]) or None,
         str(row["folder"]),
         row["user_id"],
         str(row["language"]),

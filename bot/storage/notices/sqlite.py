@@ -15,11 +15,12 @@ from bot.storage.sqlite_thread import SqliteThread, transaction
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS notice_subscriptions (
     chat_id INTEGER NOT NULL,
+    thread_id INTEGER NOT NULL,
     folder TEXT NOT NULL,
     user_id INTEGER,
     language TEXT NOT NULL,
     sent_through INTEGER NOT NULL,
-    PRIMARY KEY (chat_id, folder)
+    PRIMARY KEY (chat_id, thread_id, folder)
 );
 CREATE INDEX IF NOT EXISTS notice_subscriptions_by_user ON notice_subscriptions (user_id);
 CREATE TABLE IF NOT EXISTS notice_changes (
@@ -34,7 +35,9 @@ CREATE INDEX IF NOT EXISTS notice_changes_by_path ON notice_changes (path, id);
 CREATE INDEX IF NOT EXISTS notice_changes_by_time ON notice_changes (noticed_at);
 """
 
-_SUBSCRIPTION = "chat_id, folder, user_id, language, sent_through"
+_SUBSCRIPTION = "chat_id, thread_id, folder, user_id, language, sent_through"
+NO_TOPIC = 0
+"""The topic column of a chat without topics (a key column cannot be NULL)."""
 
 
 class SqliteNotices:
@@ -51,39 +54,49 @@ class SqliteNotices:
         return self._db.path
 
     async def subscribe(
-        self, chat_id: int, folder: str, *, user_id: int | None, language: str
+        self,
+        chat_id: int,
+        folder: str,
+        *,
+        thread_id: int | None = None,
+        user_id: int | None,
+        language: str,
     ) -> bool:
         """Subscribe from the next change on; False (language updated) when it already was."""
-        return await self._db.run(lambda db: _subscribe(db, chat_id, folder, user_id, language))
+        key = (chat_id, thread_id or NO_TOPIC, folder)
+        return await self._db.run(lambda db: _subscribe(db, key, user_id, language))
 
-    async def unsubscribe(self, chat_id: int, folder: str | None = None) -> int:
-        """End one subscription of a chat, or all of them; how many ended."""
+    async def unsubscribe(
+        self, chat_id: int, folder: str | None = None, *, thread_id: int | None = None
+    ) -> int:
+        """End one subscription of a chat (a topic), or all of them; how many ended."""
         return await self._db.run(
             lambda db: (
                 db.execute(
                     "DELETE FROM notice_subscriptions "
-                    "WHERE chat_id = ? AND (? IS NULL OR folder = ?)",
-                    (chat_id, folder, folder),
+                    "WHERE chat_id = ? AND thread_id = ? AND (? IS NULL OR folder = ?)",
+                    (chat_id, thread_id or NO_TOPIC, folder, folder),
                 ).rowcount
             )
         )
 
-    async def of_chat(self, chat_id: int) -> list[Subscription]:
-        """A chat's subscriptions, by folder."""
+    async def of_chat(self, chat_id: int, thread_id: int | None = None) -> list[Subscription]:
+        """A chat's (a topic's) subscriptions, by folder."""
         rows = await self._db.run(
             lambda db: db.execute(
-                f"SELECT {_SUBSCRIPTION} FROM notice_subscriptions WHERE chat_id = ? "
-                "ORDER BY folder",
-                (chat_id,),
+                f"SELECT {_SUBSCRIPTION} FROM notice_subscriptions "
+                "WHERE chat_id = ? AND thread_id = ? ORDER BY folder",
+                (chat_id, thread_id or NO_TOPIC),
             ).fetchall()
         )
         return [_subscription(row) for row in rows]
 
     async def subscriptions(self) -> list[Subscription]:
-        """Every subscription, by chat and folder."""
+        """Every subscription, by chat, topic and folder."""
         rows = await self._db.run(
             lambda db: db.execute(
-                f"SELECT {_SUBSCRIPTION} FROM notice_subscriptions ORDER BY chat_id, folder"
+                f"SELECT {_SUBSCRIPTION} FROM notice_subscriptions "
+                "ORDER BY chat_id, thread_id, folder"
             ).fetchall()
         )
         return [_subscription(row) for row in rows]
@@ -107,14 +120,20 @@ class SqliteNotices:
             for i, p, k, s, m, at in rows
         ]
 
-    async def claim(self, chat_id: int, folder: str, seen: int, through: int) -> bool:
-        """Move `sent_through` from `seen` to `through`, if it still holds `seen`."""
+    async def claim(self, subscription: Subscription, through: int) -> bool:
+        """Move `sent_through` to `through`, if it still holds what `subscription` read."""
+        key = (
+            subscription.chat_id,
+            subscription.thread_id or NO_TOPIC,
+            subscription.folder,
+            subscription.sent_through,
+        )
         moved = await self._db.run(
             lambda db: (
                 db.execute(
                     "UPDATE notice_subscriptions SET sent_through = ? "
-                    "WHERE chat_id = ? AND folder = ? AND sent_through = ?",
-                    (through, chat_id, folder, seen),
+                    "WHERE chat_id = ? AND thread_id = ? AND folder = ? AND sent_through = ?",
+                    (through, *key),
                 ).rowcount
             )
         )
@@ -143,25 +162,28 @@ class SqliteNotices:
         await self._db.close()
 
 
-def _subscription(row: tuple[int, str, int | None, str, int]) -> Subscription:
-    chat_id, folder, user_id, language, sent_through = row
-    return Subscription(int(chat_id), str(folder), user_id, str(language), int(sent_through))
+def _subscription(row: tuple[int, int, str, int | None, str, int]) -> Subscription:
+    chat_id, thread_id, folder, user_id, language, sent_through = row
+    return Subscription(
+        int(chat_id), thread_id or None, str(folder), user_id, str(language), int(sent_through)
+    )
 
 
 def _subscribe(
-    db: sqlite3.Connection, chat_id: int, folder: str, user_id: int | None, language: str
+    db: sqlite3.Connection, key: tuple[int, int, str], user_id: int | None, language: str
 ) -> bool:
     with transaction(db):
         updated = db.execute(
-            "UPDATE notice_subscriptions SET language = ? WHERE chat_id = ? AND folder = ?",
-            (language, chat_id, folder),
+            "UPDATE notice_subscriptions SET language = ? "
+            "WHERE chat_id = ? AND thread_id = ? AND folder = ?",
+            (language, *key),
         ).rowcount
         if updated:
             return False
         db.execute(
-            f"INSERT INTO notice_subscriptions ({_SUBSCRIPTION}) VALUES (?, ?, ?, ?, "
+            f"INSERT INTO notice_subscriptions ({_SUBSCRIPTION}) VALUES (?, ?, ?, ?, ?, "
             "(SELECT coalesce(max(id), 0) FROM notice_changes))",
-            (chat_id, folder, user_id, language),
+            (*key, user_id, language),
         )
         return True
 

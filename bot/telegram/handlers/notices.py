@@ -3,7 +3,8 @@ change or go in a folder.
 
 `/subscribe hr` subscribes the chat to `hr` (a folder within the sender's scope there),
 `/subscribe` to everything the sender may see; `/unsubscribe hr` ends one, `/unsubscribe`
-every one of the chat; `/subscriptions` lists them. In a group only an admin of the bot may
+every one of the chat; `/subscriptions` lists them. In a forum topic each works on that
+topic's own subscriptions, whose notices go there. In a group only an admin of the bot may
 subscribe or unsubscribe (the group hears the notices, within the group's own scope); anyone
 there may list them. The digests themselves are sent by `bot.telegram.change_notices`.
 """
@@ -63,9 +64,9 @@ async def on_subscribe(
     except FolderProblem as problem:
         await say(bot, chat_context, _problem(texts, problem), tuning)
         return
-    chat_id = chat_context.place.chat_id
+    chat_id, topic = chat_context.place.chat_id, chat_context.place.thread_id
     user_id = None if chat_context.is_group else message.from_user.id
-    folders = [s.folder for s in await notice_store.of_chat(chat_id)]
+    folders = [s.folder for s in await notice_store.of_chat(chat_id, topic)]
     held = covering(folders, folder)
     if held is not None and held != folder:
         text = texts.covered.format(folder=texts.folder(folder), covering=texts.folder(held))
@@ -73,9 +74,9 @@ async def on_subscribe(
         return
     replaced = inside(folders, folder)
     for old in replaced:
-        await notice_store.unsubscribe(chat_id, old)
+        await notice_store.unsubscribe(chat_id, old, thread_id=topic)
     if not await notice_store.subscribe(
-        chat_id, folder, user_id=user_id, language=chat_context.language
+        chat_id, folder, thread_id=topic, user_id=user_id, language=chat_context.language
     ):
         await say(bot, chat_context, texts.already.format(folder=texts.folder(folder)), tuning)
         return
@@ -101,16 +102,16 @@ async def on_unsubscribe(
     if message.from_user is None or (chat_context.is_group and not is_admin):
         await say(bot, chat_context, texts.group_admin_only, tuning)
         return
-    chat_id = chat_context.place.chat_id
+    chat_id, topic = chat_context.place.chat_id, chat_context.place.thread_id
     raw = (command.args or "").strip()
     if not raw:
-        ended = await notice_store.unsubscribe(chat_id)
+        ended = await notice_store.unsubscribe(chat_id, thread_id=topic)
         text = texts.unsubscribed_all.format(n=ended) if ended else texts.none
         await say(bot, chat_context, text, tuning)
         return
-    folders = [s.folder for s in await notice_store.of_chat(chat_id)]
+    folders = [s.folder for s in await notice_store.of_chat(chat_id, topic)]
     folder = matching(folders, raw)
-    if folder is None or not await notice_store.unsubscribe(chat_id, folder):
+    if folder is None or not await notice_store.unsubscribe(chat_id, folder, thread_id=topic):
         shown = f"<b>{escape(visible(raw))}</b>"
         await say(bot, chat_context, texts.not_subscribed.format(folder=shown), tuning)
         return
@@ -129,7 +130,8 @@ async def on_subscriptions(
     """List the chat's subscriptions."""
     del message
     texts = notice_texts(chat_context.language)
-    folders = [s.folder for s in await notice_store.of_chat(chat_context.place.chat_id)]
+    place = chat_context.place
+    folders = [s.folder for s in await notice_store.of_chat(place.chat_id, place.thread_id)]
     await say(bot, chat_context, texts.listed(folders), tuning)
 
 
