@@ -98,6 +98,7 @@ class NoticeSchedule:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._next_sweep = 0.0
+        self._failing = False
 
     async def observe(self) -> int:
         """Record what changed in the folder since the last look; how many changes were new."""
@@ -172,4 +173,12 @@ class NoticeSchedule:
         try:
             await self.tick(self._clock())
         except Exception:  # notices must never stop the bot; the next tick tries again
-            log.exception("sending change notices failed")
+            if not self._failing:
+                log.exception(
+                    "sending change notices failed; trying again every %g s", LOOK_EVERY_S
+                )
+            self._failing = True
+        else:
+            if self._failing:
+                log.info("sending change notices works again")
+            self._failing = False
