@@ -38,6 +38,7 @@ BENCHMARKS: dict[str, str] = {
     "quotes": "bench.bench_quotes",
     "meaning": "bench.bench_meaning",
     "vectors": "bench.bench_vectors",
+    "inline": "bench.bench_inline",
 }
 SIZED = frozenset({"search", "engines"})
 DEFAULT_OUT = REPO_ROOT / "bench" / "RESULTS.md"

@@ -14,6 +14,8 @@ so `python -m bot chat` never pays for it.
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -79,8 +81,15 @@ class Services:
         return self.backend.database
 
 
-async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None) -> Services:
-    """Start the toolbox, open the history, build the agent; `client` replaces the real one.
+async def open_services(
+    settings: Settings,
+    *,
+    client: AsyncOpenAI | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Services:
+    """Start the toolbox, open the history, build the agent; `client` replaces the real one
+    (of the main model; the fallbacks' are built from the settings), `clock` times the models'
+    cool-downs.
 
     Files are touched off the event loop: the prompt file is read and DATA_DIR made in a
     thread, the stores work on their own threads.
@@ -118,9 +127,25 @@ async def open_services(settings: Settings, *, client: AsyncOpenAI | None = None
         model = LazyClient.of(client) if client is not None else lazy_client(settings)
         stack.push_async_callback(model.close)
         locks = KeyedLocks(across=_locks_across(database) if database else None)
-        metrics = Metrics(tools=(spec["function"]["name"] for spec in toolbox.specs))
+        fallbacks = {model.name: lazy_client(settings, model) for model in settings.fallbacks}
+        for fallback in fallbacks.values():
+            stack.push_async_callback(fallback.close)
+        metrics = Metrics(
+            tools=(spec["function"]["name"] for spec in toolbox.specs),
+            models=(settings.model, *fallbacks),
+        )
         metrics.watch(toolbox.status, locks.load, toolbox.vector_status)
-        agent = Agent(config, model, toolbox, history, locks=locks, observer=metrics)
+        agent = Agent(
+            config,
+            model,
+            toolbox,
+            history,
+            locks=locks,
+            observer=metrics,
+            fallbacks=fallbacks,
+            clock=clock,
+        )
+        metrics.watch_models(agent.model_states)
         transcriber = build_transcriber(settings, model)
         if transcriber is not None:
             stack.push_async_callback(transcriber.close)

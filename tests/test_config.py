@@ -13,7 +13,7 @@ import pytest
 
 from bot.__main__ import main
 from bot.cli import settings_help
-from bot.settings.model import Settings
+from bot.settings.model import ChatTopic, Settings
 from bot.settings_loader import SettingsError, load_settings
 from tests import docs_text
 
@@ -64,6 +64,52 @@ class TestIdLists:
         assert not settings.is_admin(1)
         monkeypatch.setenv("ALLOW_ALL", "true")
         assert Settings().may_use(3)
+
+
+class TestExperts:
+    @pytest.mark.parametrize(
+        ("raw", "expected"),
+        [
+            ("", None),
+            ("-100123456", ChatTopic(-100123456, None)),
+            (" -100123456/7 ", ChatTopic(-100123456, 7)),
+        ],
+    )
+    def test_a_group_and_its_topic(
+        self, monkeypatch: pytest.MonkeyPatch, raw: str, expected: ChatTopic | None
+    ) -> None:
+        monkeypatch.setenv("EXPERTS_CHAT_ID", raw)
+        assert Settings().experts_chat == expected
+
+    @pytest.mark.parametrize("raw", ["experts", "100123456", "-100123456/", "-100/x", "@team"])
+    def test_anything_else_stops_the_start_with_the_format(
+        self, monkeypatch: pytest.MonkeyPatch, raw: str
+    ) -> None:
+        monkeypatch.setenv("EXPERTS_CHAT_ID", raw)
+        with pytest.raises(SettingsError) as caught:
+            load_settings()
+        (problem,) = caught.value.problems
+        assert problem.startswith("EXPERTS_CHAT_ID:")
+        assert "-100123456 or -100123456/7" in problem
+
+    @pytest.mark.parametrize("raw", ["../FAQ", "/srv/FAQ", "FAQ/../..", "./"])
+    def test_the_folder_stays_inside_the_documents(
+        self, monkeypatch: pytest.MonkeyPatch, raw: str
+    ) -> None:
+        monkeypatch.setenv("EXPERTS_FOLDER", raw)
+        with pytest.raises(SettingsError) as caught:
+            load_settings()
+        (problem,) = caught.value.problems
+        assert problem.startswith("EXPERTS_FOLDER:")
+
+    def test_the_folder_defaults_to_faq_and_loses_stray_slashes(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        assert Settings().experts_folder == "FAQ"
+        monkeypatch.setenv("EXPERTS_FOLDER", " ")
+        assert Settings().experts_folder == "FAQ", "empty means the default"
+        monkeypatch.setenv("EXPERTS_FOLDER", "docs/FAQ/")
+        assert Settings().experts_folder == "docs/FAQ"
 
 
 class TestSecrets:

@@ -72,6 +72,7 @@ POSTGRES_STORES = (
     "bot.storage.audit.postgres",
     "bot.storage.claims.postgres",
     "bot.storage.confirmations.postgres",
+    "bot.storage.experts.postgres",
     "bot.storage.feedback.postgres",
     "bot.storage.pending_status.postgres",
     "bot.storage.scopes.postgres",

@@ -3,8 +3,9 @@
 - `loop` (the agent: a question in, rounds of tool calls, an answer out), `calls` (one reply's
   tool calls, run concurrently), `types` (what it promises its callers: events, the answer,
   its errors), `events` (progress delivered safely), `observer` (what it tells a watcher);
-- the model: `client` (the SDK client, made at first use), `llm` (one call in, one tolerant
-  reply out), `replies` and `streaming` (a completion read whole or from its chunks),
+- the model: `client` (the SDK client, made at first use), `chain` (the main model, then the
+  fallbacks), `breaker` (a failed model passed over for a cool-down), `llm` (one call in, one
+  tolerant reply out), `replies` and `streaming` (a completion read whole or from its chunks),
   `reasoning` (kept out of sight), `model_errors` (failures as the agent's error families);
 - the request: `config` (what the agent takes from the settings), `prompts` (the system prompt
   and the loop's own notes), `context` (fitting the window), `tokens` (counting offline);
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
         ContextOverflow,
         ContextStatus,
         EventHandler,
+        Handover,
         ModelAuthError,
         ModelBadReply,
         ModelRateLimited,
@@ -68,6 +70,7 @@ _HOMES = {
     "ContextOverflow": "bot.agent.types",
     "ContextStatus": "bot.agent.types",
     "EventHandler": "bot.agent.types",
+    "Handover": "bot.agent.types",
     "ModelAuthError": "bot.agent.types",
     "ModelBadReply": "bot.agent.types",
     "ModelRateLimited": "bot.agent.types",
@@ -92,6 +95,7 @@ __all__ = [
     "ContextOverflow",
     "ContextStatus",
     "EventHandler",
+    "Handover",
     "History",
     "HistoryStore",
     "HistoryUnavailable",

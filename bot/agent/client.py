@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
+    from bot.settings.fallbacks import FallbackModel
     from bot.settings.model import Settings
 
 
@@ -54,12 +55,13 @@ class LazyClient:
             await self._client.close()
 
 
-def lazy_client(settings: Settings) -> LazyClient:
-    """The chat model's client for `settings` (`build_client`), built on first use."""
+def lazy_client(settings: Settings, fallback: FallbackModel | None = None) -> LazyClient:
+    """The chat model's client for `settings` (`build_client`), or a fallback model's, built
+    on first use."""
 
     def build() -> AsyncOpenAI:
         from bot.agent.llm import build_client  # noqa: PLC0415 - imports the SDK
 
-        return build_client(settings)
+        return build_client(settings, fallback)
 
     return LazyClient(build)

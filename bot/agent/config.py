@@ -21,6 +21,7 @@ class AgentConfig:
     stream; "on" always streams; "off" never does.
     `verify_quotes`: the system prompt asks for blockquotes and every answer's quotes are
     checked against the tool results in the conversation (`Answer.quotes`).
+    `fallback_cooldown_s`: how long a model that failed is passed over for the next one.
     """
 
     model: str
@@ -31,6 +32,7 @@ class AgentConfig:
     history_turns: int = 100
     stream: str = "auto"
     verify_quotes: bool = False
+    fallback_cooldown_s: float = 60.0
 
     def __post_init__(self) -> None:
         if self.max_rounds < 1:
@@ -58,4 +60,5 @@ class AgentConfig:
             system_prompt=with_quote_instruction(prompt) if verify else prompt,
             stream=settings.stream,
             verify_quotes=verify,
+            fallback_cooldown_s=settings.fallback_cooldown_s,
         )

@@ -27,6 +27,7 @@ from bot.agent.types import AgentError, ModelBadReply, ModelStreamCut, ModelUnav
 if TYPE_CHECKING:
     from openai._response import AsyncAPIResponse
 
+    from bot.settings.fallbacks import FallbackModel
     from bot.settings.model import Settings
 
 logger = logging.getLogger(__name__)
@@ -34,17 +35,21 @@ _MAX_DETAIL = 300
 _DRAIN_S = 1.0
 
 
-def build_client(settings: Settings) -> AsyncOpenAI:
-    """The SDK client for the configured server, with its timeout and retry policy.
+def build_client(settings: Settings, fallback: FallbackModel | None = None) -> AsyncOpenAI:
+    """The SDK client for the configured server (or `fallback`'s), with its timeout and retry
+    policy.
 
     It sends over aiohttp (the SDK's own transport for it): under many concurrent chats the
     default connection pool spends its time re-scanning waiting requests and reopening
     sockets, while aiohttp keeps up at a fraction of the CPU.
     """
-    key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "not-set"
+    secret = settings.openai_api_key if fallback is None else fallback.api_key
+    url = settings.openai_base_url if fallback is None else fallback.base_url
+    if fallback is not None and url is None:
+        url = settings.openai_base_url
     return AsyncOpenAI(
-        api_key=key,
-        base_url=settings.openai_base_url,
+        api_key=secret.get_secret_value() if secret is not None else "not-set",
+        base_url=url,
         timeout=settings.request_timeout,
         max_retries=settings.model_max_retries,
         http_client=DefaultAioHttpClient(timeout=settings.request_timeout),

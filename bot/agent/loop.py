@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from bot.agent.breaker import Breaker, BreakerState
 from bot.agent.calls import RepeatGuard, run_calls
+from bot.agent.chain import DraftListener, ModelChain, ModelLink
 from bot.agent.client import LazyClient
 from bot.agent.config import AgentConfig
 from bot.agent.context import Fitted, fit, repair
@@ -36,6 +38,7 @@ from bot.agent.types import (
     ContextOverflow,
     ContextStatus,
     EventHandler,
+    Handover,
     ModelBadReply,
     ToolRunner,
 )
@@ -48,8 +51,6 @@ from tools.results import ToolResult
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
-
-    from bot.agent.llm import ModelClient, TextListener
 
 logger = logging.getLogger(__name__)
 
@@ -77,16 +78,18 @@ class _Progress:
     nudged: bool = False
     on_event: EventHandler | None = None
     scope: Scope | None = None
+    fallback_model: str | None = None
+    handover: Handover | None = None
 
     @property
-    def draft_listener(self) -> TextListener | None:
+    def draft_listener(self) -> DraftListener | None:
         """Streams the answer to the caller as `AnswerDraft` events, when someone listens."""
         handler = self.on_event
         if handler is None:
             return None
 
-        async def on_text(text: str) -> None:
-            await emit(handler, AnswerDraft(text))
+        async def on_text(text: str, handover: Handover | None) -> None:
+            await emit(handler, AnswerDraft(text, handover))
 
         return on_text
 
@@ -101,7 +104,11 @@ class _Progress:
 
 
 class Agent:
-    """Answers questions per conversation; one question at a time in each conversation."""
+    """Answers questions per conversation; one question at a time in each conversation.
+
+    `fallbacks` are the models asked, in order, when the main one (`client`) is down, each by
+    name with its own client; `clock` times their breakers' cool-downs (`bot.agent.chain`).
+    """
 
     def __init__(
         self,
@@ -112,11 +119,20 @@ class Agent:
         *,
         locks: KeyedLocks | None = None,
         observer: Observer | None = None,
+        fallbacks: Mapping[str, LazyClient] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._config = config
         self._observer: Observer = observer if observer is not None else NoObserver()
         self._client = client if isinstance(client, LazyClient) else LazyClient.of(client)
-        self._model_client: ModelClient | None = None
+        models = {config.model: self._client, **(fallbacks or {})}
+        cooldown = config.fallback_cooldown_s
+        self._chain = ModelChain(
+            [ModelLink(name, c, Breaker(name, cooldown, clock)) for name, c in models.items()],
+            max_output_tokens=config.max_output_tokens,
+            stream=config.stream,
+            observer=self._observer,
+        )
         self._tools = tools
         self._history = history
         self._counter = TokenCounter.for_model(config.model)
@@ -135,17 +151,10 @@ class Agent:
             self._specs = self._tools.specs
         return self._specs
 
-    @property
-    def _model(self) -> ModelClient:
-        """The model client, made at the first call: it imports the SDK (`bot.agent.client`)."""
-        if self._model_client is None:
-            from bot.agent.llm import ModelClient  # noqa: PLC0415 - imports the SDK
-
-            config = self._config
-            self._model_client = ModelClient(
-                self._client.get(), config.model, config.max_output_tokens, stream=config.stream
-            )
-        return self._model_client
+    def model_states(self) -> tuple[BreakerState, ...]:
+        """Each model of the chain (the main one first) and whether it is being passed over;
+        empty without fallbacks, where there is nothing to pass over to."""
+        return self._chain.states() if self._chain.has_fallbacks else ()
 
     @property
     def counter(self) -> TokenCounter:
@@ -368,6 +377,8 @@ class Agent:
             truncated=truncated,
             usage=progress.usage(started),
             searches_found_nothing=bool(progress.search_hits) and not any(progress.search_hits),
+            fallback_model=progress.fallback_model,
+            handover=progress.handover,
         )
 
     def _budget(self) -> int:
@@ -412,7 +423,7 @@ class Agent:
         for attempt in (1, 2):
             progress.model_calls += 1
             try:
-                reply = await self._model.complete(
+                completion = await self._chain.complete(
                     fitted.messages, specs or None, tool_choice, progress.draft_listener
                 )
             except AgentError as exc:
@@ -432,6 +443,9 @@ class Agent:
                 harder = int(min(budget, fitted.tokens) * _HARDER)
                 fitted = self._fit(past, current, specs, harder, progress.results)
                 continue
+            reply = completion.reply
+            progress.fallback_model = completion.model if completion.fallback else None
+            progress.handover = completion.handover
             self._counter.observe(fitted.raw_tokens, reply.prompt_tokens)
             prompt_tokens = reply.prompt_tokens or fitted.tokens
             completion_tokens = reply.completion_tokens or 0

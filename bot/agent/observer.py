@@ -3,7 +3,8 @@
 The agent knows nothing of how this is recorded (the composition root passes in an object that
 keeps Prometheus metrics); it only promises to call these methods, from the event loop, with
 values from fixed sets: an outcome, an error kind, a tool name the toolbox offers (any other
-name the model invents is reported as `unknown`). No user text, ids or secrets.
+name the model invents is reported as `unknown`), a model name of the configured chain. No
+user text, ids or secrets.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ class Observer(Protocol):
         """One tool call ended (`ok` False: the model got an error result)."""
         ...
 
+    def model_failed_over(self, model: str, fallback: str) -> None:
+        """A call `model` failed with an outage goes to `fallback` (both chain names)."""
+        ...
+
 
 class NoObserver:
     """The observer of an agent nobody watches: every report is dropped."""
@@ -48,4 +53,7 @@ class NoObserver:
         """Dropped."""
 
     def tool_called(self, tool: str, *, ok: bool, seconds: float) -> None:
+        """Dropped."""
+
+    def model_failed_over(self, model: str, fallback: str) -> None:
         """Dropped."""

@@ -60,6 +60,11 @@ EMPTY_REPLY_NOTE = (
     "tool results above; if they do not hold the answer, say so and name what is missing."
 )
 
+CONTINUE_NOTE = (
+    "Your answer above was cut off by a connection failure; the user has already read it. "
+    "Continue it from exactly where it stops: do not repeat any of it and do not start over."
+)
+
 
 def no_answer_text(sources: list[str]) -> str:
     """What the user gets when the model twice produced no text: honest, in both languages."""

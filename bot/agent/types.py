@@ -73,14 +73,25 @@ class AnswerReady:
 
 
 @dataclass(frozen=True, slots=True)
+class Handover:
+    """A streamed answer broke off and a fallback model wrote the rest: `text[:at]` is what
+    had been shown from the model that broke off, the rest came from `model`."""
+
+    at: int
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
 class AnswerDraft:
     """The answer as streamed so far (the whole text, not the newest piece).
 
     It may shrink: back to "" when the reply turns out to call tools (the model was thinking
     aloud, not answering), or when a stream that could not be read is asked for again whole.
+    `handover`: where another model took over a stream that broke off, for the reader to see.
     """
 
     text: str
+    handover: Handover | None = None
 
 
 AgentEvent = ToolStarted | ToolFinished | AnswerDraft | AnswerReady
@@ -99,6 +110,8 @@ class Answer:
     `not_from_documents`: (QUOTES=verify) no document was read for it, nothing it quotes was
     found, and the question was not small talk: the reader is told so.
     `searches_found_nothing`: it searched, and every search it made found no document.
+    `fallback_model`: the fallback model (FALLBACK_MODELS) that wrote the answer; None when
+    the main model did. `handover`: the answer's stream broke off and a fallback wrote the rest.
     """
 
     text: str
@@ -110,6 +123,8 @@ class Answer:
     truncated: bool = False
     usage: Usage = field(default_factory=Usage)
     searches_found_nothing: bool = False
+    fallback_model: str | None = None
+    handover: Handover | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,8 @@
 - `trash`: the hidden `.trash/` folder inside the documents folder and its records;
 - `manager`: `Documents`, which checks every path through the jail and keeps the index in step;
 - `retention`: what is deleted on time, conversations older than HISTORY_DAYS and trash older
-  than TRASH_DAYS.
+  than TRASH_DAYS;
+- `faq`: an expert's answer written as a Markdown document for the next search to find.
 
 No aiogram here: the Telegram wing asks for confirmation and calls this.
 """

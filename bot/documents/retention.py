@@ -1,5 +1,6 @@
 """What the bot deletes on its own, on time: old conversations (HISTORY_DAYS), with the
-feedback on their answers and the unanswered questions kept for `/gaps`, and old trash
+feedback on their answers, the unanswered questions kept for `/gaps` and the questions sent to
+the experts, and old trash
 (TRASH_DAYS).
 
 `Retention.sweep` does both once; the Telegram wing runs it at start and then every
@@ -47,6 +48,7 @@ class Retention:
         interval_s: float = SWEEP_EVERY_S,
         feedback: AgingHistory | None = None,
         unanswered: AgingHistory | None = None,
+        experts: AgingHistory | None = None,
     ) -> None:
         self._history_days = settings.history_days
         self._trash_days = settings.trash_days
@@ -57,6 +59,7 @@ class Retention:
         self._task: asyncio.Task[None] | None = None
         self._feedback = feedback
         self._unanswered = unanswered
+        self._experts = experts
 
     async def sweep(self) -> None:
         """Delete conversations older than HISTORY_DAYS (when set) and trash older than
@@ -74,6 +77,7 @@ class Retention:
                     )
             await _sweep_kept(self._feedback, cutoff, "the feedback on old answers")
             await _sweep_kept(self._unanswered, cutoff, "old unanswered questions")
+            await _sweep_kept(self._experts, cutoff, "old questions to the experts")
         try:
             purged = await self._documents.purge_trash(self._trash_days * DAY_S)
         except Exception:  # as above

@@ -20,6 +20,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
+from bot.monitoring.breakers import BreakerGauges, ModelStates
 from bot.monitoring.gauges import LiveGauges, QueueLoad
 from tools import IndexStatus
 from tools.vectors.state import VectorStatus
@@ -70,13 +71,15 @@ _TOOL_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 
 class Metrics:
     """Counters and histograms of one bot process; `render` gives the Prometheus text.
 
-    `tools` names the tools the toolbox offers (the only tool labels besides `unknown`).
+    `tools` names the tools the toolbox offers (the only tool labels besides `unknown`);
+    `models` the chain's models, MODEL and FALLBACK_MODELS (the only model labels).
     """
 
-    def __init__(self, tools: Iterable[str] = ()) -> None:
+    def __init__(self, tools: Iterable[str] = (), models: Iterable[str] = ()) -> None:
         self.registry = CollectorRegistry()
         self._page = _WithoutCreated(self.registry)
         self._tools = frozenset(tools) | {"unknown"}
+        self._models = frozenset(models)
         self._questions = Counter(
             "docs_bot_questions",
             "Questions by outcome (answered, failed, refused) and kind (the error kind or the "
@@ -130,6 +133,14 @@ class Metrics:
             ["vote", "reason"],
             registry=self.registry,
         )
+        self._failovers = Counter(
+            "docs_bot_model_failovers",
+            "Model calls moved on to the next model of the chain (fallback) after one (model) "
+            "failed with an outage: unreachable, timing out, 5xx, 429 after retries, a cut "
+            "stream.",
+            ["model", "fallback"],
+            registry=self.registry,
+        )
         self._prepare()
 
     def _prepare(self) -> None:
@@ -153,6 +164,10 @@ class Metrics:
         """Read the search index's status, the questions' queue and (with embeddings) the
         vectors' build at every scrape."""
         self.registry.register(LiveGauges(index, queue, vectors))
+
+    def watch_models(self, states: ModelStates) -> None:
+        """Read the models' breakers at every scrape (a gauge per model with fallbacks)."""
+        self.registry.register(BreakerGauges(states))
 
     def render(self) -> bytes:
         """Every metric in the Prometheus text format."""
@@ -180,6 +195,10 @@ class Metrics:
         name = _known(tool, self._tools)
         self._tool_calls.labels(name, "ok" if ok else "failed").inc()
         self._tool_seconds.labels(name).observe(seconds)
+
+    def model_failed_over(self, model: str, fallback: str) -> None:
+        """A call `model` failed with an outage went on to `fallback`."""
+        self._failovers.labels(_known(model, self._models), _known(fallback, self._models)).inc()
 
     # --- the front door's reports ----------------------------------------------------------
 

@@ -25,6 +25,7 @@ AUDIT_FILE = "audit.sqlite3"
 CONFIRMATIONS_FILE = "confirmations.sqlite3"
 FEEDBACK_FILE = "feedback.sqlite3"
 UNANSWERED_FILE = "unanswered.sqlite3"
+EXPERTS_FILE = "experts.sqlite3"
 NOTICES_FILE = "notices.sqlite3"
 DATA_VERSION_FILE = "data_version.json"
 HEARTBEAT_FILE = "heartbeat"
@@ -92,6 +93,11 @@ class DataFiles:
         return self.root / UNANSWERED_FILE
 
     @property
+    def experts(self) -> Path:
+        """Questions sent to the experts and their replies, kept like the history (SQLite)."""
+        return self.root / EXPERTS_FILE
+
+    @property
     def notices(self) -> Path:
         """Subscriptions to change notices and the changes waiting for them (SQLite)."""
         return self.root / NOTICES_FILE
@@ -142,5 +148,6 @@ class DataFiles:
             self.confirmations,
             self.feedback,
             self.unanswered,
+            self.experts,
             self.notices,
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
@@ -20,6 +21,7 @@ from pydantic import (
 from pydantic_settings import NoDecode
 
 from bot.scopes.rules import ScopeRules, ScopesFileError, load_rules
+from bot.settings.fallbacks import FallbackModel, parse_keys, parse_models
 from tools.config import EMPTY_IS_A_VALUE, ToolSettings
 
 _TOKEN_SHAPE = re.compile(r"^\d+:[A-Za-z0-9_-]{20,}$")
@@ -36,6 +38,26 @@ _STAND_IN = re.compile(
 _WEBHOOK_PORTS = frozenset({443, 80, 88, 8443})  # the ports Telegram sends webhooks to
 
 IdList = Annotated[frozenset[int], NoDecode]
+
+_CHAT_TOPIC = re.compile(r"(-\d+)(?:/(\d+))?")
+"""A group's id is negative; a topic's id follows it after a slash."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatTopic:
+    """A chat, and the forum topic in it (None: the chat's general thread)."""
+
+    chat_id: int
+    thread_id: int | None = None
+
+
+def parse_chat_topic(text: str) -> ChatTopic | None:
+    """`-100123456` or `-100123456/7` as a `ChatTopic`; None for anything else."""
+    match = _CHAT_TOPIC.fullmatch(text.strip())
+    if match is None:
+        return None
+    topic = match.group(2)
+    return ChatTopic(int(match.group(1)), None if topic is None else int(topic))
 
 
 def _parse_ids(value: object) -> object:
@@ -106,6 +128,24 @@ class Settings(ToolSettings):
     )
     model_max_retries: int = Field(
         default=2, ge=0, le=10, description="Retries of a model call on 429, 5xx or timeout."
+    )
+    fallback_models: str = Field(
+        default="",
+        description="Models asked, in order, when the main one is down (unreachable, timing "
+        "out, 5xx, 429 after retries): model-b,model-c@https://other.example/v1 (a model "
+        "without @ is on the main server); empty: no fallback.",
+    )
+    fallback_api_keys: SecretStr | None = Field(
+        default=None,
+        description="Keys of the fallback models as model-c=sk-...,model-d=sk-... (secret); a "
+        "model on the main server without one uses OPENAI_API_KEY, one on its own server gets "
+        "none (the main key never leaves the main server).",
+    )
+    fallback_cooldown_s: float = Field(
+        default=60.0,
+        ge=1,
+        le=3_600,
+        description="Seconds a model that failed is passed over before it is tried again.",
     )
     stream: Literal["auto", "on", "off"] = Field(
         default="auto",
@@ -212,6 +252,18 @@ class Settings(ToolSettings):
         description="Seconds a subscribed folder must be quiet before its change notice goes "
         "out (/subscribe); a folder that keeps changing is told at most six times this late.",
     )
+    experts_chat_id: str | None = Field(
+        default=None,
+        description="The group of experts an unanswered or disliked answer's question can be "
+        "sent to (`-100123456`, or `-100123456/7` for its forum topic 7); empty turns "
+        '"Ask an expert" off.',
+    )
+    experts_folder: str = Field(
+        default="FAQ",
+        min_length=1,
+        description="Folder of the documents folder that experts' answers are saved into as "
+        "Markdown files.",
+    )
     database_url: SecretStr | None = Field(
         default=None,
         description="postgresql://user:password@host:port/database holding the state several "
@@ -285,6 +337,30 @@ class Settings(ToolSettings):
     def _lower_stream(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
+    @field_validator("fallback_models")
+    @classmethod
+    def _fallbacks_readable(cls, value: str) -> str:
+        parse_models(value)
+        return value.strip()
+
+    @model_validator(mode="after")
+    def _fallbacks_named_once(self) -> Settings:
+        """The chain's names are what /status and the metrics tell its models apart by, and
+        each key must find its model: both are checked once here, at start."""
+        names = tuple(model.name for model in parse_models(self.fallback_models))
+        if self.model in names:
+            msg = (
+                f"FALLBACK_MODELS: {self.model} is the main model (MODEL); each model of "
+                "the chain needs its own name"
+            )
+            raise ValueError(msg)
+        if self.fallback_api_keys is not None:
+            try:
+                parse_keys(self.fallback_api_keys.get_secret_value(), names)
+            except ValueError as exc:
+                raise ValueError(f"FALLBACK_API_KEYS: {exc}") from None
+        return self
+
     @field_validator("bot_token")
     @classmethod
     def _token_shape(cls, value: SecretStr | None) -> SecretStr | None:
@@ -299,7 +375,9 @@ class Settings(ToolSettings):
             raise ValueError(msg)
         return value
 
-    @field_validator("openai_api_key", "transcribe_api_key", "embedding_api_key")
+    @field_validator(
+        "openai_api_key", "transcribe_api_key", "embedding_api_key", "fallback_api_keys"
+    )
     @classmethod
     def _real_key(cls, value: SecretStr | None) -> SecretStr | None:
         if value is not None and _STAND_IN.search(value.get_secret_value().strip()):
@@ -363,6 +441,30 @@ class Settings(ToolSettings):
             msg = "may hold only letters, digits, _ and - (1 to 256 of them), as Telegram requires"
             raise ValueError(msg)
         return SecretStr(secret)
+
+    @field_validator("experts_chat_id")
+    @classmethod
+    def _experts_chat_shape(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        text = value.strip()
+        if parse_chat_topic(text) is None:
+            msg = (
+                "must be a group's numeric id (negative, as Telegram gives it), optionally "
+                "with a forum topic after a slash: -100123456 or -100123456/7"
+            )
+            raise ValueError(msg)
+        return text
+
+    @field_validator("experts_folder")
+    @classmethod
+    def _experts_folder_shape(cls, value: str) -> str:
+        folder = value.strip().strip("/")
+        parts = folder.split("/")
+        if not folder or value.strip().startswith("/") or any(p in {"", ".", ".."} for p in parts):
+            msg = "must be a folder inside the documents folder, such as FAQ or docs/FAQ"
+            raise ValueError(msg)
+        return folder
 
     @field_validator("database_url")
     @classmethod
@@ -496,6 +598,11 @@ class Settings(ToolSettings):
         return host.removeprefix("[").removesuffix("]"), int(port)
 
     @property
+    def experts_chat(self) -> ChatTopic | None:
+        """EXPERTS_CHAT_ID as a chat and its topic; None when "Ask an expert" is off."""
+        return None if self.experts_chat_id is None else parse_chat_topic(self.experts_chat_id)
+
+    @property
     def voice_enabled(self) -> bool:
         """Whether voice questions are transcribed (TRANSCRIBE_MODEL is set)."""
         return bool(self.transcribe_model)
@@ -509,6 +616,22 @@ class Settings(ToolSettings):
     def transcribe_key(self) -> SecretStr | None:
         """The transcription server's key: TRANSCRIBE_API_KEY, else OPENAI_API_KEY."""
         return self.transcribe_api_key or self.openai_api_key
+
+    @property
+    def fallbacks(self) -> tuple[FallbackModel, ...]:
+        """The models after the main one, each with the server and key it is asked with."""
+        models = parse_models(self.fallback_models)
+        names = tuple(model.name for model in models)
+        given = self.fallback_api_keys
+        keys = parse_keys(given.get_secret_value(), names) if given is not None else {}
+        return tuple(
+            FallbackModel(
+                model.name,
+                model.base_url,
+                keys.get(model.name) or (self.openai_api_key if model.base_url is None else None),
+            )
+            for model in models
+        )
 
     @property
     def embedding_url(self) -> str | None:

@@ -18,8 +18,9 @@ table in sqlite_*.py beside sqlite.py), `history/` (the conversation log and its
 on the shared engine too, its SQLite class opens the file its own way: crash recovery, with
 `in_use.py`), `embeddings/` (the vectors search by meaning has paid for, shared by every
 machine; PostgreSQL only: on one machine the toolbox keeps them in DATA_DIR itself),
-`feedback/` (delivered answers and their askers' 👍/👎, kept like the history).
+`feedback/` (delivered answers and their askers' 👍/👎, kept like the history),
 `unanswered/` (questions the documents could not answer, and when their digest went out),
+`experts/` (questions sent to the experts' group and their replies, kept like the history),
 `notices/` (subscriptions to change notices, and the changes waiting for their digests).
 
 `backend` is the one place that chooses SQLite or PostgreSQL: `open_backend` opens the

@@ -346,6 +346,43 @@ _NOTICES = (
     "CREATE INDEX notice_changes_by_time ON notice_changes (noticed_at)",
 )
 
+_EXPERTS = (
+    """
+    CREATE TABLE expert_requests (
+        id TEXT PRIMARY KEY,
+        chat_id BIGINT NOT NULL,
+        user_id BIGINT NOT NULL,
+        question TEXT NOT NULL,
+        language TEXT NOT NULL,
+        thread_id BIGINT,
+        reply_to BIGINT,
+        state TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        asker_name TEXT,
+        experts_chat_id BIGINT,
+        experts_message_id BIGINT
+    )
+    """,
+    "CREATE INDEX expert_requests_by_message "
+    "ON expert_requests (experts_chat_id, experts_message_id)",
+    "CREATE INDEX expert_requests_by_user ON expert_requests (user_id)",
+    "CREATE INDEX expert_requests_by_created ON expert_requests (created_at)",
+    """
+    CREATE TABLE expert_replies (
+        request_id TEXT NOT NULL REFERENCES expert_requests (id) ON DELETE CASCADE,
+        message_id BIGINT NOT NULL,
+        expert_id BIGINT NOT NULL,
+        expert_name TEXT NOT NULL,
+        text TEXT NOT NULL,
+        replied_at DOUBLE PRECISION NOT NULL,
+        saved_as TEXT,
+        PRIMARY KEY (request_id, message_id)
+    )
+    """,
+    "CREATE INDEX expert_replies_by_expert ON expert_replies (expert_id)",
+)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
     Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
@@ -360,6 +397,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "embeddings shared by every machine", _EMBEDDINGS),
     Migration(12, "answers and what their askers thought of them", _FEEDBACK),
     Migration(13, "questions the documents could not answer, the digest's schedule", _UNANSWERED),
+    Migration(14, "questions sent to the experts and their replies", _EXPERTS),
     Migration(16, "change notices: subscriptions and the changes waiting for them", _NOTICES),
     Migration(17, "forum topics' scopes set with /scope", _TOPIC_SCOPES),
 )

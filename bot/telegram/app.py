@@ -35,6 +35,7 @@ from bot.telegram.gaps_digest import GapsDigest
 from bot.telegram.handlers import make_routers
 from bot.telegram.handlers.privacy import Forgetting
 from bot.telegram.handlers.questions import Asker
+from bot.telegram.inline_search import InlineSearch
 from bot.telegram.menu import register_commands
 from bot.telegram.middlewares import (
     AccessMiddleware,
@@ -142,6 +143,7 @@ def build_dispatcher(
         documents=documents,
         confirmations=stores.confirmations,
         feedback=stores.feedback,
+        experts=stores.experts,
         forgetting=Forgetting(
             services.history,
             services.locks,
@@ -150,6 +152,7 @@ def build_dispatcher(
             stores.confirmations,
             unanswered=unanswered,
             feedback=stores.feedback,
+            experts=stores.experts,
             notices=stores.notices,
         ),
         retention=Retention(
@@ -159,12 +162,14 @@ def build_dispatcher(
             clock=tuning.wall_clock,
             unanswered=unanswered,
             feedback=stores.feedback,
+            experts=stores.experts,
         ),
         unanswered=unanswered,
         gap_report=gap_report,
         gaps_digest=GapsDigest(
             settings.gaps_digest, unanswered, gap_report, access, clock=tuning.wall_clock
         ),
+        inline_search=InlineSearch(services.toolbox, clock=tuning.clock),
         notice_store=stores.notices,
         change_notices=ChangeNotices(
             FolderChanges(

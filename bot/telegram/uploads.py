@@ -11,6 +11,9 @@ read tools use: in a scoped chat a caption that leads out of the scope, by its w
 or by a link, is refused, and a scope without folders has nowhere to upload to. A file of a
 kind the bot cannot read is refused before it is fetched (or, when only its bytes tell, before
 it gets a name), so nothing of it is kept.
+
+`save_text` lands a text the bot wrote (an expert's answer) the same way: the same jail and
+scope, the same safe unused name, the same refresh of the index.
 """
 
 from __future__ import annotations
@@ -286,6 +289,53 @@ async def _save(
         log.exception("indexing the upload %s failed", rel)
         return SavedUpload(path=rel, chars=0, error=type(exc).__name__)
     return SavedUpload(path=rel, chars=report.chars, error=report.error)
+
+
+async def save_text(
+    toolbox: Toolbox,
+    folder_name: str,
+    name: str,
+    text: str,
+    *,
+    scope: Scope | None = None,
+) -> SavedUpload:
+    """Write `text` as a new document `name` in the folder `folder_name` (within `scope`, the
+    writer's in this chat) and index it, as an upload lands: through the jail, under a safe name
+    that overwrites nothing, and searchable before this returns.
+
+    Raises:
+        UploadError: `no_folder`, `outside_scope`, `bad_folder`, `folder_is_file`, `disk_full`
+            or `failed`.
+    """
+    folder = await asyncio.to_thread(target_folder, toolbox.sandbox, folder_name, scope)
+    data = text.encode()
+    final = await asyncio.to_thread(_write_new, folder, safe_file_name(name), data)
+    rel = toolbox.sandbox.relative(final)
+    log.info("saved %s (%d bytes)", rel, len(data))
+    try:
+        report = await toolbox.refresh(rel)
+    except Exception as exc:  # the file is saved; the watcher indexes it on its next pass
+        log.exception("indexing %s failed", rel)
+        return SavedUpload(path=rel, chars=0, error=type(exc).__name__)
+    return SavedUpload(path=rel, chars=report.chars, error=report.error)
+
+
+def _write_new(folder: Path, name: str, data: bytes) -> Path:
+    """`data` under the first free name like `name` in `folder` (made if missing); nothing is
+    left behind on failure."""
+    temp = part_path(folder)
+    created: list[Path] = []
+    final: Path | None = None
+    try:
+        created = _make_folder(folder)
+        temp.write_bytes(data)
+        final = _place_without_overwrite(temp, folder, name)
+    except OSError as exc:
+        kind = "disk_full" if exc.errno in {errno.ENOSPC, errno.EDQUOT} else "failed"
+        raise UploadError(kind, exc.strerror or "could not write the file") from exc
+    finally:
+        _clean_up(temp, created if final is None else [])
+    return final
 
 
 async def _download(

@@ -131,16 +131,7 @@ async def chat_in_terminal(
             continue
         typed.finish(answer.text)
         _after_answer(answer, write)
-        notes = []
-        if answer.cut_short:
-            notes.append("the search was cut short by the round limit")
-        if answer.truncated:
-            notes.append("the answer was cut at the output limit")
-        usage = answer.usage
-        notes.append(
-            f"{usage.rounds} round(s), {usage.prompt_tokens}+{usage.completion_tokens} tokens, "
-            f"{usage.elapsed_s:.1f}s"
-        )
+        notes = _notes(answer)
         write("(" + "; ".join(notes) + ")")
 
 
@@ -223,6 +214,28 @@ def _after_answer(answer: Answer, write: Callable[[str], None]) -> None:
         write("ℹ️ Not from the documents: no document was read for this answer.")
     if answer.sources:
         write("Sources: " + _sources(answer.sources, answer.pages, answer.quotes))
+
+
+def _notes(answer: Answer) -> list[str]:
+    """What the line after an answer says of it: cut short or off, written by a fallback,
+    and what it cost."""
+    notes = []
+    if answer.cut_short:
+        notes.append("the search was cut short by the round limit")
+    if answer.truncated:
+        notes.append("the answer was cut at the output limit")
+    if answer.handover is not None:
+        notes.append(
+            f"the answer broke off; the fallback model {answer.handover.model} wrote the rest"
+        )
+    elif answer.fallback_model is not None:
+        notes.append(f"answered by the fallback model {answer.fallback_model}")
+    usage = answer.usage
+    notes.append(
+        f"{usage.rounds} round(s), {usage.prompt_tokens}+{usage.completion_tokens} tokens, "
+        f"{usage.elapsed_s:.1f}s"
+    )
+    return notes
 
 
 def _quote_lines(quotes: tuple[QuoteCheck, ...]) -> list[str]:

@@ -248,6 +248,7 @@ class FakeTelegramSession(BaseSession):
             "deleteMyCommands",
             "setChatMenuButton",
             "answerCallbackQuery",
+            "answerInlineQuery",
             "sendMessageDraft",
             "editMessageReplyMarkup",
         }:

@@ -8,7 +8,8 @@ dispatcher's waits go to a `RecordedSleep`, so scenarios run fast and can be ins
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -68,9 +69,12 @@ async def started_harness(
     updates: Updates,
     *,
     tuning: Tuning | None = None,
+    clock: Callable[[], float] = time.monotonic,
     **overrides: Any,
 ) -> AsyncIterator[Harness]:
     """Start a dispatcher for `bot` (on a `FakeTelegramSession`); stop it when the block ends.
+
+    `clock` times the model breakers' cool-downs (a `FakeClock` moves them without waiting).
 
     `overrides` replace the default test settings and must name `sandbox_dir` and `data_dir`.
     Calls made while starting are moved from the session's record to `Harness.startup_calls`.
@@ -97,7 +101,7 @@ async def started_harness(
     values.update(overrides)
     settings = load_settings(**values)
     # Looked up on the module at each start, so a test can replace how clients are made.
-    services = await open_services(settings, client=model_server.make_client(llm))
+    services = await open_services(settings, client=model_server.make_client(llm), clock=clock)
     await asyncio.wait_for(services.toolbox.wait_ready(), 30)
     sleep = RecordedSleep()
     dp = build_dispatcher(

@@ -154,6 +154,25 @@ class Updates:
             query["message"] = message
         return self.wrap("callback_query", query)
 
+    def inline_query(
+        self,
+        query: str,
+        *,
+        user_id: int = USER_ID,
+        language_code: str | None = "ru",
+        chat_type: str | None = "supergroup",
+    ) -> Update:
+        """Words typed after the bot's username in a chat (`@bot words`), as an inline query."""
+        inline: dict[str, Any] = {
+            "id": f"iq{next(self._update_ids)}",
+            "from": self.user(user_id, language_code),
+            "query": query,
+            "offset": "",
+        }
+        if chat_type is not None:
+            inline["chat_type"] = chat_type
+        return self.wrap("inline_query", inline)
+
     def wrap(self, kind: str, payload: dict[str, Any]) -> Update:
         """Wrap an event into an `Update` bound to the bot, as polling would deliver it."""
         data = {"update_id": next(self._update_ids), kind: payload}

@@ -23,6 +23,7 @@ from bot.storage.albums import AlbumMemory
 from bot.storage.audit import AuditLog
 from bot.storage.claims import UpdateClaims
 from bot.storage.confirmations import Confirmations
+from bot.storage.experts import ExpertRequests
 from bot.storage.feedback import FeedbackStore
 from bot.storage.history import History
 from bot.storage.notices import NoticeStore
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 class Stores:
     """Status messages in flight, access, source button ids, the album memory, actions
     waiting for their confirm button, the audit log, the chats' scopes, (shared only) the
-    rate window, None there meaning each process counts in its own memory; and the answers'
+    rate window, None there meaning each process counts in its own memory; the answers'
     feedback."""
 
     pending_status: PendingStatusStore
@@ -55,6 +56,8 @@ class Stores:
     feedback: FeedbackStore
     unanswered: UnansweredLog
     """Questions the documents could not answer, and the digest's schedule."""
+    experts: ExpertRequests
+    """Questions sent to the experts, and their replies."""
     notices: NoticeStore
     """Subscriptions to change notices and the changes waiting for them."""
 
@@ -99,6 +102,7 @@ def closed_by(closing: AsyncExitStack, stores: Stores) -> Stores:
         stores.scopes,
         stores.feedback,
         stores.unanswered,
+        stores.experts,
         stores.notices,
     ):
         closing.push_async_callback(store.close)

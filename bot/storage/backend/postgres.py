@@ -16,6 +16,7 @@ from bot.storage.claims import UpdateClaims
 from bot.storage.claims.postgres import PostgresUpdateClaims
 from bot.storage.confirmations.postgres import PostgresConfirmations
 from bot.storage.embeddings.postgres import PostgresEmbeddingCache
+from bot.storage.experts.postgres import PostgresExpertRequests
 from bot.storage.feedback.postgres import PostgresFeedback
 from bot.storage.history import History
 from bot.storage.history.postgres import PostgresHistory
@@ -51,8 +52,8 @@ class PostgresBackend:
 
     def stores(self, *, clock: Callable[[], float], rate_limit_per_hour: int) -> Stores:
         """The stores in the database; those several machines compare use its clock, the
-        audit log and the feedback (swept by the same clock) `clock`; a rate window only when
-        `rate_limit_per_hour` is above zero."""
+        audit log, the feedback and the expert requests (swept by the same clock) `clock`; a
+        rate window only when `rate_limit_per_hour` is above zero."""
         database = self.database
         per_hour = rate_limit_per_hour
         return closed_by(
@@ -68,6 +69,7 @@ class PostgresBackend:
                 PostgresScopeStore(database),
                 PostgresFeedback(database, clock=clock),
                 unanswered=PostgresUnanswered(database, clock=clock),
+                experts=PostgresExpertRequests(database, clock=clock),
                 notices=PostgresNotices(database, clock=clock),
             ),
         )

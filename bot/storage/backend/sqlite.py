@@ -15,6 +15,7 @@ from bot.storage.backend import Stores, closed_by
 from bot.storage.claims import UpdateClaims
 from bot.storage.claims.sqlite import SqliteUpdateClaims
 from bot.storage.confirmations.sqlite import SqliteConfirmations
+from bot.storage.experts.sqlite import SqliteExpertRequests
 from bot.storage.feedback.sqlite import SqliteFeedback
 from bot.storage.history import History
 from bot.storage.history.sqlite import HistoryStore
@@ -66,6 +67,7 @@ class SqliteBackend:
                 SqliteScopeStore(files.scopes),
                 SqliteFeedback(files.feedback, clock=clock),
                 unanswered=SqliteUnanswered(files.unanswered, clock=clock),
+                experts=SqliteExpertRequests(files.experts, clock=clock),
                 notices=SqliteNotices(files.notices, clock=clock),
             ),
         )

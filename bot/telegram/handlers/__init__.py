@@ -3,10 +3,13 @@
 The features: `commands` (/start, /help, /reset, /files, /status), `questions` (text answered
 from the documents), `voice` (voice questions), `sources` (a tap on a source or page button),
 `privacy` (/forget), `feedback` (the 👍/👎 under answers, the reasons and comments of a 👎),
+`experts` ("Ask an expert" under an answer, and the asker's choice to show their name),
+`expert_replies` (an expert's reply in the experts' chat sent to the asker, and saved),
 `feedback_report` (/feedback), `documents` (/rm, /mv, /trash), `admin` (uploads, /reindex),
 `access` (/allow, /deny, /users and request buttons), `access_lists` (who may use the bot, as
 admins read it), `audit` (/audit), `gaps` (/gaps), `notices` (/subscribe, /unsubscribe,
-/subscriptions), `scope` (/scope), `other` (messages the bot cannot read).
+/subscriptions), `scope` (/scope), `inline` (search from any chat, `@bot words`, and the deep
+link of the cards it posts), `other` (messages the bot cannot read).
 
 Beside them: `private` (handlers for private chats only, and the one reply they give
 elsewhere), `confirm` (the one "are you sure?" flow), `replies` (how handlers send texts and
@@ -23,9 +26,12 @@ from bot.telegram.handlers import (
     audit,
     commands,
     documents,
+    expert_replies,
+    experts,
     feedback,
     feedback_report,
     gaps,
+    inline,
     notices,
     other,
     privacy,
@@ -38,9 +44,11 @@ from bot.telegram.handlers import (
 
 def make_routers() -> list[Router]:
     """Admin first (it claims admins' documents), access, document management, the audit log,
-    `/feedback`, `/forget`, the 👍/👎 taps and comments (a comment is a reply, which would
-    otherwise be a question), commands, questions, voice questions, the fallback; then source
-    buttons, which also answer any button no other router took."""
+    `/feedback`, `/forget`, the 👍/👎 taps and comments and the experts' taps and replies (a
+    comment or an expert's reply is a reply, which would otherwise be a question), inline search
+    (its deep link is a `/start`), commands,
+    questions, voice questions, the fallback; then source buttons, which also answer any
+    button no other router took."""
     return [
         admin.make_router(),
         scope.make_router(),
@@ -52,6 +60,9 @@ def make_routers() -> list[Router]:
         notices.make_router(),
         privacy.make_router(),
         feedback.make_router(),
+        experts.make_router(),
+        expert_replies.make_router(),
+        inline.make_router(),
         commands.make_router(),
         questions.make_router(),
         voice.make_router(),

@@ -133,7 +133,8 @@ async def on_status(
 ) -> None:
     """Model, context use, index size and the last question's rounds and tokens.
 
-    Admins also see the access granted in Telegram, in private chats only.
+    Admins also see, in private chats only, each model of the fallback chain and whether it is
+    passed over, and the access granted in Telegram.
     """
     used = await agent.status(chat_context.conversation)
     index = toolbox.status()
@@ -153,6 +154,8 @@ async def on_status(
     )
     if is_admin and not chat_context.is_group:
         text += "\n" + chat_context.texts.status_version.format(version=bot_version())
+        if models := agent.model_states():
+            text += "\n\n" + chat_context.texts.models_status(models)
         text += "\n\n" + status_section(chat_context.texts, access)
         if scopes is not None:
             text += await _scopes_section(scopes, chat_context.language)

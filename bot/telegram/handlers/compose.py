@@ -7,12 +7,13 @@ open, so they travel next to it rather than appended to it.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
 from aiogram.types import Message, User
 
-from bot.agent import Answer
+from bot.agent import AgentEvent, Answer, AnswerDraft, EventHandler, Handover
 from bot.quotes.marks import marked, pages_named
 from bot.telegram.texts import Texts
 
@@ -67,8 +68,16 @@ def answer_markdown(result: Answer, texts: Texts) -> AnswerMarkdown:
     pages read or quoted); all empty for a blank answer."""
     if not result.text.strip():
         return AnswerMarkdown("")
-    body = marked(result.text, result.quotes, texts.quote_words).strip()
+    handover = result.handover
+    if handover is None:
+        body = marked(result.text, result.quotes, texts.quote_words).strip()
+    else:
+        before, after = _marked_apart(result, handover.at, texts)
+        joined = with_handover(before + after, Handover(len(before), handover.model), texts)
+        body = joined.strip()
     tail = []
+    if result.fallback_model is not None and handover is None:
+        tail.append(texts.note_fallback.format(model=_escaped(result.fallback_model)))
     if result.not_from_documents:
         tail.append(texts.note_not_from_documents)
     if result.cut_short:
@@ -85,7 +94,47 @@ def pages_of(result: Answer) -> dict[str, tuple[int, ...]]:
     return pages_named(result.sources, result.quotes, result.pages)
 
 
+def with_handover(text: str, handover: Handover | None, texts: Texts) -> str:
+    """An answer's Markdown with the line that says where a fallback model took it over (a
+    paragraph of its own between the part shown before the break and the rest). The part
+    shown is kept exactly, so the text on screen while it streamed stays a beginning of it."""
+    if handover is None:
+        return text
+    line = texts.note_handover.format(model=_escaped(handover.model))
+    return f"{text[: handover.at]}\n\n{line}\n\n{text[handover.at :].lstrip()}"
+
+
+def drafts_marked(on_event: EventHandler, texts: Texts) -> EventHandler:
+    """`on_event` hearing the streamed text of an answer a fallback took over with the line
+    that says so in place, as the finished answer will show it."""
+
+    async def handler(event: AgentEvent) -> None:
+        if isinstance(event, AnswerDraft) and event.handover is not None:
+            event = AnswerDraft(with_handover(event.text, event.handover, texts))
+        await on_event(event)
+
+    return handler
+
+
+def _marked_apart(result: Answer, at: int, texts: Texts) -> tuple[str, str]:
+    """The answer's two parts, before and after a handover, each with its own quotes marked
+    (a quote would straddle the break only if the model repeated itself: it stays unmarked)."""
+    text, words = result.text, texts.quote_words
+    before = [check for check in result.quotes if check.end <= at]
+    after = [
+        dataclasses.replace(check, start=check.start - at, end=check.end - at)
+        for check in result.quotes
+        if check.start >= at
+    ]
+    return marked(text[:at], before, words), marked(text[at:], after, words)
+
+
+def _escaped(text: str) -> str:
+    """Plain text (a model's name) safe inside Markdown."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
 def cut_markdown(partial: str, notice: str) -> AnswerMarkdown:
     """An answer whose stream broke off: what arrived, the cut mark, then `notice` (plain
     text), so the part shown can never pass for a complete answer."""
-    return AnswerMarkdown(partial.strip(), (CUT_MARK, _MARKDOWN_PUNCTUATION.sub(r"\\\1", notice)))
+    return AnswerMarkdown(partial.strip(), (CUT_MARK, _escaped(notice)))

@@ -21,6 +21,7 @@ from aiogram.types import CallbackQuery, InaccessibleMessage, Message
 
 from bot.agent import Answer
 from bot.monitoring.metrics import Metrics
+from bot.settings.model import Settings
 from bot.storage.errors import StorageError
 from bot.storage.feedback import (
     COMMENT_CHARS,
@@ -32,6 +33,7 @@ from bot.storage.unanswered import UnansweredLog
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import say
 from bot.telegram.output.delivery import Chunk, Delivery
+from bot.telegram.output.expert_buttons import with_ask_expert
 from bot.telegram.output.feedback_buttons import (
     ReasonButton,
     VoteButton,
@@ -41,6 +43,7 @@ from bot.telegram.output.feedback_buttons import (
     with_votes,
 )
 from bot.telegram.output.pacing import ChatPlace
+from bot.telegram.texts.experts import expert_texts
 from bot.telegram.texts.feedback import FeedbackTexts, feedback_texts
 from bot.telegram.tuning import Tuning
 
@@ -94,9 +97,11 @@ async def on_vote(
     feedback: FeedbackStore,
     metrics: Metrics,
     tuning: Tuning,
+    settings: Settings,
     chat_context: ChatContext,
 ) -> None:
-    """Keep the vote, show it on the buttons, and after a first 👎 ask what was wrong."""
+    """Keep the vote, show it on the buttons (a 👎 adds "Ask an expert" when experts are set),
+    and after a first 👎 ask what was wrong."""
     texts = feedback_texts(chat_context.language)
     vote = vote_of(callback_data.vote)
     record = await _tapped(query, callback_data.answer_id, feedback, texts)
@@ -113,11 +118,12 @@ async def on_vote(
     log.info("answer %s in chat %d voted %s", record.id, pressed.chat.id, vote)
     await _toast(query, texts.thanks_up if vote == "up" else texts.thanks_down)
     if record.vote != vote:
+        markup = with_votes(pressed.reply_markup, record.id, vote)
+        if vote == "down" and settings.experts_chat is not None:
+            markup = with_ask_expert(markup, record.id, expert_texts(chat_context.language))
         try:
             await bot.edit_message_reply_markup(
-                chat_id=pressed.chat.id,
-                message_id=pressed.message_id,
-                reply_markup=with_votes(pressed.reply_markup, record.id, vote),
+                chat_id=pressed.chat.id, message_id=pressed.message_id, reply_markup=markup
             )
         except TelegramAPIError as exc:  # deleted meanwhile: the vote is kept all the same
             log.info("the vote buttons of answer %s were not updated: %s", record.id, exc)

@@ -25,6 +25,7 @@ from aiogram.types import CallbackQuery, Message
 from bot.access import AccessPolicy
 from bot.agent import KeyedLocks
 from bot.storage.confirmations import Confirmations, Pending
+from bot.storage.experts import ExpertRequests
 from bot.storage.feedback import FeedbackStore
 from bot.storage.notices import NoticeStore
 from bot.storage.source_links import SourceLinks
@@ -54,6 +55,7 @@ class Forgetting:
     confirmations: Confirmations
     feedback: FeedbackStore | None = None
     unanswered: UnansweredLog | None = None
+    experts: ExpertRequests | None = None
     notices: NoticeStore | None = None
 
     async def forget(self, user_id: int) -> int:
@@ -68,6 +70,8 @@ class Forgetting:
                 await self.feedback.forget_user(user_id)
             if self.unanswered is not None:
                 await self.unanswered.forget_user(user_id)
+            if self.experts is not None:
+                await self.experts.forget_user(user_id)
             if self.notices is not None:
                 await self.notices.forget_user(user_id)
         return deleted

@@ -3,8 +3,9 @@
 One status message shows progress; the answer appears as the model writes it (a draft in
 private chats, that message edited elsewhere) and is then delivered whole, as it would have been
 without streaming. It ends with the files it came from, and its last message carries a button
-per file that sends it. Agent failures become one short message in the user's language, with
-the detail in the log; an answer cut off midway keeps what arrived, marked as cut.
+per file that sends it, then (with EXPERTS_CHAT_ID, when the documents had nothing for the
+question) "Ask an expert", then 👍/👎. Agent failures become one short message in the user's
+language, with the detail in the log; an answer cut off midway keeps what arrived, marked as cut.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from aiogram import Bot, F, Router
 from aiogram.types import Message
 
 from bot.agent import Agent, AgentError, Answer, EventHandler, ModelStreamCut
+from bot.gaps.rule import unanswered_reason
 from bot.quotes.marks import pages_by_source
 from bot.scopes import Scopes
 from bot.settings.model import Settings
@@ -33,6 +35,7 @@ from bot.telegram.context import ChatContext
 from bot.telegram.handlers.compose import (
     answer_markdown,
     cut_markdown,
+    drafts_marked,
     quoted_context,
     with_quote,
 )
@@ -41,6 +44,7 @@ from bot.telegram.handlers.filters import addressed
 from bot.telegram.handlers.replies import say
 from bot.telegram.output.delivery import Chunk, Delivery, Renderable
 from bot.telegram.output.drafts import Drafts
+from bot.telegram.output.expert_buttons import with_ask_expert
 from bot.telegram.output.feedback_buttons import with_votes
 from bot.telegram.output.pacing import EditPacer
 from bot.telegram.output.progress import Progress
@@ -48,6 +52,7 @@ from bot.telegram.output.source_buttons import source_buttons
 from bot.telegram.output.streaming import AnswerStream, OnScreen
 from bot.telegram.render import render_answer
 from bot.telegram.texts import Texts
+from bot.telegram.texts.experts import expert_texts
 from bot.telegram.tuning import Tuning
 from bot.telegram.unanswered import note_unanswered
 from tools.jail.scope import Scope
@@ -143,7 +148,7 @@ class Asker:
                         conversation,
                         question,
                         texts,
-                        stream.on_event,
+                        drafts_marked(stream.on_event, texts),
                         scope=scope,
                         noted=noted,
                     )
@@ -158,6 +163,10 @@ class Asker:
             answer_id = new_answer_id() if answer is not None and self.feedback else None
             if answer_id is not None:
                 buttons = with_votes(buttons, answer_id)
+                if answer is not None and self._for_experts(asked, answer):
+                    buttons = with_ask_expert(
+                        buttons, answer_id, expert_texts(chat_context.language)
+                    )
             shown = stream.on_screen
             await stream.conclude(parts[-1])
             delivered = await delivery.send(
@@ -178,6 +187,14 @@ class Asker:
             conversation,
             len(delivered.message_ids),
             len(parts),
+        )
+
+    def _for_experts(self, question: str, answer: Answer) -> bool:
+        """Whether "Ask an expert" goes under the answer: experts are set, and the documents
+        had nothing for the question."""
+        return (
+            self.settings.experts_chat is not None
+            and unanswered_reason(question, answer) is not None
         )
 
     def _noter(
@@ -224,7 +241,7 @@ class Asker:
             user_id=message.from_user.id,
             conversation=chat_context.conversation,
             question=question,
-            model=self.settings.model,
+            model=answer.fallback_model or self.settings.model,
         )
         await remember_answer(self.feedback, answer_id, answered)
 

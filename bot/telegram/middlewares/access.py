@@ -9,8 +9,9 @@ granted in Telegram. Users who may pass, with `is_admin` added to the handler da
 who writes to the bot in a private chat asks the admins for access (`AccessRequests`) and is
 told so; in a group, or when there is no admin to ask, they learn their numeric id and how to
 ask for access. A stranger's tap on a button (under an answer in a group) gets a short pop-up,
-so their client stops waiting. Nothing else reaches them, and updates without a sender are
-dropped.
+so their client stops waiting, and their inline query (`@bot words`) no results and a button
+that opens the private chat to ask for access. Nothing else reaches them, and updates without a
+sender are dropped.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from bot.telegram.access_requests import AccessRequests, Asked
 from bot.telegram.addressing import addressed_to_bot
 from bot.telegram.context import CHAT_CONTEXT, ChatContext
 from bot.telegram.middlewares.notices import NoticeCooldown
+from bot.telegram.output import inline_cards
 from bot.telegram.texts import Texts, texts_for
+from bot.telegram.texts.inline import inline_texts
 
 log = logging.getLogger(__name__)
 
@@ -73,11 +76,14 @@ class AccessMiddleware(BaseMiddleware):
                 await self._remember_language(user.id, context.language)
             return await handler(event, data)
         query = event.callback_query if isinstance(event, Update) else None
+        inline = event.inline_query if isinstance(event, Update) else None
         if message is not None and context is not None:
             await self._refuse(message, user, data["bot"], context)
         elif query is not None:
             texts = context.texts if context is not None else texts_for(user.language_code)
             await self._refuse_tap(query, texts)
+        elif inline is not None:
+            await inline_cards.refuse(inline, inline_texts(user.language_code))
         else:
             log.debug("dropped a %s update from a stranger", type(event).__name__)
         return None

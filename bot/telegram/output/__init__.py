@@ -9,5 +9,8 @@ a message edited), whose calls `screen_calls` makes.
 `source_buttons` puts a button per source under an answer (and per quoted page beside it),
 `source_files` sends the document behind a tapped one (or, when it is too large for Telegram,
 the page the answer read), and `page_photos` a page drawn as a picture behind a page button.
-`feedback_buttons` adds the 👍/👎 row below them, and the reasons a 👎 may give.
+`feedback_buttons` adds the 👍/👎 row below them, and the reasons a 👎 may give;
+`expert_buttons` the "Ask an expert" row above it, and the buttons that follow from it.
+`inline_cards` answers inline queries: the documents found, the card a chosen one posts with
+its deep link to the private chat, and the answers without results.
 """

@@ -2,10 +2,10 @@
 
 `model` is the shape of one language's texts, `ru` and `en` fill it; `scope` holds the texts of
 /scope, `feedback` those of the 👍/👎 buttons and /feedback, `gaps` those of /gaps and the
-digest of unanswered questions, `admin_app` the admins' Mini App's, `notices` those of
-/subscribe and the change digests; `numbers` writes numbers in words (plurals, thousands),
-`names` shows names from the documents folder and `people` users' names and moments, each
-safely in HTML.
+digest of unanswered questions, `experts` those of "Ask an expert", `admin_app` the admins' Mini
+App's, `inline` those of search from any chat and its cards, `notices` those of /subscribe and
+the change digests; `numbers` writes numbers in words (plurals, thousands), `names` shows names
+from the documents folder and `people` users' names and moments, each safely in HTML.
 """
 
 from __future__ import annotations

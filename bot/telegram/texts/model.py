@@ -6,10 +6,12 @@ need to. Both languages are instances of one dataclass, so a missing translation
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from bot.agent.breaker import BreakerState
 from bot.quotes.marks import QuoteWords, pages_words
 from bot.telegram.texts.names import visible
 from bot.telegram.texts.numbers import count, decimal, integer
@@ -87,6 +89,10 @@ class Texts:
     reindex_failed: str
     status_title: str
     status_version: str
+    status_models: str
+    status_model_on: str
+    status_model_paused: str
+    status_model_due: str
     status_model: str
     status_context: str
     status_documents: str
@@ -106,6 +112,8 @@ class Texts:
     delivery_partial: str
     note_cut_short: str
     note_truncated: str
+    note_fallback: str
+    note_handover: str
     sources_label: str
     sources_more: str
     note_not_from_documents: str
@@ -303,6 +311,22 @@ class Texts:
                     completion=self.number(completion),
                 )
             )
+        return "\n".join(lines)
+
+    def models_status(self, states: Sequence[BreakerState]) -> str:
+        """Admins' `/status` with fallbacks: each model of the chain, in order, and whether it
+        is passed over after a failure (names only: no server, no key)."""
+        lines = [self.status_models]
+        for state in states:
+            model = _code(state.model)
+            if not state.open:
+                lines.append(self.status_model_on.format(model=model))
+            elif state.retry_in_s > 0:
+                wait = _clock(math.ceil(state.retry_in_s))
+                kind = _code(state.last_kind or "unavailable")
+                lines.append(self.status_model_paused.format(model=model, kind=kind, wait=wait))
+            else:
+                lines.append(self.status_model_due.format(model=model))
         return "\n".join(lines)
 
     def reindex_report(

@@ -102,6 +102,10 @@ RUSSIAN = Texts(
     status_title="<b>Состояние</b>",
     status_version="Версия бота: {version}",
     status_model="🤖 Модель: {model}",
+    status_models="🔀 <b>Модели</b> (сначала основная, затем запасные):",
+    status_model_on="🟢 {model}: в работе",
+    status_model_paused="🔴 {model}: пропускается после сбоя ({kind}), снова через {wait}",
+    status_model_due="🟡 {model}: будет снова опробована на следующем вопросе",
     status_context="🧠 Контекст: {tokens} из {window} токенов ({percent}%), "
     "сообщений: {messages_n}",
     status_documents="📚 Документов в поиске: {n}",
@@ -126,6 +130,9 @@ RUSSIAN = Texts(
     delivery_partial="⚠️ Часть ответа не удалось доставить. Задайте вопрос ещё раз.",
     note_cut_short="_Поиск пришлось прервать: ответ собран из того, что удалось найти._",
     note_truncated="_Ответ оборвался: модель упёрлась в лимит длины. Напишите «продолжи»._",
+    # Markdown, {model} escaped
+    note_fallback="↪️ _Ответила запасная модель {model}: основная сейчас недоступна._",
+    note_handover="↪️ _Здесь ответ оборвался; остальное написала запасная модель {model}:_",
     sources_label="📄 Источники:",
     sources_more="и ещё {n}",
     note_not_from_documents="ℹ️ _Ответ не из документов: ни один документ для него не прочитан._",
