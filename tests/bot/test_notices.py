@@ -350,7 +350,7 @@ class TestAcrossWorkersAndRestarts:
                 sent = await asyncio.gather(*(w.tick(clock()) for w in workers))
             finally:
                 await other.close()
-            assert sorted(sent) == [0, 1]
+            assert sum(sent) <= 1  # the bot's own loop may have been the one
             assert digests_to(harness, USER_ID) == [f"🔔 Новое в <b>hr/</b>: {POLICY}"]
             store: NoticeStore = harness.dp["notice_store"]
             assert [c.change.path for c in await store.since(0)] == [f"hr/{POLICY}"]
