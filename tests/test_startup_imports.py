@@ -81,6 +81,7 @@ POSTGRES_STORES = (
     "bot.storage.source_links.postgres",
     "bot.storage.unanswered.postgres",
     "bot.storage.usage.postgres",
+    "bot.storage.notices.postgres",
 )
 """Our stores on PostgreSQL, which the composition root imports only with DATABASE_URL."""
 

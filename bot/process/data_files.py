@@ -27,6 +27,7 @@ FEEDBACK_FILE = "feedback.sqlite3"
 UNANSWERED_FILE = "unanswered.sqlite3"
 EXPERTS_FILE = "experts.sqlite3"
 USAGE_FILE = "usage.sqlite3"
+NOTICES_FILE = "notices.sqlite3"
 DATA_VERSION_FILE = "data_version.json"
 HEARTBEAT_FILE = "heartbeat"
 
@@ -103,6 +104,11 @@ class DataFiles:
         return self.root / USAGE_FILE
 
     @property
+    def notices(self) -> Path:
+        """Subscriptions to change notices and the changes waiting for them (SQLite)."""
+        return self.root / NOTICES_FILE
+
+    @property
     def index(self) -> Path:
         """The search index (SQLite), rebuilt from the documents when missing."""
         return self.root / INDEX_FILE
@@ -150,4 +156,5 @@ class DataFiles:
             self.unanswered,
             self.experts,
             self.usage,
+            self.notices,
         )

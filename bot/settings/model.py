@@ -255,6 +255,12 @@ class Settings(ToolSettings):
         description="How often each admin gets the questions the documents could not answer "
         "(Mondays or every day, 09:00 UTC); off sends none (/gaps still shows them).",
     )
+    notify_debounce_s: float = Field(
+        default=300.0,
+        ge=0,
+        description="Seconds a subscribed folder must be quiet before its change notice goes "
+        "out (/subscribe); a folder that keeps changing is told at most six times this late.",
+    )
     experts_chat_id: str | None = Field(
         default=None,
         description="The group of experts an unanswered or disliked answer's question can be "

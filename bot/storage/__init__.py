@@ -22,7 +22,8 @@ machine; PostgreSQL only: on one machine the toolbox keeps them in DATA_DIR itse
 `unanswered/` (questions the documents could not answer, and when their digest went out),
 `experts/` (questions sent to the experts' group and their replies, kept like the history),
 `usage/` (tokens spent on the model per question, reserved against budgets, kept like the
-history).
+history), `notices/` (subscriptions to change notices, and the changes waiting for their
+digests).
 
 `backend` is the one place that chooses SQLite or PostgreSQL: `open_backend` opens the
 database, the history and the update claims, and its `Backend` builds the other stores as

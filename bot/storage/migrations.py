@@ -319,6 +319,33 @@ _TOPIC_SCOPES = (
     """,
 )
 
+_NOTICES = (
+    """
+    CREATE TABLE notice_subscriptions (
+        chat_id BIGINT NOT NULL,
+        thread_id BIGINT NOT NULL,
+        folder TEXT NOT NULL,
+        user_id BIGINT,
+        language TEXT NOT NULL,
+        sent_through BIGINT NOT NULL,
+        PRIMARY KEY (chat_id, thread_id, folder)
+    )
+    """,
+    "CREATE INDEX notice_subscriptions_by_user ON notice_subscriptions (user_id)",
+    """
+    CREATE TABLE notice_changes (
+        id BIGSERIAL PRIMARY KEY,
+        path TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('added', 'changed', 'removed')),
+        size BIGINT NOT NULL,
+        mtime_ns BIGINT NOT NULL,
+        noticed_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+    "CREATE INDEX notice_changes_by_path ON notice_changes (path, id)",
+    "CREATE INDEX notice_changes_by_time ON notice_changes (noticed_at)",
+)
+
 _EXPERTS = (
     """
     CREATE TABLE expert_requests (
@@ -401,6 +428,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(13, "questions the documents could not answer, the digest's schedule", _UNANSWERED),
     Migration(14, "questions sent to the experts and their replies", _EXPERTS),
     Migration(15, "tokens spent on the model, budget warnings sent", _USAGE),
+    Migration(16, "change notices: subscriptions and the changes waiting for them", _NOTICES),
     Migration(17, "forum topics' scopes set with /scope", _TOPIC_SCOPES),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""

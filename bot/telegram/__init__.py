@@ -12,6 +12,7 @@
   several webhook workers); `unanswered` (an answer's question kept when the documents had
   nothing for it) and `gaps_digest` (their digest, sent to every admin when due);
   `inline_search` (the documents an inline query finds in the asker's scope, kept briefly);
+  `change_notices` (the digests of changed documents, sent to their subscribers);
 - `middlewares/` (access, rate limit, paste joining, per-conversation order),
   `handlers/` (one router per feature), `admin_app/` (the admins' Mini App: its page and API
   on the bot's own web server);

@@ -20,6 +20,8 @@ from bot.budgets import Budgets
 from bot.documents import Documents
 from bot.documents.retention import Retention
 from bot.gaps.report import GapReport
+from bot.notices.audience import Audience
+from bot.notices.changes import FolderChanges
 from bot.process.data_files import DataFiles
 from bot.scopes import Scopes
 from bot.services import Services
@@ -28,6 +30,7 @@ from bot.storage.access.codes import LIFETIME_S
 from bot.storage.pending_status import PendingStatusStore
 from bot.telegram.access_requests import AccessRequests
 from bot.telegram.api_errors import count_api_errors
+from bot.telegram.change_notices import ChangeNotices
 from bot.telegram.context import ChatContextMiddleware
 from bot.telegram.gaps_digest import GapsDigest
 from bot.telegram.handlers import make_routers
@@ -159,6 +162,7 @@ def build_dispatcher(
             unanswered=unanswered,
             feedback=stores.feedback,
             experts=stores.experts,
+            notices=stores.notices,
         ),
         retention=Retention(
             settings,
@@ -176,6 +180,17 @@ def build_dispatcher(
             settings.gaps_digest, unanswered, gap_report, access, clock=tuning.wall_clock
         ),
         inline_search=InlineSearch(services.toolbox, clock=tuning.clock),
+        notice_store=stores.notices,
+        change_notices=ChangeNotices(
+            FolderChanges(
+                lambda: services.toolbox.visible_files(None),
+                services.toolbox.indexer.scanned.is_set,
+            ),
+            stores.notices,
+            Audience(access, scopes, services.toolbox.sandbox),
+            quiet_s=settings.notify_debounce_s,
+            clock=tuning.wall_clock,
+        ),
     )
     dp.update.outer_middleware(ChatContextMiddleware(scopes))
     dp.update.outer_middleware(PairingMiddleware(access, app_url=settings.admin_app_url))
@@ -204,6 +219,8 @@ def build_dispatcher(
     dp.startup.register(_check_scopes)
     dp.startup.register(_start_digest)
     dp.shutdown.register(_stop_digest)
+    dp.startup.register(_start_notices)
+    dp.shutdown.register(_stop_notices)
     return dp
 
 
@@ -259,6 +276,15 @@ async def _start_digest(bot: Bot, gaps_digest: GapsDigest) -> None:
 
 async def _stop_digest(gaps_digest: GapsDigest) -> None:
     await gaps_digest.stop()
+
+
+async def _start_notices(bot: Bot, change_notices: ChangeNotices) -> None:
+    """Record the documents folder's changes and send their digests, from now on."""
+    await change_notices.start(bot)
+
+
+async def _stop_notices(change_notices: ChangeNotices) -> None:
+    await change_notices.stop()
 
 
 async def _offer_pairing(access: AccessPolicy, username: str) -> None:

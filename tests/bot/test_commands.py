@@ -81,6 +81,7 @@ class TestStartAndHelp:
             "reset",
             "files",
             "status",
+            "subscribe",
             "forget",
             "usage",
         }

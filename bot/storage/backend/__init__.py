@@ -26,6 +26,7 @@ from bot.storage.confirmations import Confirmations
 from bot.storage.experts import ExpertRequests
 from bot.storage.feedback import FeedbackStore
 from bot.storage.history import History
+from bot.storage.notices import NoticeStore
 from bot.storage.pending_status import PendingStatusStore
 from bot.storage.rate_limits import RateWindow
 from bot.storage.scopes import ScopeStore
@@ -60,6 +61,8 @@ class Stores:
     """Questions sent to the experts, and their replies."""
     usage: UsageStore
     """Tokens spent on the model, for budgets and `/usage`."""
+    notices: NoticeStore
+    """Subscriptions to change notices and the changes waiting for them."""
 
 
 class Backend(Protocol):
@@ -104,6 +107,7 @@ def closed_by(closing: AsyncExitStack, stores: Stores) -> Stores:
         stores.unanswered,
         stores.experts,
         stores.usage,
+        stores.notices,
     ):
         closing.push_async_callback(store.close)
     return stores

@@ -20,6 +20,7 @@ from bot.storage.experts.postgres import PostgresExpertRequests
 from bot.storage.feedback.postgres import PostgresFeedback
 from bot.storage.history import History
 from bot.storage.history.postgres import PostgresHistory
+from bot.storage.notices.postgres import PostgresNotices
 from bot.storage.pending_status.postgres import PostgresPendingStatusStore
 from bot.storage.postgres import PostgresDatabase
 from bot.storage.rate_limits.postgres import PostgresRateWindow
@@ -71,6 +72,7 @@ class PostgresBackend:
                 unanswered=PostgresUnanswered(database, clock=clock),
                 experts=PostgresExpertRequests(database, clock=clock),
                 usage=PostgresUsage(database, clock=clock),
+                notices=PostgresNotices(database, clock=clock),
             ),
         )
 

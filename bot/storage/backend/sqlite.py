@@ -19,6 +19,7 @@ from bot.storage.experts.sqlite import SqliteExpertRequests
 from bot.storage.feedback.sqlite import SqliteFeedback
 from bot.storage.history import History
 from bot.storage.history.sqlite import HistoryStore
+from bot.storage.notices.sqlite import SqliteNotices
 from bot.storage.pending_status.sqlite import SqlitePendingStatusStore
 from bot.storage.scopes.sqlite import SqliteScopeStore
 from bot.storage.source_links.sqlite import SqliteSourceLinks
@@ -69,6 +70,7 @@ class SqliteBackend:
                 unanswered=SqliteUnanswered(files.unanswered, clock=clock),
                 experts=SqliteExpertRequests(files.experts, clock=clock),
                 usage=SqliteUsage(files.usage, clock=clock),
+                notices=SqliteNotices(files.notices, clock=clock),
             ),
         )
 

@@ -8,8 +8,9 @@ from the documents), `voice` (voice questions), `sources` (a tap on a source or 
 `feedback_report` (/feedback), `usage` (/usage: tokens spent, budgets, costs), `documents`
 (/rm, /mv, /trash), `admin` (uploads, /reindex), `access` (/allow, /deny, /users and request
 buttons), `access_lists` (who may use the bot, as admins read it), `audit` (/audit), `gaps`
-(/gaps), `scope` (/scope), `inline` (search from any chat, `@bot words`, and the deep link of
-the cards it posts), `other` (messages the bot cannot read).
+(/gaps), `notices` (/subscribe, /unsubscribe, /subscriptions), `scope` (/scope), `inline`
+(search from any chat, `@bot words`, and the deep link of the cards it posts), `other`
+(messages the bot cannot read).
 
 Beside them: `private` (handlers for private chats only, and the one reply they give
 elsewhere), `confirm` (the one "are you sure?" flow), `replies` (how handlers send texts and
@@ -32,6 +33,7 @@ from bot.telegram.handlers import (
     feedback_report,
     gaps,
     inline,
+    notices,
     other,
     privacy,
     questions,
@@ -58,6 +60,7 @@ def make_routers() -> list[Router]:
         feedback_report.make_router(),
         gaps.make_router(),
         usage.make_router(),
+        notices.make_router(),
         privacy.make_router(),
         feedback.make_router(),
         experts.make_router(),

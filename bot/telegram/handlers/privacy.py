@@ -5,8 +5,9 @@
 as each member has a conversation of their own there). Other members' conversations in the same
 group are theirs and stay. With them go the ids behind source buttons in their private chat,
 their access request and what it noted (their access itself stays), and any other confirm
-button they left waiting, the answers they were given with their 👍/👎 and comments, and their
-questions kept as unanswered for `/gaps`. The admins' audit log is not touched: it is the
+button they left waiting, the answers they were given with their 👍/👎 and comments, their
+questions kept as unanswered for `/gaps`, and their private chat's change notice subscriptions
+(a group's stay: they are the group's). The admins' audit log is not touched: it is the
 record of what admins did, not of anyone's questions.
 """
 
@@ -26,6 +27,7 @@ from bot.agent import KeyedLocks
 from bot.storage.confirmations import Confirmations, Pending
 from bot.storage.experts import ExpertRequests
 from bot.storage.feedback import FeedbackStore
+from bot.storage.notices import NoticeStore
 from bot.storage.source_links import SourceLinks
 from bot.storage.unanswered import UnansweredLog
 from bot.telegram.context import ChatContext
@@ -54,6 +56,7 @@ class Forgetting:
     feedback: FeedbackStore | None = None
     unanswered: UnansweredLog | None = None
     experts: ExpertRequests | None = None
+    notices: NoticeStore | None = None
 
     async def forget(self, user_id: int) -> int:
         """Delete it all; how many conversations went. Their private conversation waits for a
@@ -69,6 +72,8 @@ class Forgetting:
                 await self.unanswered.forget_user(user_id)
             if self.experts is not None:
                 await self.experts.forget_user(user_id)
+            if self.notices is not None:
+                await self.notices.forget_user(user_id)
         return deleted
 
 

@@ -4,8 +4,9 @@
 /scope, `feedback` those of the 👍/👎 buttons and /feedback, `gaps` those of /gaps and the
 digest of unanswered questions, `experts` those of "Ask an expert", `admin_app` the admins' Mini
 App's, `inline` those of search from any chat and its cards, `usage` those of budgets and
-/usage; `numbers` writes numbers in words (plurals, thousands), `names` shows names from the
-documents folder and `people` users' names and moments, each safely in HTML.
+/usage, `notices` those of /subscribe and the change digests; `numbers` writes numbers in words
+(plurals, thousands), `names` shows names from the documents folder and `people` users' names
+and moments, each safely in HTML.
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ ENGLISH = Texts(
     "message (privacy mode).",
     commands_help="/help — how to use me\n/reset — start a new conversation (or /new)\n"
     "/files — what is in the folder\n/status — model, context and search\n"
+    "/subscribe [folder] — hear of new, changed and removed documents (/subscriptions, "
+    "/unsubscribe)\n"
     "/forget — delete your conversations for good",
     admin_help="🛠 For admins: to add a file, send it as a document in a private chat. A "
     "caption such as <code>docs/hr</code> picks the folder. /reindex rebuilds the index.\n"
@@ -275,6 +277,7 @@ ENGLISH = Texts(
         ("reset", "Start a new conversation"),
         ("files", "What is in the documents folder"),
         ("status", "Model, context and search"),
+        ("subscribe", "Follow the changes in a folder"),
         ("forget", "Delete my conversations"),
         ("usage", "My use of the model and my budget"),
     ),

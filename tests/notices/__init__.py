@@ -1,0 +1,1 @@
+"""Tests of `bot.notices`: the folder's changes, digests and when they are due."""
