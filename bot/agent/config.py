@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bot.agent.past_turns import HEADROOM
 from bot.agent.prompts import DEFAULT_SYSTEM_PROMPT, choose_system_prompt, with_quote_instruction
 
 if TYPE_CHECKING:
@@ -21,6 +22,9 @@ class AgentConfig:
     stream; "on" always streams; "off" never does.
     `verify_quotes`: the system prompt asks for blockquotes and every answer's quotes are
     checked against the tool results in the conversation (`Answer.quotes`).
+    `trim_headroom`: the share of the window's room for past turns that a trim leaves free, so
+    the start of the request stays the same (and cached) for several requests; 0 trims one
+    turn at a time and keeps as much of the past as fits.
     """
 
     model: str
@@ -31,6 +35,7 @@ class AgentConfig:
     history_turns: int = 100
     stream: str = "auto"
     verify_quotes: bool = False
+    trim_headroom: float = HEADROOM
 
     def __post_init__(self) -> None:
         if self.max_rounds < 1:
@@ -38,6 +43,9 @@ class AgentConfig:
             raise ValueError(msg)
         if self.max_output_tokens < 1 or self.max_output_tokens >= self.context_window:
             msg = "max_output_tokens must be positive and smaller than context_window"
+            raise ValueError(msg)
+        if not 0 <= self.trim_headroom < 1:
+            msg = "trim_headroom must be at least 0 and below 1"
             raise ValueError(msg)
 
     @property

@@ -3,6 +3,11 @@
 What is kept, in order of priority: the system prompt and the current question's turn (its tool
 results cut down if they must be), then recent turns with their tool traffic, then older turns
 as question and answer only. A tool call and its results form one unit: both stay or both go.
+Past turns are trimmed in steps (`bot.agent.past_turns`), so that the start of the request
+stays the same for several requests in a row and the server's prompt cache can reuse it.
+
+The system prompt is sent exactly as configured, the same bytes for every question in every
+conversation; the note that turns were left out is a message of its own right after it.
 
 Cutting a result is the toolbox's job: a result of this question shrinks itself (it knows its
 shape); text without its result object is cut by reading its shape back (`tools.cutting`).
@@ -12,8 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
+from bot.agent.past_turns import HEADROOM, TurnSizes, plan_cut
 from bot.agent.prompts import OMITTED_TURNS_NOTE
 from bot.agent.tokens import TokenCounter
 from bot.agent.types import ContextOverflow
@@ -85,9 +92,11 @@ def fit(
     tools_tokens: int,
     counter: TokenCounter,
     results: Mapping[str, ToolResult] | None = None,
+    headroom: float = HEADROOM,
 ) -> Fitted:
-    """The request `[system, *past turns, *current]`, trimmed to `budget` tokens.
+    """The request `[system, note?, *past turns, *current]`, trimmed to `budget` tokens.
 
+    `headroom`: the share of the past's room a trim leaves free (`bot.agent.past_turns`).
     Raises `ContextOverflow` when even the system prompt and the current turn, with every
     tool result cut to its marker, do not fit.
     """
@@ -95,9 +104,7 @@ def fit(
     base = counter.messages([system]) + tools_tokens
     current_list, cut = _fit_current(current, budget - base, counter, results or {})
     room = budget - base - sum(counter.message(m) for m in current_list)
-    turns, compacted, dropped, with_note = _fit_past(past, room, counter)
-    if with_note:
-        system = {"role": "system", "content": f"{system_prompt}\n\n{OMITTED_TURNS_NOTE}"}
+    turns, compacted, dropped = _fit_past(past, budget - base, room, counter, headroom)
     messages = [system, *(m for turn in turns for m in turn), *current_list]
     tokens = counter.messages(messages) + tools_tokens
     raw = counter.raw_messages(messages) + round(tools_tokens / counter.ratio)
@@ -105,34 +112,32 @@ def fit(
 
 
 def _fit_past(
-    past: Sequence[Turn], room: int, counter: TokenCounter
-) -> tuple[list[list[Message]], int, int, bool]:
-    """Compact the oldest turns first, then drop the oldest whole, until `room` holds them.
-
-    The marker saying turns were left out is added when it fits (it always does unless every
-    past turn had to go and the current turn fills the window).
-    """
-    turns = [list(turn) for turn in past]
-    sizes = [sum(counter.message(m) for m in turn) for turn in turns]
-    total = sum(sizes)
+    past: Sequence[Turn], space: int, room: int, counter: TokenCounter, headroom: float
+) -> tuple[list[list[Message]], int, int]:
+    """The past turns to send, in order (the omitted-turns note first when turns were left
+    out and it fits), with how many were compacted and how many dropped."""
+    smaller = [compact(turn) for turn in past]
+    sizes = [_sizes(turn, small, counter) for turn, small in zip(past, smaller, strict=True)]
+    note = {"role": "system", "content": OMITTED_TURNS_NOTE}
+    cut = plan_cut(sizes, space=space, room=room, note=counter.message(note), headroom=headroom)
+    kept: list[list[Message]] = [[note]] if cut.note else []
     compacted = 0
-    for index, turn in enumerate(turns):
-        if total <= room:
-            break
-        smaller = compact(turn)
-        if len(smaller) < len(turn):
-            compacted += 1
-            new_size = sum(counter.message(m) for m in smaller)
-            total += new_size - sizes[index]
-            turns[index], sizes[index] = smaller, new_size
-    note = counter.text(OMITTED_TURNS_NOTE) + 2
-    dropped = 0
-    while turns and total + (note if dropped else 0) > room:
-        total -= sizes.pop(0)
-        turns.pop(0)
-        dropped += 1
-    with_note = dropped > 0 and total + note <= room
-    return turns, compacted, dropped, with_note
+    for index in range(cut.dropped, len(past)):
+        if index < cut.compact_until:
+            compacted += len(smaller[index]) < len(past[index])
+            kept.append(smaller[index])
+        else:
+            kept.append(list(past[index]))
+    return kept, compacted, cut.dropped
+
+
+def _sizes(turn: Turn, small: Sequence[Message], counter: TokenCounter) -> TurnSizes:
+    """A past turn's tokens whole and compacted, and its current turn at each of its requests
+    (one before each assistant message: the model's reply to it)."""
+    each = [counter.message(m) for m in turn]
+    running = [0, *accumulate(each)]
+    asked = tuple(running[i] for i in range(1, len(turn)) if turn[i].get("role") == "assistant")
+    return TurnSizes(running[-1], sum(counter.message(m) for m in small), asked)
 
 
 def _fit_current(
