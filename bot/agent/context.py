@@ -15,6 +15,7 @@ shape); text without its result object is cut by reading its shape back (`tools.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -29,6 +30,7 @@ from tools.results import ToolResult
 
 Message = dict[str, Any]
 Turn = Sequence[Message]
+_GRID = 1.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,23 +105,98 @@ def fit(
     system = {"role": "system", "content": system_prompt}
     base = counter.messages([system]) + tools_tokens
     current_list, cut = _fit_current(current, budget - base, counter, results or {})
-    room = budget - base - sum(counter.message(m) for m in current_list)
-    turns, compacted, dropped = _fit_past(past, budget - base, room, counter, headroom)
+    request = _Request(budget, system, tools_tokens, current_list)
+    turns, compacted, dropped = _fit_past(past, request, counter, headroom)
     messages = [system, *(m for turn in turns for m in turn), *current_list]
     tokens = counter.messages(messages) + tools_tokens
     raw = counter.raw_messages(messages) + round(tools_tokens / counter.ratio)
     return Fitted(messages, tokens, raw, compacted, dropped, cut)
 
 
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """What the past must fit beside: the budget, the system prompt, the tools, the question."""
+
+    budget: int
+    system: Message
+    tools_tokens: int
+    current: Sequence[Message]
+
+
+class _Sizer:
+    """Tokens at a given calibration ratio."""
+
+    def __init__(self, counter: TokenCounter, ratio: float) -> None:
+        self._counter = counter
+        self._ratio = ratio
+
+    def message(self, message: Message) -> int:
+        return math.ceil(self._counter.raw_message(message) * self._ratio)
+
+    def messages(self, messages: Sequence[Message]) -> int:
+        return sum(self.message(m) for m in messages)
+
+    def scaled(self, tokens: int) -> int:
+        """Calibrated `tokens` at this ratio."""
+        return math.ceil(tokens * (self._ratio / self._counter.ratio))
+
+    def rooms(self, request: _Request) -> tuple[int, int]:
+        """What the past and the current turn share, and what the past may use."""
+        framed = math.ceil(self._counter.raw_messages([request.system]) * self._ratio)
+        space = request.budget - framed - self.scaled(request.tools_tokens)
+        return space, space - self.messages(request.current)
+
+    def sizes(self, past: Sequence[Turn], smaller: Sequence[Turn]) -> list[TurnSizes]:
+        """Each past turn's tokens whole and compacted, and its current turn at each of its
+        requests (one before each assistant message: the model's reply to it)."""
+        found: list[TurnSizes] = []
+        for turn, small in zip(past, smaller, strict=True):
+            running = [0, *accumulate(self.message(m) for m in turn)]
+            asked = tuple(
+                running[i] for i in range(1, len(turn)) if turn[i].get("role") == "assistant"
+            )
+            found.append(TurnSizes(running[-1], self.messages(small), asked))
+        return found
+
+
+def _steady_ratio(ratio: float) -> float:
+    """The calibration at the nearest step of a 20 % grid."""
+    return float(_GRID ** round(math.log(ratio, _GRID)))
+
+
 def _fit_past(
-    past: Sequence[Turn], space: int, room: int, counter: TokenCounter, headroom: float
+    past: Sequence[Turn], request: _Request, counter: TokenCounter, headroom: float
 ) -> tuple[list[list[Message]], int, int]:
     """The past turns to send, in order (the omitted-turns note first when turns were left
-    out and it fits), with how many were compacted and how many dropped."""
+    out and it fits), with how many were compacted and how many dropped.
+
+    When trimming in steps, the replay runs on a steady calibration (the nearest step of a grid),
+    so the small moves of the calibration after every report do not move the cut it arrives
+    at; the cut is then trimmed further in the rare case the true counts need it.
+    """
     smaller = [compact(turn) for turn in past]
-    sizes = [_sizes(turn, small, counter) for turn, small in zip(past, smaller, strict=True)]
     note = {"role": "system", "content": OMITTED_TURNS_NOTE}
-    cut = plan_cut(sizes, space=space, room=room, note=counter.message(note), headroom=headroom)
+    exact = _Sizer(counter, counter.ratio)
+    start = None
+    if headroom > 0:
+        steady = _Sizer(counter, _steady_ratio(counter.ratio))
+        space, room = steady.rooms(request)
+        start = plan_cut(
+            steady.sizes(past, smaller),
+            space=space,
+            room=room,
+            note=steady.message(note),
+            headroom=headroom,
+        )
+    space, room = exact.rooms(request)
+    cut = plan_cut(
+        exact.sizes(past, smaller),
+        space=space,
+        room=room,
+        note=exact.message(note),
+        headroom=headroom,
+        start=start,
+    )
     kept: list[list[Message]] = [[note]] if cut.note else []
     compacted = 0
     for index in range(cut.dropped, len(past)):
@@ -129,15 +206,6 @@ def _fit_past(
         else:
             kept.append(list(past[index]))
     return kept, compacted, cut.dropped
-
-
-def _sizes(turn: Turn, small: Sequence[Message], counter: TokenCounter) -> TurnSizes:
-    """A past turn's tokens whole and compacted, and its current turn at each of its requests
-    (one before each assistant message: the model's reply to it)."""
-    each = [counter.message(m) for m in turn]
-    running = [0, *accumulate(each)]
-    asked = tuple(running[i] for i in range(1, len(turn)) if turn[i].get("role") == "assistant")
-    return TurnSizes(running[-1], sum(counter.message(m) for m in small), asked)
 
 
 def _fit_current(

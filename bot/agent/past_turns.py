@@ -1,8 +1,10 @@
 """Which past turns a request keeps: trimmed in steps, so the request's start stays put.
 
-Model servers discount a prompt prefix they have seen before. Trimming one old turn at a time
-changes the start of every request of a long conversation; here a trim frees head-room for
-several more requests, and the past is otherwise left exactly as the previous request sent it.
+Model servers discount a prompt prefix they have seen before. Dropping one old turn at a time
+changes everything after the system prompt on every request of a long conversation; here a
+drop frees head-room for several more turns, and the past is otherwise left exactly as the
+previous request sent it. Compacting (a turn's tool traffic going) keeps the start up to the
+turn compacted, so it still goes turn by turn, oldest first.
 
 No state is stored: the decision replays the conversation's requests (every round of every
 past turn, with the room its current turn left) and applies the same rule at each, so every
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 HEADROOM = 0.5
-"""The share of the past's room a trim leaves free: a trim is due again after several turns."""
+"""The share of the past's room a drop leaves free: the next drop is due several turns later."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,19 +59,20 @@ class _Plan:
         return note + compacted + self._full[turns] - self._full[compact_until]
 
     def fit(self, turns: int, room: int, target: int) -> None:
-        """Make the first `turns` past turns fit `room`; when a trim is due, trim to `target`.
+        """Make the first `turns` past turns fit `room`: compact as few as that takes, oldest
+        first; if that is not enough, drop a block of the oldest, down to `target`.
 
-        Compaction stops short of the newest turn while that suffices; dropping keeps the
-        newest turn (compacted) while that fits.
+        Compacting keeps the start of the request up to the first turn compacted, so it goes
+        turn by turn; a drop changes everything after the system prompt, so it makes room for
+        several more turns at once. The newest turn stays (compacted) while it fits.
         """
         if self.size(self.dropped, self.compact_until, turns) <= room:
             return
-        newest_kept = max(self.compact_until, turns - 1)
-        if self._compact_to(newest_kept, turns, target, room):
-            return
+        for until in range(self.compact_until, turns + 1):
+            if self.size(self.dropped, until, turns) <= room:
+                self.compact_until = until
+                return
         self.compact_until = turns
-        if self.size(self.dropped, turns, turns) <= room:
-            return
         for dropped in range(self.dropped + 1, turns):
             if self.size(dropped, turns, turns) <= target:
                 self.dropped = dropped
@@ -77,29 +80,29 @@ class _Plan:
         last_fits = turns > 0 and self.size(turns - 1, turns, turns) <= room
         self.dropped = max(self.dropped, turns - 1 if last_fits else turns)
 
-    def _compact_to(self, last: int, turns: int, target: int, room: int) -> bool:
-        for until in range(self.compact_until, last + 1):
-            if self.size(self.dropped, until, turns) <= target:
-                self.compact_until = until
-                return True
-        if self.size(self.dropped, last, turns) <= room:
-            self.compact_until = last
-            return True
-        return False
-
 
 def plan_cut(
-    turns: Sequence[TurnSizes], *, space: int, room: int, note: int, headroom: float
+    turns: Sequence[TurnSizes],
+    *,
+    space: int,
+    room: int,
+    note: int,
+    headroom: float,
+    start: Cut | None = None,
 ) -> Cut:
     """The cut for a request whose past turns are `turns` and whose past may use `room` tokens.
 
     `space`: what the past and the current turn share (the budget less the system prompt and
     the tools), from which each replayed request's room is its current turn's size less.
-    `headroom`: the share of the room a trim leaves free; 0 trims only what must go, one turn
+    `headroom`: the share of the room a drop leaves free; 0 trims only what must go, one turn
     at a time, from scratch on every request (nothing is replayed).
+    `start`: a cut planned already (on other sizes), to be trimmed further if this request
+    needs it; nothing is replayed then either.
     """
     plan = _Plan(turns, note)
-    if headroom > 0:
+    if start is not None:
+        plan.dropped, plan.compact_until = start.dropped, start.compact_until
+    elif headroom > 0:
         for index, sizes in enumerate(turns):
             for asked in sizes.asked:
                 replayed = max(space - asked, 0)
