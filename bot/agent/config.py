@@ -22,9 +22,9 @@ class AgentConfig:
     stream; "on" always streams; "off" never does.
     `verify_quotes`: the system prompt asks for blockquotes and every answer's quotes are
     checked against the tool results in the conversation (`Answer.quotes`).
-    `trim_headroom`: the share of the window's room for past turns that a trim leaves free, so
-    the start of the request stays the same (and cached) for several requests; 0 trims one
-    turn at a time and keeps as much of the past as fits.
+    `trim_headroom`: the share of the window's room for past turns that dropping old turns
+    leaves free, so the start of the request stays the same (and cached) for several turns;
+    0 drops one turn at a time and keeps as much of the past as fits.
     """
 
     model: str

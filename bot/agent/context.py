@@ -98,7 +98,7 @@ def fit(
 ) -> Fitted:
     """The request `[system, note?, *past turns, *current]`, trimmed to `budget` tokens.
 
-    `headroom`: the share of the past's room a trim leaves free (`bot.agent.past_turns`).
+    `headroom`: the share of the past's room a drop leaves free (`bot.agent.past_turns`).
     Raises `ContextOverflow` when even the system prompt and the current turn, with every
     tool result cut to its marker, do not fit.
     """
