@@ -30,6 +30,7 @@ BENCHMARKS: dict[str, str] = {
     "concurrency": "bench.bench_concurrency",
     "streaming": "bench.bench_streaming",
     "tokens": "bench.bench_tokens",
+    "prefix": "bench.bench_prefix",
     "startup": "bench.bench_startup",
     "idle": "bench.bench_idle",
     "storage": "bench.bench_storage",

@@ -8,7 +8,8 @@
   tolerant reply out), `replies` and `streaming` (a completion read whole or from its chunks),
   `reasoning` (kept out of sight), `model_errors` (failures as the agent's error families);
 - the request: `config` (what the agent takes from the settings), `prompts` (the system prompt
-  and the loop's own notes), `context` (fitting the window), `tokens` (counting offline);
+  and the loop's own notes), `context` (fitting the window), `past_turns` (which past turns
+  a request keeps, trimmed in steps so its start stays cached), `tokens` (counting offline);
 - the answer: `small_talk` (greetings and thanks, which need no "not from the documents" note);
 - the conversation: `locks` (one conversation at a time); the log it is written to, and
   `Usage`, are `bot.storage.history`'s.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bot.agent.past_turns import HEADROOM
 from bot.agent.prompts import DEFAULT_SYSTEM_PROMPT, choose_system_prompt, with_quote_instruction
 
 if TYPE_CHECKING:
@@ -22,6 +23,9 @@ class AgentConfig:
     `verify_quotes`: the system prompt asks for blockquotes and every answer's quotes are
     checked against the tool results in the conversation (`Answer.quotes`).
     `fallback_cooldown_s`: how long a model that failed is passed over for the next one.
+    `trim_headroom`: the share of the window's room for past turns that dropping old turns
+    leaves free, so the start of the request stays the same (and cached) for several turns;
+    0 drops one turn at a time and keeps as much of the past as fits.
     """
 
     model: str
@@ -33,6 +37,7 @@ class AgentConfig:
     stream: str = "auto"
     verify_quotes: bool = False
     fallback_cooldown_s: float = 60.0
+    trim_headroom: float = HEADROOM
 
     def __post_init__(self) -> None:
         if self.max_rounds < 1:
@@ -40,6 +45,9 @@ class AgentConfig:
             raise ValueError(msg)
         if self.max_output_tokens < 1 or self.max_output_tokens >= self.context_window:
             msg = "max_output_tokens must be positive and smaller than context_window"
+            raise ValueError(msg)
+        if not 0 <= self.trim_headroom < 1:
+            msg = "trim_headroom must be at least 0 and below 1"
             raise ValueError(msg)
 
     @property

@@ -3,6 +3,11 @@
 What is kept, in order of priority: the system prompt and the current question's turn (its tool
 results cut down if they must be), then recent turns with their tool traffic, then older turns
 as question and answer only. A tool call and its results form one unit: both stay or both go.
+Past turns are trimmed in steps (`bot.agent.past_turns`), so that the start of the request
+stays the same for several requests in a row and the server's prompt cache can reuse it.
+
+The system prompt is sent exactly as configured, the same bytes for every question in every
+conversation; the note that turns were left out is a message of its own right after it.
 
 Cutting a result is the toolbox's job: a result of this question shrinks itself (it knows its
 shape); text without its result object is cut by reading its shape back (`tools.cutting`).
@@ -10,10 +15,13 @@ shape); text without its result object is cut by reading its shape back (`tools.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
+from bot.agent.past_turns import HEADROOM, TurnSizes, plan_cut
 from bot.agent.prompts import OMITTED_TURNS_NOTE
 from bot.agent.tokens import TokenCounter
 from bot.agent.types import ContextOverflow
@@ -22,6 +30,7 @@ from tools.results import ToolResult
 
 Message = dict[str, Any]
 Turn = Sequence[Message]
+_GRID = 1.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,54 +94,118 @@ def fit(
     tools_tokens: int,
     counter: TokenCounter,
     results: Mapping[str, ToolResult] | None = None,
+    headroom: float = HEADROOM,
 ) -> Fitted:
-    """The request `[system, *past turns, *current]`, trimmed to `budget` tokens.
+    """The request `[system, note?, *past turns, *current]`, trimmed to `budget` tokens.
 
+    `headroom`: the share of the past's room a drop leaves free (`bot.agent.past_turns`).
     Raises `ContextOverflow` when even the system prompt and the current turn, with every
     tool result cut to its marker, do not fit.
     """
     system = {"role": "system", "content": system_prompt}
     base = counter.messages([system]) + tools_tokens
     current_list, cut = _fit_current(current, budget - base, counter, results or {})
-    room = budget - base - sum(counter.message(m) for m in current_list)
-    turns, compacted, dropped, with_note = _fit_past(past, room, counter)
-    if with_note:
-        system = {"role": "system", "content": f"{system_prompt}\n\n{OMITTED_TURNS_NOTE}"}
+    request = _Request(budget, system, tools_tokens, current_list)
+    turns, compacted, dropped = _fit_past(past, request, counter, headroom)
     messages = [system, *(m for turn in turns for m in turn), *current_list]
     tokens = counter.messages(messages) + tools_tokens
     raw = counter.raw_messages(messages) + round(tools_tokens / counter.ratio)
     return Fitted(messages, tokens, raw, compacted, dropped, cut)
 
 
-def _fit_past(
-    past: Sequence[Turn], room: int, counter: TokenCounter
-) -> tuple[list[list[Message]], int, int, bool]:
-    """Compact the oldest turns first, then drop the oldest whole, until `room` holds them.
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """What the past must fit beside: the budget, the system prompt, the tools, the question."""
 
-    The marker saying turns were left out is added when it fits (it always does unless every
-    past turn had to go and the current turn fills the window).
+    budget: int
+    system: Message
+    tools_tokens: int
+    current: Sequence[Message]
+
+
+class _Sizer:
+    """Tokens at a given calibration ratio."""
+
+    def __init__(self, counter: TokenCounter, ratio: float) -> None:
+        self._counter = counter
+        self._ratio = ratio
+
+    def message(self, message: Message) -> int:
+        return math.ceil(self._counter.raw_message(message) * self._ratio)
+
+    def messages(self, messages: Sequence[Message]) -> int:
+        return sum(self.message(m) for m in messages)
+
+    def scaled(self, tokens: int) -> int:
+        """Calibrated `tokens` at this ratio."""
+        return math.ceil(tokens * (self._ratio / self._counter.ratio))
+
+    def rooms(self, request: _Request) -> tuple[int, int]:
+        """What the past and the current turn share, and what the past may use."""
+        framed = math.ceil(self._counter.raw_messages([request.system]) * self._ratio)
+        space = request.budget - framed - self.scaled(request.tools_tokens)
+        return space, space - self.messages(request.current)
+
+    def sizes(self, past: Sequence[Turn], smaller: Sequence[Turn]) -> list[TurnSizes]:
+        """Each past turn's tokens whole and compacted, and its current turn at each of its
+        requests (one before each assistant message: the model's reply to it)."""
+        found: list[TurnSizes] = []
+        for turn, small in zip(past, smaller, strict=True):
+            running = [0, *accumulate(self.message(m) for m in turn)]
+            asked = tuple(
+                running[i] for i in range(1, len(turn)) if turn[i].get("role") == "assistant"
+            )
+            found.append(TurnSizes(running[-1], self.messages(small), asked))
+        return found
+
+
+def _steady_ratio(ratio: float) -> float:
+    """The calibration at the nearest step of a 20 % grid."""
+    return float(_GRID ** round(math.log(ratio, _GRID)))
+
+
+def _fit_past(
+    past: Sequence[Turn], request: _Request, counter: TokenCounter, headroom: float
+) -> tuple[list[list[Message]], int, int]:
+    """The past turns to send, in order (the omitted-turns note first when turns were left
+    out and it fits), with how many were compacted and how many dropped.
+
+    When trimming in steps, the replay runs on a steady calibration (the nearest step of a grid),
+    so the small moves of the calibration after every report do not move the cut it arrives
+    at; the cut is then trimmed further in the rare case the true counts need it.
     """
-    turns = [list(turn) for turn in past]
-    sizes = [sum(counter.message(m) for m in turn) for turn in turns]
-    total = sum(sizes)
+    smaller = [compact(turn) for turn in past]
+    note = {"role": "system", "content": OMITTED_TURNS_NOTE}
+    exact = _Sizer(counter, counter.ratio)
+    start = None
+    if headroom > 0:
+        steady = _Sizer(counter, _steady_ratio(counter.ratio))
+        space, room = steady.rooms(request)
+        start = plan_cut(
+            steady.sizes(past, smaller),
+            space=space,
+            room=room,
+            note=steady.message(note),
+            headroom=headroom,
+        )
+    space, room = exact.rooms(request)
+    cut = plan_cut(
+        exact.sizes(past, smaller),
+        space=space,
+        room=room,
+        note=exact.message(note),
+        headroom=headroom,
+        start=start,
+    )
+    kept: list[list[Message]] = [[note]] if cut.note else []
     compacted = 0
-    for index, turn in enumerate(turns):
-        if total <= room:
-            break
-        smaller = compact(turn)
-        if len(smaller) < len(turn):
-            compacted += 1
-            new_size = sum(counter.message(m) for m in smaller)
-            total += new_size - sizes[index]
-            turns[index], sizes[index] = smaller, new_size
-    note = counter.text(OMITTED_TURNS_NOTE) + 2
-    dropped = 0
-    while turns and total + (note if dropped else 0) > room:
-        total -= sizes.pop(0)
-        turns.pop(0)
-        dropped += 1
-    with_note = dropped > 0 and total + note <= room
-    return turns, compacted, dropped, with_note
+    for index in range(cut.dropped, len(past)):
+        if index < cut.compact_until:
+            compacted += len(smaller[index]) < len(past[index])
+            kept.append(smaller[index])
+        else:
+            kept.append(list(past[index]))
+    return kept, compacted, cut.dropped
 
 
 def _fit_current(

@@ -409,6 +409,7 @@ class Agent:
             tools_tokens=self._counter.tools(specs),
             counter=self._counter,
             results=results,
+            headroom=self._config.trim_headroom,
         )
 
     async def _call(

@@ -19,6 +19,7 @@ from tools.cutting import cut_result
 
 SYSTEM = "Answer from the documents. Отвечай по документам."
 TOOLS_TOKENS = 120
+NOTE = {"role": "system", "content": OMITTED_TURNS_NOTE}
 _ids = itertools.count()
 
 texts = st.text(
@@ -90,8 +91,7 @@ class TestFitProperties:
         messages = fitted.messages
         assert counter.messages(messages) + TOOLS_TOKENS <= budget
         assert fitted.tokens <= budget
-        assert messages[0]["role"] == "system"
-        assert messages[0]["content"].startswith(SYSTEM)
+        assert messages[0] == {"role": "system", "content": SYSTEM}
         assert_request_valid({"messages": messages, "tools": ["attached"]})
         tail = messages[len(messages) - len(current) :]
         for sent, original in zip(tail, current, strict=True):
@@ -101,12 +101,15 @@ class TestFitProperties:
                 assert original["content"].startswith(kept)
             else:
                 assert sent == original
-        kept_past = messages[1 : len(messages) - len(current)]
+        noted = messages[1] == NOTE
+        kept_past = messages[1 + noted : len(messages) - len(current)]
         originals = flatten(past)
         positions = [next(i for i, m in enumerate(originals) if m is k) for k in kept_past]
         assert positions == sorted(positions), "past messages were reordered"
         if fitted.dropped_turns and kept_past:
-            assert OMITTED_TURNS_NOTE in messages[0]["content"]
+            assert noted, "turns were left out without the note saying so"
+        if noted:
+            assert fitted.dropped_turns
         if fitted.dropped_turns:
             kept_questions = [m for m in kept_past if m["role"] == "user"]
             expected = [t[0] for t in past[fitted.dropped_turns :]]
@@ -189,7 +192,7 @@ class TestFitRules:
             counter=counter,
         )
         assert fitted.dropped_turns > 0
-        assert OMITTED_TURNS_NOTE in fitted.messages[0]["content"]
+        assert fitted.messages[:2] == [{"role": "system", "content": SYSTEM}, NOTE]
         assert "вопрос 0" not in [m.get("content") for m in fitted.messages]
         assert fitted.messages[-2]["content"] == "ответ 39"
 
@@ -204,6 +207,116 @@ class TestFitRules:
         assert "of 50000 characters shown" in json.loads(result["content"])["cut"]
         assert fitted.cut_results == 1
         assert "вопрос 0" not in [m.get("content") for m in fitted.messages]
+
+
+def requests_of(turns: list[list[dict[str, Any]]]) -> list[tuple[int, list[dict[str, Any]]]]:
+    """Every request a conversation made: per turn, its current turn before each model reply,
+    as (how many past turns it had, the current turn then)."""
+    return [
+        (index, turn_[:position])
+        for index, turn_ in enumerate(turns)
+        for position in range(1, len(turn_))
+        if turn_[position]["role"] == "assistant"
+    ]
+
+
+def repeated_tokens(previous: list[dict[str, Any]], request: list[dict[str, Any]]) -> int:
+    """Tokens at the start of `request` that repeat the start of `previous`, message by message
+    (the tools come first and never change, so they always repeat)."""
+    counter = TokenCounter()
+    same = 0
+    for old, new in zip(previous, request, strict=False):
+        if old != new:
+            break
+        same += counter.message(new)
+    return TOOLS_TOKENS + same
+
+
+def outgrown_conversation() -> list[list[dict[str, Any]]]:
+    """Thirty questions with a read and a long answer each: far more than 3,000 tokens hold."""
+    turns = [qa_turn(n, tool_chars=800) for n in range(30)]
+    for n, turn_ in enumerate(turns):
+        turn_[-1] = {"role": "assistant", "content": f"ответ {n}: " + "подробно " * 20}
+    return turns
+
+
+class TestTrimmingInSteps:
+    def test_a_long_conversation_drops_old_turns_in_blocks(self) -> None:
+        turns = outgrown_conversation()
+        budget = 3_000
+        sent = [
+            fit(
+                SYSTEM,
+                turns[:index],
+                current,
+                budget=budget,
+                tools_tokens=TOOLS_TOKENS,
+                counter=TokenCounter(),
+            )
+            for index, current in requests_of(turns)
+        ]
+
+        assert max(f.tokens for f in sent) <= budget
+        dropped = [f.dropped_turns for f in sent]
+        assert dropped[-1] >= 10, "the conversation never outgrew the window"
+        assert dropped == sorted(dropped), "a turn left out came back"
+        drops = sum(earlier != later for earlier, later in itertools.pairwise(dropped))
+        assert drops <= 3, f"{drops} drops for {dropped[-1]} turns left out"
+        repeated = sum(
+            repeated_tokens(earlier.messages, later.messages)
+            for earlier, later in itertools.pairwise(sent)
+        )
+        assert repeated / sum(f.tokens for f in sent[1:]) >= 0.6
+
+    def test_a_small_move_of_the_calibration_does_not_move_the_cut(self) -> None:
+        turns = outgrown_conversation()
+        index, current = requests_of(turns)[-1]
+        cuts = set()
+        for ratio in (1.0, 1.01, 1.02, 1.04, 1.08):
+            counter = TokenCounter()
+            if ratio > 1:  # a report above the estimate raises the ratio at once, 5 % over it
+                counter.observe(1_000, round(ratio / 1.05 * 1_000))
+            assert counter.ratio == pytest.approx(ratio, abs=0.005)
+            fitted = fit(
+                SYSTEM,
+                turns[:index],
+                current,
+                budget=3_000,
+                tools_tokens=TOOLS_TOKENS,
+                counter=counter,
+            )
+            assert fitted.tokens <= 3_000
+            cuts.add(fitted.dropped_turns)
+        assert len(cuts) == 1, f"the oldest turn kept moved with the calibration: {cuts}"
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        turns=st.lists(turn(), min_size=2, max_size=8),
+        slack=st.integers(min_value=0, max_value=4_000),
+        headroom=st.sampled_from([0.25, 0.5, 0.75]),
+    )
+    def test_a_growing_conversation_never_brings_a_dropped_turn_back(
+        self, turns: list[list[dict[str, Any]]], slack: int, headroom: float
+    ) -> None:
+        counter = TokenCounter()
+        requests = requests_of(turns)
+        budget = max(minimal_size(current, counter) for _, current in requests) + slack
+        dropped = 0
+        for index, current in requests:
+            fitted = fit(
+                SYSTEM,
+                turns[:index],
+                current,
+                budget=budget,
+                tools_tokens=TOOLS_TOKENS,
+                counter=counter,
+                headroom=headroom,
+            )
+            assert fitted.tokens <= budget
+            assert fitted.messages[0] == {"role": "system", "content": SYSTEM}
+            assert_request_valid({"messages": fitted.messages, "tools": ["attached"]})
+            assert fitted.dropped_turns >= dropped, "a turn left out came back"
+            dropped = fitted.dropped_turns
 
 
 class TestRepair:
