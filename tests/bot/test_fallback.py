@@ -8,6 +8,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from html import escape
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -225,6 +226,26 @@ class TestWhatMovesOn:
         assert len(harness.llm.requests) == 1
         sent = fallback_llm.requests[0]["messages"]
         assert sent == harness.llm.requests[0]["messages"], "the same question, unchanged"
+
+    async def test_the_answers_tokens_are_counted_for_the_model_that_wrote_it(
+        self,
+        make_dispatcher: DispatcherFactory,
+        fallback_llm: FakeLLM,
+        clock: FakeClock,
+        tmp_path: Path,
+    ) -> None:
+        limits = tmp_path / "limits.toml"
+        limits.write_text("[defaults]\nuser_day = 100000\n", encoding="utf-8")
+        async with with_fallback(
+            make_dispatcher, fallback_llm, clock, limits_file=limits
+        ) as harness:
+            harness.llm.reply_error(503)
+            fallback_llm.reply_text("Ответ запасной модели.", usage=(70, 30))
+            await ask(harness, "вопрос")
+            sums = await harness.dp["budgets"].store.sums(0.0)
+        assert [(s.model, s.kind, s.tokens.prompt, s.tokens.completion) for s in sums] == [
+            (FALLBACK, "answer", 70, 30)
+        ]
 
     @pytest.mark.parametrize(
         ("failure", "shown"),

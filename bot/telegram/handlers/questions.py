@@ -243,7 +243,7 @@ class Asker:
         budgets = self.budgets
         if budgets is None:
             return None
-        model = self.settings.model
+        main_model = self.settings.model
         user_id = message.from_user.id if message.from_user else None
         chat_id = message.chat.id
         key = question_key(chat_id, message.message_id)
@@ -253,6 +253,7 @@ class Asker:
             tokens = Tokens(
                 usage.prompt_tokens, usage.cached_prompt_tokens, usage.completion_tokens
             )
+            model = answer.fallback_model or main_model  # the model that wrote it is paid
             await budgets.record(Use(model, "answer", tokens, user_id, chat_id, key))
 
         return counted
