@@ -187,6 +187,7 @@ def admin_app(dp: Dispatcher, bot: Bot, settings: Settings) -> list[web.RouteDef
         toolbox=dp["toolbox"],
         feedback=dp["feedback"],
         max_upload_mb=settings.max_upload_mb,
+        budgets=dp["budgets"],
         clock=dp["tuning"].wall_clock,
     )
     return admin_app_routes(path, AdminApi(desk))

@@ -122,7 +122,8 @@ class TestWhoMayUseIt:
 
     async def test_a_token_never_appears_in_what_the_page_gets(self, open_app: Any) -> None:
         async with open_app() as app:
-            for path in ("me", "documents", "users", "scopes", "audit", "feedback", "trash"):
+            paths = ("me", "documents", "users", "scopes", "audit", "feedback", "trash", "usage")
+            for path in paths:
                 status, body = await app.get(path)
                 assert status == 200, path
                 assert BOT_TOKEN not in json.dumps(body, ensure_ascii=False)
@@ -262,6 +263,26 @@ class TestScopesAndFeedback:
             _, body = await app.get("scopes")
             assert body["file"]["entries"] == [{"key": "-100555/7", "folders": ["hr"]}]
             assert [(s["place"], s["folders"]) for s in body["set"]] == [("-100555/9", None)]
+
+    async def test_usage_is_the_models_reported_tokens_priced(
+        self, open_app: Any, tmp_path: Path
+    ) -> None:
+        limits = tmp_path / "limits.toml"
+        limits.write_text(
+            'currency = "€"\n[prices."gpt-4o-mini"]\ninput = 1.0\noutput = 2.0\n',
+            encoding="utf-8",
+        )
+        async with open_app(limits_file=limits, model="gpt-4o-mini") as app:
+            app.harness.llm.reply_text("Ответ.", usage=(600_000, 200_000))
+            await app.harness.feed(app.harness.updates.message("вопрос", user_id=USER_ID))
+            status, usage = await app.get("usage")
+            assert status == 200
+            assert usage["currency"] == "€"
+            assert usage["total"]["tokens"] == 800_000
+            assert usage["total"]["cost"] == pytest.approx(0.6 + 0.4)
+            assert [m["model"] for m in usage["models"]] == ["gpt-4o-mini"]
+            assert sum(d["tokens"] for d in usage["days"]) == 800_000
+            assert [u["id"] for u in usage["users"]] == [USER_ID]
 
     async def test_votes_are_counted_by_day(self, open_app: Any) -> None:
         async with open_app() as app:

@@ -28,12 +28,16 @@ from typing import Any
 from aiohttp import BodyPartReader, web
 
 from bot.access import AccessPolicy
+from bot.budgets import Budgets
+from bot.budgets.periods import started, utc_offset_s
+from bot.budgets.report import Spend, summarise
 from bot.documents import DocumentError, Documents
 from bot.scopes import Scopes, place_key
 from bot.storage.access import Person
 from bot.storage.audit import SHOWN, AuditLog
 from bot.storage.feedback import FeedbackStore
 from bot.telegram.admin_app.init_data import MAX_AGE_S, InitDataError, Opener, opener
+from bot.telegram.handlers.usage import visible_pairs
 from bot.telegram.texts import language_of, texts_for
 from bot.telegram.texts.admin_app import app_texts
 from bot.telegram.uploads import UploadError, safe_file_name, save_stream, upload_problem
@@ -61,6 +65,7 @@ class AdminDesk:
     toolbox: Toolbox
     feedback: FeedbackStore | None
     max_upload_mb: float
+    budgets: Budgets | None = None
     clock: Callable[[], float] = time.time
     max_age_s: float = MAX_AGE_S
 
@@ -240,6 +245,38 @@ class AdminApi:
             }
         )
 
+    async def usage(self, request: web.Request) -> web.Response:
+        """This month's tokens (and money, where every model has a price) within the admin's
+        scope, as `/usage` reports them: per day, per model, the top people and chats."""
+        caller = await self.caller(request)
+        budgets = self._desk.budgets
+        if budgets is None:
+            return web.json_response({"month": None, "days": [], "models": [], "total": None})
+        limits = budgets.limits
+        now = self._desk.clock()
+        since = started(now, "month", limits.zone)
+        sums = await budgets.store.sums(since, utc_offset_s=utc_offset_s(now, limits.zone))
+        visible = await visible_pairs(self._desk.scopes, caller.scope, sums)
+        first = datetime.fromtimestamp(since, tz=limits.zone).date()
+        summary = summarise(
+            limits,
+            sums,
+            first_day=first,
+            last_day=datetime.fromtimestamp(now, tz=limits.zone).date(),
+            keep=lambda one: (one.user_id, one.chat_id) in visible,
+        )
+        return web.json_response(
+            {
+                "month": f"{first:%Y-%m}",
+                "currency": limits.currency,
+                "total": _spent(summary.total),
+                "days": [{"day": d.isoformat(), **_spent(s)} for d, s in summary.days],
+                "models": [{"model": m, **_spent(s)} for m, s in summary.models],
+                "users": [{"id": u, **_spent(s)} for u, s in summary.users],
+                "chats": [{"id": c, **_spent(s)} for c, s in summary.chats],
+            }
+        )
+
     # -- changing ------------------------------------------------------------------------------
 
     async def move(self, request: web.Request) -> web.Response:
@@ -379,6 +416,18 @@ async def _json_body(
 
 def _bad(caller: Caller, detail: str) -> web.HTTPException:
     return _refusal(web.HTTPBadRequest, caller.words["error_bad_request"].format(detail=detail))
+
+
+def _spent(spend: Spend) -> dict[str, Any]:
+    """Tokens and money for the page; money is None when a model has no price."""
+    tokens = spend.tokens
+    return {
+        "tokens": tokens.total,
+        "prompt": tokens.prompt,
+        "cached": tokens.cached,
+        "completion": tokens.completion,
+        "cost": spend.cost,
+    }
 
 
 def _folders(scope: Scope | None) -> list[str] | None:

@@ -51,6 +51,7 @@ def admin_app_routes(
         web.get(f"{api_path}/scopes", api.scopes),
         web.get(f"{api_path}/audit", api.audit),
         web.get(f"{api_path}/feedback", api.feedback),
+        web.get(f"{api_path}/usage", api.usage),
         web.post(f"{api_path}/move", api.move),
         web.post(f"{api_path}/trash", api.delete),
         web.post(f"{api_path}/restore", api.restore),

@@ -111,7 +111,7 @@ async def _admin_report(
     since = started(now, "month", limits.zone)
     sums = await budgets.store.sums(since, utc_offset_s=utc_offset_s(now, limits.zone))
     scope = await chat_context.scope()
-    visible = await _visible(scopes, scope, sums)
+    visible = await visible_pairs(scopes, scope, sums)
     first = datetime.fromtimestamp(since, tz=limits.zone).date()
     today = datetime.fromtimestamp(now, tz=limits.zone).date()
     summary = summarise(
@@ -139,7 +139,7 @@ async def _admin_report(
     )
 
 
-async def _visible(
+async def visible_pairs(
     scopes: Scopes, scope: Scope | None, sums: Sequence[UsageSum]
 ) -> set[tuple[int | None, int | None]]:
     """The (user, chat) pairs whose questions are answered within `scope`: all of them for an

@@ -189,6 +189,35 @@
     },
   };
 
+  function spent(item, currency) {
+    const money = item.cost === null || item.cost === undefined ? "" : " · " + currency + item.cost.toFixed(2);
+    return item.tokens.toLocaleString() + money;
+  }
+
+  views.usage = async function (view) {
+    const usage = await call("usage");
+    if (!usage.total || !usage.total.tokens) {
+      view.append(el("p", words.usage_none, "muted"));
+      return;
+    }
+    view.append(el("h4", words.usage_total + ": " + spent(usage.total, usage.currency)));
+    view.append(el("h4", words.usage_days.replace("{month}", usage.month)));
+    const most = Math.max(1, ...usage.days.map((d) => d.tokens));
+    for (const day of usage.days) {
+      const row = el("div", null, "row");
+      row.dataset.day = day.day;
+      row.append(el("span", day.day + " "));
+      const bar = el("span", null, "bar up");
+      bar.style.width = (day.tokens / most) * 60 + "%";
+      row.append(bar, el("span", " " + spent(day, usage.currency), "muted"));
+      view.append(row);
+    }
+    view.append(el("h4", words.usage_models));
+    for (const model of usage.models) {
+      view.append(el("div", model.model + ": " + spent(model, usage.currency), "row"));
+    }
+  };
+
   function documentRow(doc) {
     const row = el("div", null, "row");
     row.dataset.path = doc.path;
