@@ -2,9 +2,10 @@
 
 One conversation of thirty questions in an 8k window, each played by the fake model (in this
 process, recording every request) as search → read → answer over the real Toolbox on the
-generated corpus, so every question reads a full page: of the default 12,000 characters, and
-of 4,000 (what an 8k deployment would set READ_PAGE_CHARS to, since one default page and its
-search fill most of the window by themselves). The agent trims in steps (its default)
+generated corpus, so every question reads a full page: of the size the bot takes for this
+window when READ_PAGE_CHARS is left empty (`page_for_window`: 3,000 characters), and of 12,000
+(READ_PAGE_CHARS=12000 set by hand, the default for large windows: one such page and its search
+fill most of an 8k window by themselves). The agent trims in steps (its default)
 and, as the reference, one turn at a time (`trim_headroom=0`, the trimming before steps). A
 request's repeated start is counted the way a provider's prefix cache matches it: the tool specs
 and then whole messages, up to the first message that differs from the previous request's; in
@@ -29,6 +30,7 @@ from bench.results import Aim, BenchResult, Metric
 from bench.tokenizer import ReferenceCounter, reference_counter
 from bench.toolbox import started_toolbox
 from bot.agent import Agent, AgentConfig, HistoryStore
+from bot.settings.model import page_for_window
 from tests.fakes.fake_llm import FakeLLM
 from tools import Toolbox
 
@@ -38,12 +40,14 @@ QUESTIONS = 30
 OUTPUT_TOKENS = 2_048
 MODEL = "fake-model"
 AIM_SHARE = 0.7
+LARGEST_PAGE = 12_000  # READ_PAGE_CHARS's default, what a large window reads
 
 
 def variants(quick: bool) -> list[str]:
-    """The read page's size in characters; the same two either way (each takes seconds)."""
+    """The read page: the bot's own for the window, and 12,000 characters set by hand; the
+    same two either way (each takes seconds)."""
     del quick
-    return ["12000", "4000"]
+    return ["window", "12000"]
 
 
 def _questions() -> list[str]:
@@ -98,8 +102,9 @@ def _shares(
 
 async def run(ctx: Context, variant: str) -> BenchResult:
     """The same conversation trimmed in steps and one turn at a time."""
-    page = int(variant)
     window = WINDOW
+    chosen = variant == "window"
+    page = page_for_window(window, OUTPUT_TOKENS, LARGEST_PAGE) if chosen else int(variant)
     result = BenchResult("prefix", TITLE)
     root = corpus.ensure(ctx.workdir, 100, ctx.python, ctx.child_env())
     count = reference_counter()
@@ -121,7 +126,10 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     finally:
         await toolbox.close()
         await fake.close()
-    label = f"{window // 1000}k window, {page:,}-character pages"
+    if chosen:
+        label = f"{window // 1000}k window, the bot's own page for it ({page:,} characters)"
+    else:
+        label = f"{window // 1000}k window, {page:,}-character pages set by hand"
     _report(result, (ours, before), count, label=label, headroom=steps.trim_headroom)
     return result
 

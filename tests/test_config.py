@@ -314,6 +314,23 @@ class TestTelegramSettings:
             load_settings()
         assert says in str(caught.value)
 
+    @pytest.mark.parametrize(
+        ("window", "page"), [(4_096, 1_000), (8_192, 4_000), (16_384, 9_000), (128_000, 12_000)]
+    )
+    def test_a_page_left_unset_shrinks_with_a_small_window(
+        self, monkeypatch: pytest.MonkeyPatch, window: int, page: int
+    ) -> None:
+        monkeypatch.setenv("CONTEXT_WINDOW", str(window))
+        monkeypatch.setenv("READ_PAGE_CHARS", "")  # as .env.example ships it
+        assert Settings().read_page_chars == page
+
+    def test_a_page_set_by_hand_is_kept_whatever_the_window(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("CONTEXT_WINDOW", "8192")
+        monkeypatch.setenv("READ_PAGE_CHARS", "12000")
+        assert Settings().read_page_chars == 12_000
+
     def test_the_admin_app_is_served_under_its_path(self, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv("METRICS_LISTEN", "127.0.0.1:9108")
         monkeypatch.setenv("ADMIN_APP_URL", "https://bot.example.com/team/admin/")

@@ -43,7 +43,8 @@ class ToolSettings(BaseSettings):
         default=12_000,
         ge=1_000,
         le=200_000,
-        description="Characters one read_file call returns at most (one page).",
+        description="Characters one read_file call returns at most (one page); the bot, when "
+        "it is left empty, takes less for a model with a small context window (4000 for 8k).",
     )
     max_file_mb: float = Field(
         default=50.0,

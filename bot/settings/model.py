@@ -84,6 +84,14 @@ def _parse_ids(value: object) -> object:
     return frozenset(int(p) for p in parts)
 
 
+def page_for_window(context_window: int, max_output_tokens: int, largest: int) -> int:
+    """The read_file page for a window: two characters for every three tokens of the room left
+    for the prompt, in whole thousands, at least 1,000 and at most `largest` (4,000 for an 8k
+    window that keeps 2,048 for the answer; 12,000 from about a 20k window up)."""
+    room = context_window - max_output_tokens
+    return max(1_000, min(largest, room * 2 // 3 // 1_000 * 1_000))
+
+
 class Settings(ToolSettings):
     """Everything `python -m bot` reads from the environment or `.env`.
 
@@ -610,6 +618,18 @@ class Settings(ToolSettings):
                 f"CONTEXT_WINDOW ({self.context_window})"
             )
             raise ValueError(msg)
+        return self
+
+    @model_validator(mode="after")
+    def _page_fits_the_window(self) -> Settings:
+        """A page of READ_PAGE_CHARS left unset shrinks with a small CONTEXT_WINDOW: 12,000
+        characters are half of an 8k model's room by themselves, so each read would push the
+        conversation out (and change the start of every request, which a provider's prompt
+        cache reuses). Set explicitly, it is used as it is."""
+        if "read_page_chars" not in self.model_fields_set:
+            self.read_page_chars = page_for_window(
+                self.context_window, self.max_output_tokens, self.read_page_chars
+            )
         return self
 
     @property
