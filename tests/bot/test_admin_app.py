@@ -251,6 +251,31 @@ class TestPeople:
             _, audit = await app.get("audit")
             assert ("revoke", "4242") in [(e["action"], e["subject"]) for e in audit["entries"]]
 
+    async def test_a_person_is_let_in_by_id_and_a_waiting_request_settled(
+        self, open_app: Any
+    ) -> None:
+        async with open_app() as app:
+            stranger = 5151
+            await app.harness.feed(app.harness.updates.message("пустите", user_id=stranger))
+            assert not app.harness.dp["access"].may_use(stranger)
+
+            def told() -> int:
+                sent = app.harness.session.called("sendMessage")
+                return len([c for c in sent if c.chat_id == stranger])
+
+            before = told()
+            status, body = await app.post("allow", {"user_id": "x"})
+            assert status == 400
+            status, body = await app.post("allow", {"user_id": str(stranger)})
+            assert (status, body) == (200, {"result": "allowed"})
+            assert app.harness.dp["access"].may_use(stranger)
+            assert told() == before + 1, "the person let in is told, as /allow tells them"
+            assert (await app.post("allow", {"user_id": stranger}))[1] == {"result": "already"}
+            _, audit = await app.get("audit")
+            assert ("grant", str(stranger)) in [
+                (e["action"], e["subject"]) for e in audit["entries"]
+            ]
+
 
 class TestScopesAndFeedback:
     async def test_the_files_entries_and_a_topics_scope_set_in_telegram(

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from aiogram import Bot
+from aiogram.types import User
 from aiohttp import BodyPartReader, web
 
 from bot.access import AccessPolicy
@@ -36,6 +38,7 @@ from bot.scopes import Scopes, place_key
 from bot.storage.access import Person
 from bot.storage.audit import SHOWN, AuditLog
 from bot.storage.feedback import FeedbackStore
+from bot.telegram.access_requests import AccessRequests
 from bot.telegram.admin_app.init_data import MAX_AGE_S, InitDataError, Opener, opener
 from bot.telegram.handlers.usage import visible_pairs
 from bot.telegram.texts import language_of, texts_for
@@ -66,6 +69,9 @@ class AdminDesk:
     feedback: FeedbackStore | None
     max_upload_mb: float
     budgets: Budgets | None = None
+    bot: Bot | None = None
+    """Tells a person let in from the page, as `/allow` does (none: they are not told)."""
+    access_requests: AccessRequests | None = None
     clock: Callable[[], float] = time.time
     max_age_s: float = MAX_AGE_S
 
@@ -335,6 +341,28 @@ class AdminApi:
             raise _bad(caller, "user_id") from None
         result, _ = await self._desk.access.deny(user_id, by=caller.person)
         return web.json_response({"result": result})
+
+    async def allow(self, request: web.Request) -> web.Response:
+        """Let a person in by their numeric id, as `/allow ID` does: a request they sent is
+        settled, the admins' copies of it updated, and they are told."""
+        caller = await self.caller(request)
+        body = await _json_body(request, caller, "user_id")
+        try:
+            user_id = int(body["user_id"])
+        except ValueError:
+            raise _bad(caller, "user_id") from None
+        if user_id <= 0:
+            raise _bad(caller, "user_id")
+        access = self._desk.access
+        if access.is_admin(user_id) or user_id in access.env_users or access.granted(user_id):
+            return web.json_response({"result": "already"})
+        admin = User(id=caller.opener.user_id, is_bot=False, first_name=caller.opener.name or "?")
+        requests, bot = self._desk.access_requests, self._desk.bot
+        if requests is not None and bot is not None:
+            await requests.settle(bot, user_id, allow=True, by=admin, via="command")
+        else:
+            await access.decide(user_id, allow=True, by=caller.person, via="command")
+        return web.json_response({"result": "allowed"})
 
     async def upload(self, request: web.Request) -> web.Response:
         """A multipart form: `folder` (optional, first) and `file`; saved as a sent document

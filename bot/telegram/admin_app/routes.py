@@ -56,5 +56,6 @@ def admin_app_routes(
         web.post(f"{api_path}/trash", api.delete),
         web.post(f"{api_path}/restore", api.restore),
         web.post(f"{api_path}/revoke", api.revoke),
+        web.post(f"{api_path}/allow", api.allow),
         web.post(f"{api_path}/upload", api.upload),
     ]

@@ -127,6 +127,20 @@
       view.append(el("div", people.env_admins.join(", ") || "—", "muted"));
       view.append(el("h4", words.users_env));
       view.append(el("div", people.env_users.join(", ") || "—", "muted"));
+      const form = el("form");
+      const id = el("input");
+      id.type = "text";
+      id.inputMode = "numeric";
+      id.placeholder = words.allow_id;
+      form.append(id, button(words.allow, () => {}));
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        act(async () => {
+          const done = await post("allow", { user_id: id.value.trim() });
+          say((done.result === "allowed" ? words.allowed : words.already).replace("{id}", id.value.trim()));
+        });
+      });
+      view.append(form);
       view.append(el("h4", words.users_granted));
       for (const grant of people.grants) {
         const row = el("div", null, "row");
