@@ -69,6 +69,9 @@ def nearest_codes(
         np.putmask(distances, ~inside, outside)
     below = np.cumsum(np.bincount(distances, minlength=outside + 1))
     threshold = min(int(np.searchsorted(below, count)), bits)
-    closer = np.flatnonzero(distances < threshold)
-    tied = np.flatnonzero(distances == threshold)[: max(count - len(closer), 0)]
-    return np.union1d(closer, tied)
+    rows = np.flatnonzero(distances <= threshold)
+    if len(rows) <= count:
+        return rows
+    near = distances[rows]
+    tied = np.flatnonzero(near == threshold)[: count - int(np.count_nonzero(near < threshold))]
+    return np.union1d(rows[near < threshold], rows[tied])

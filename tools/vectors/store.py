@@ -3,7 +3,7 @@
 `DATA_DIR/vectors.index/` holds `matrix.i8`, one row of signed bytes per passage (a 512-dimension
 vector is 512 bytes), and `passages.sqlite3`, which says whose each row is (file, lines, place).
 Up to `EXACT_ROWS` rows (`EXACT_SCOPED_ROWS` within a scope, whose rows are copied first) an
-exact scan is fast enough: at 150,000 passages it takes about 14 ms (USearch's SIMD int8 kernel
+exact scan is fast enough: at 100,000 passages it takes about 10 ms (USearch's SIMD int8 kernel
 over the mapped file), finds exactly the nearest rows, costs no build and no memory beyond the
 pages the OS maps. Beyond that the in-memory sign-bit codes (`codes`) pick `CANDIDATES` rows and
 only those are scored exactly: nothing more on disk, no build (see bench/bench_vectors.py).
@@ -39,14 +39,14 @@ PER_FILE = 4
 other files."""
 THREADS = 2
 """Threads one scan runs on: the scan is a bound search's whole cost, and searches are few."""
-EXACT_ROWS = 160_000
-"""Rows scanned exactly in place (about 15 ms); more go through the codes first."""
+EXACT_ROWS = 100_000
+"""Rows scanned exactly in place (about 10 ms); more go through the codes first."""
 EXACT_SCOPED_ROWS = 40_000
 """Rows of a scope scanned exactly (copied, then scanned: about 10 ms); more go through the
 codes first."""
-CANDIDATES = 3_200
-"""Rows the codes hand to the exact scan: at 1.5 million clustered rows they keep about 0.97
-of the exact scan's ten nearest files (bench/bench_vectors.py)."""
+CANDIDATES = 4_800
+"""Rows the codes hand to the exact scan (bench/bench_vectors.py measures how many of the exact
+scan's ten nearest files they keep)."""
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
@@ -113,6 +113,7 @@ class VectorStore:
         self._conn: sqlite3.Connection | None = None
         self._snapshot: _Snapshot | None = None
         self._codes = SignCodes()
+        self._scoped: tuple[_Snapshot, frozenset[str], np.ndarray, int] | None = None
 
     # -- shared -----------------------------------------------------------------------------
 
@@ -284,7 +285,7 @@ class VectorStore:
                 np.flatnonzero(owners >= 0),
                 self._codes.follow(matrix, (held.st_dev, held.st_ino))
                 if rows > self.exact_scoped_rows
-                else np.empty((0, 0), dtype=np.uint8),
+                else np.empty((0, 0), dtype=np.uint64),
             )
             self._snapshot = snapshot
             return snapshot
@@ -300,27 +301,21 @@ class VectorStore:
         snapshot = self._current()
         if snapshot is None or limit <= 0:
             return []
-        if allowed is None:
-            inside = snapshot.owners >= 0
-            exact_rows = self.exact_rows if len(snapshot.live) == len(inside) else 0
-        else:
-            ids = np.array([snapshot.ids[p] for p in allowed if p in snapshot.ids], np.int64)
-            top = max(max(snapshot.paths, default=0), int(snapshot.owners.max()))
-            wanted = np.zeros(top + 2, dtype=bool)
-            wanted[ids + 1] = True
-            inside = wanted[snapshot.owners + 1]
-            exact_rows = 0
-        total = int(np.count_nonzero(inside))
+        inside, total = self._inside(snapshot, allowed)
         if not total:
             return []
         query = np.clip(np.rint(vector * 127.0), -127, 127).astype(np.int8)
-        if total <= max(exact_rows, self.exact_scoped_rows):
-            rows = np.flatnonzero(inside) if total < len(inside) else None
+        threads = THREADS
+        if inside is None and total <= max(self.exact_rows, self.exact_scoped_rows):
+            rows = None
+        elif inside is not None and total <= self.exact_scoped_rows:
+            rows = np.flatnonzero(inside)
         else:
             rows = nearest_codes(snapshot.codes, query, self.candidates, inside)
+            threads = 1  # a few thousand rows: starting a second thread costs more than it saves
         candidates = snapshot.matrix if rows is None else snapshot.matrix[rows]
         count = min(len(candidates), limit * PER_FILE)
-        found = search(candidates, query, count, MetricKind.IP, exact=True, threads=THREADS)
+        found = search(candidates, query, count, MetricKind.IP, exact=True, threads=threads)
         best: dict[int, tuple[int, float]] = {}
         keys = np.asarray(found.keys).reshape(-1)[:count]
         distances = np.asarray(found.distances).reshape(-1)[:count]
@@ -331,6 +326,28 @@ class VectorStore:
             if len(best) >= limit:
                 break
         return self._hits(snapshot, best)
+
+    def _inside(
+        self, snapshot: _Snapshot, allowed: frozenset[str] | None
+    ) -> tuple[np.ndarray | None, int]:
+        """Which rows may be scored (None: all of them) and how many. A scope's rows are kept
+        until the index or the scope changes: callers keep one scope's set while it holds."""
+        if allowed is None:
+            if len(snapshot.live) == len(snapshot.owners):
+                return None, len(snapshot.owners)
+            return snapshot.owners >= 0, len(snapshot.live)
+        cached = self._scoped
+        if cached is not None and cached[0] is snapshot and cached[1] is allowed:
+            return cached[2], cached[3]
+        ids = np.fromiter((snapshot.ids.get(p, -1) for p in allowed), np.int64, len(allowed))
+        top = max(max(snapshot.paths, default=0), int(snapshot.owners.max(initial=-1)))
+        wanted = np.zeros(top + 2, dtype=bool)
+        wanted[ids + 1] = True
+        wanted[0] = False
+        inside = wanted[snapshot.owners + 1]
+        total = int(np.count_nonzero(inside))
+        self._scoped = (snapshot, allowed, inside, total)
+        return inside, total
 
     def _hits(self, snapshot: _Snapshot, best: dict[int, tuple[int, float]]) -> list[VectorHit]:
         with self._lock:

@@ -141,3 +141,26 @@ class TestThroughCodes:
         fresh = corpus.query_near(corpus.vectors["f8.txt"][2])
         through_codes(folder).apply([change("late.txt", fresh[None])])
         assert paths(through_codes(folder, candidates=20), fresh)[0] == "late.txt"
+
+    def test_each_scope_is_kept_to_even_when_one_is_asked_again(
+        self, folder: Path, corpus: Corpus
+    ) -> None:
+        fast = through_codes(folder)
+        query = corpus.vectors["f3.txt"][0]
+        evens = frozenset(f"f{n}.txt" for n in range(0, FILES, 2))
+        odds = frozenset(f"f{n}.txt" for n in range(1, FILES, 2))
+        for scope in (evens, odds, evens, odds):
+            found = paths(fast, query, scope)
+            assert found
+            assert set(found) <= scope
+        assert paths(fast, query, odds)[0] == "f3.txt"
+
+    def test_a_scope_asked_again_sees_the_rows_added_since(
+        self, folder: Path, corpus: Corpus
+    ) -> None:
+        fast = through_codes(folder, candidates=20)
+        fresh = corpus.query_near(corpus.vectors["f4.txt"][3])
+        scope = frozenset({"f4.txt", "f5.txt", "later.txt"})
+        assert "later.txt" not in paths(fast, fresh, scope)
+        fast.apply([change("later.txt", fresh[None])])
+        assert paths(fast, fresh, scope)[0] == "later.txt"
