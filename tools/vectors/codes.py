@@ -21,6 +21,9 @@ BLOCK = 65_536
 """Rows turned into codes at a time, so computing them never holds a large temporary."""
 GROWTH = 1.25
 """How much room a full code buffer grows by, so appends rarely copy and waste little."""
+SAMPLE = 16
+"""One distance in this many guesses the cut that leaves the nearest rows; the rows under the
+guess are then ranked exactly (all of them, should the guess leave too few)."""
 
 
 class SignCodes:
@@ -55,23 +58,25 @@ class SignCodes:
 
 
 def nearest_codes(
-    codes: np.ndarray, query: np.ndarray, count: int, inside: np.ndarray | None
+    codes: np.ndarray, query: np.ndarray, count: int, inside: np.ndarray | None, threads: int
 ) -> np.ndarray:
     """Rows (ascending) whose codes are nearest to the int8 `query`'s: `count` of them, or every
     row `inside` allows when it allows fewer. A row outside `inside` (a boolean per row) is
-    never among them."""
+    never among them. The scan runs on `threads` threads."""
     bits = int(codes.shape[1]) * 8
     code = np.packbits(query > 0)
-    found = simsimd.cdist(code[None], codes, metric="hamming", dtype="bin8", threads=1)
-    distances = np.asarray(found).reshape(-1).astype(np.uint16)
-    outside = bits + 1
+    found = simsimd.cdist(code[None], codes, metric="hamming", dtype="bin8", threads=threads)
+    distances = np.asarray(found).reshape(-1)
     if inside is not None:
-        np.putmask(distances, ~inside, outside)
-    below = np.cumsum(np.bincount(distances, minlength=outside + 1))
-    threshold = min(int(np.searchsorted(below, count)), bits)
-    rows = np.flatnonzero(distances <= threshold)
+        np.putmask(distances, ~inside, bits + 1)
+    sample = np.cumsum(np.bincount(distances[::SAMPLE].astype(np.intp), minlength=bits + 2))
+    guess = min(int(np.searchsorted(sample, 2 * count // SAMPLE + 16)), bits)
+    rows = np.flatnonzero(distances <= guess)
+    if len(rows) < count and guess < bits:
+        rows = np.flatnonzero(distances <= bits)
+    near = distances[rows].astype(np.intp)
+    threshold = min(int(np.searchsorted(np.cumsum(np.bincount(near)), count)), bits)
     if len(rows) <= count:
         return rows
-    near = distances[rows]
     tied = np.flatnonzero(near == threshold)[: count - int(np.count_nonzero(near < threshold))]
     return np.union1d(rows[near < threshold], rows[tied])

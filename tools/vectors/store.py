@@ -22,6 +22,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,9 @@ EXACT_ROWS = 100_000
 EXACT_SCOPED_ROWS = 40_000
 """Rows of a scope scanned exactly (copied, then scanned: about 10 ms); more go through the
 codes first."""
+SCOPES = 8
+"""Scopes whose rows are kept (a boolean per row each): finding a large scope's rows costs
+more than scanning the codes."""
 CANDIDATES = 4_800
 """Rows the codes hand to the exact scan (bench/bench_vectors.py measures how many of the exact
 scan's ten nearest files they keep)."""
@@ -113,7 +117,9 @@ class VectorStore:
         self._conn: sqlite3.Connection | None = None
         self._snapshot: _Snapshot | None = None
         self._codes = SignCodes()
-        self._scoped: tuple[_Snapshot, frozenset[str], np.ndarray, int] | None = None
+        self._scopes_lock = threading.Lock()
+        self._scopes_of: _Snapshot | None = None
+        self._scopes: OrderedDict[frozenset[str], tuple[np.ndarray, int]] = OrderedDict()
 
     # -- shared -----------------------------------------------------------------------------
 
@@ -311,7 +317,7 @@ class VectorStore:
         elif inside is not None and total <= self.exact_scoped_rows:
             rows = np.flatnonzero(inside)
         else:
-            rows = nearest_codes(snapshot.codes, query, self.candidates, inside)
+            rows = nearest_codes(snapshot.codes, query, self.candidates, inside, THREADS)
             threads = 1  # a few thousand rows: starting a second thread costs more than it saves
         candidates = snapshot.matrix if rows is None else snapshot.matrix[rows]
         count = min(len(candidates), limit * PER_FILE)
@@ -330,15 +336,18 @@ class VectorStore:
     def _inside(
         self, snapshot: _Snapshot, allowed: frozenset[str] | None
     ) -> tuple[np.ndarray | None, int]:
-        """Which rows may be scored (None: all of them) and how many. A scope's rows are kept
-        until the index or the scope changes: callers keep one scope's set while it holds."""
+        """Which rows may be scored (None: all of them) and how many. The rows of the last
+        `SCOPES` scopes asked for are kept until the index changes."""
         if allowed is None:
             if len(snapshot.live) == len(snapshot.owners):
                 return None, len(snapshot.owners)
             return snapshot.owners >= 0, len(snapshot.live)
-        cached = self._scoped
-        if cached is not None and cached[0] is snapshot and cached[1] is allowed:
-            return cached[2], cached[3]
+        with self._scopes_lock:
+            if self._scopes_of is not snapshot:
+                self._scopes_of, self._scopes = snapshot, OrderedDict()
+            elif (kept := self._scopes.get(allowed)) is not None:
+                self._scopes.move_to_end(allowed)
+                return kept
         ids = np.fromiter((snapshot.ids.get(p, -1) for p in allowed), np.int64, len(allowed))
         top = max(max(snapshot.paths, default=0), int(snapshot.owners.max(initial=-1)))
         wanted = np.zeros(top + 2, dtype=bool)
@@ -346,7 +355,11 @@ class VectorStore:
         wanted[0] = False
         inside = wanted[snapshot.owners + 1]
         total = int(np.count_nonzero(inside))
-        self._scoped = (snapshot, allowed, inside, total)
+        with self._scopes_lock:
+            if self._scopes_of is snapshot:
+                self._scopes[allowed] = (inside, total)
+                while len(self._scopes) > SCOPES:
+                    self._scopes.popitem(last=False)
         return inside, total
 
     def _hits(self, snapshot: _Snapshot, best: dict[int, tuple[int, float]]) -> list[VectorHit]:
