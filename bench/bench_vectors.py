@@ -7,7 +7,12 @@ against the documents' extracted text, times the vector side and whole searches,
 the same DATA_DIR and counts the calls the restart made, and measures how much the int8 vectors
 change the nearest passages (recall@10 of the int8 scan against float32 on the same texts).
 `latency` fills a vector index with random unit vectors (the scan's time does not depend on
-what they mean) to time the vector side alone at sizes a build here would take hours to reach.
+what they mean) to time the vector side alone at sizes a build here would take hours to reach,
+then measures how many of the exact scan's ten nearest files the sign-bit codes' path keeps
+(recall@10, every search forced through the codes): on clustered vectors shaped like an
+encoder's (topics, files, passages, one common lean; queries near a passage, centred as the
+searcher centres them), and on the random vectors, whose nearest rows are barely nearer than
+the rest (the worst case for any prefilter).
 Quality of the meaning side with a real model is another benchmark's.
 """
 
@@ -35,6 +40,9 @@ from tools.vectors.embeddings import EmbeddingsConfig
 from tools.vectors.passages import Passage, cut_passages
 from tools.vectors.state import STORE_FOLDER
 from tools.vectors.store import FileChange, VectorStore
+
+RECALL_QUERIES = 40
+TOPICS = 2_000
 
 TITLE = "vectors: embeddings calls, vectors on disk against the text, vector scan p95, build RSS"
 DIMENSIONS = 512
@@ -244,6 +252,7 @@ def _time_scan(ctx: Context, documents: int, result: BenchResult) -> None:
         result.metrics.append(
             Metric(f"vector side, {documents} documents ({size} passages), {scope}", "ms", samples)
         )
+    random_recall = _codes_recall(folder, queries[:RECALL_QUERIES], half)
     worst = max(p95(samples) for samples in timings.values())
     result.aims.append(
         Aim(
@@ -255,8 +264,89 @@ def _time_scan(ctx: Context, documents: int, result: BenchResult) -> None:
             unit="ms",
         )
     )
+    clustered_recall = _clustered_recall(ctx, documents)
+    result.metrics += [
+        Metric(
+            f"recall@10 of the codes' path against the exact scan, {documents} documents, "
+            "clustered vectors (whole folder and half)",
+            "%",
+            [clustered_recall * 100],
+        ),
+        Metric(
+            f"recall@10 of the codes' path against the exact scan, {documents} documents, "
+            "random vectors (whole folder and half)",
+            "%",
+            [random_recall * 100],
+        ),
+    ]
+    result.aims.append(
+        Aim(
+            f"recall@10 of the codes' path ≥ 0.95 at {documents} documents (clustered vectors)",
+            clustered_recall >= 0.95,
+            f"{clustered_recall:.3f}",
+            value=clustered_recall,
+            limit=0.95,
+        )
+    )
     result.notes.append(
         f"{documents} documents: {size} synthetic vectors of {DIMENSIONS} dimensions "
         f"({PASSAGES_PER_DOCUMENT} passages a document, as the generated corpus has), "
         f"{size * DIMENSIONS / 1e6:.0f} MB"
     )
+
+
+def _codes_recall(folder: Path, queries: np.ndarray, half: frozenset[str]) -> float:
+    """Share of the exact scan's ten nearest files the codes' path also finds, over the whole
+    folder and over half of it."""
+    exact = VectorStore(folder, exact_rows=2**62, exact_scoped_rows=2**62)
+    coded = VectorStore(folder, exact_rows=0, exact_scoped_rows=0)
+    shares = []
+    for query in queries:
+        for allowed in (None, half):
+            truth = {hit.path for hit in exact.search(query, 10, allowed=allowed)}
+            found = {hit.path for hit in coded.search(query, 10, allowed=allowed)}
+            shares.append(len(truth & found) / max(len(truth), 1))
+    exact.close()
+    coded.close()
+    return float(np.mean(shares))
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    unit: np.ndarray = vectors / np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return unit
+
+
+def _clustered_recall(ctx: Context, documents: int) -> float:
+    """The codes' recall@10 on vectors shaped like a sentence encoder's: each file near one of
+    `TOPICS` topics, its passages near the file, all leaning one common way; each query a
+    passage blurred as a paraphrase blurs it, less half the mean (as `centre` does)."""
+    folder = ctx.scratch(f"vectors-clustered-{documents}") / STORE_FOLDER
+    store = VectorStore(folder)
+    store.open_for("clustered", DIMENSIONS)
+    rng = np.random.default_rng(17)
+    common = _unit(rng.standard_normal(DIMENSIONS).astype(np.float32))
+    topics = _unit(rng.standard_normal((TOPICS, DIMENSIONS)).astype(np.float32))
+    samples: list[np.ndarray] = []
+    total = np.zeros(DIMENSIONS, dtype=np.float64)
+    for start in range(0, documents, 1_000):
+        changes: list[Any] = []
+        for number in range(start, min(start + 1_000, documents)):
+            noise = rng.standard_normal((PASSAGES_PER_DOCUMENT + 1, DIMENSIONS))
+            file = topics[rng.integers(TOPICS)] + 0.8 * _unit(noise[0].astype(np.float32))
+            rows = _unit(_unit(file) + 0.9 * _unit(noise[1:].astype(np.float32)))
+            rows = _unit(rows + 0.7 * common)
+            total += rows.sum(axis=0)
+            if number % max(documents // RECALL_QUERIES, 1) == 0:
+                samples.append(rows[int(rng.integers(PASSAGES_PER_DOCUMENT))])
+            passages = [
+                Passage(f"f{number}.txt", i + 1, i + 1, None, "")
+                for i in range(PASSAGES_PER_DOCUMENT)
+            ]
+            changes.append(FileChange(f"f{number}.txt", 1, 1, passages, quantise(rows)))
+        store.apply(changes)
+    store.close()
+    mean = (total / (documents * PASSAGES_PER_DOCUMENT)).astype(np.float32)
+    blur = _unit(rng.standard_normal((len(samples), DIMENSIONS)).astype(np.float32))
+    queries = _unit(_unit(np.asarray(samples) + 0.9 * blur) - 0.5 * mean)
+    half = frozenset(f"f{n}.txt" for n in range(0, documents, 2))
+    return _codes_recall(folder, queries[:RECALL_QUERIES], half)

@@ -2,6 +2,7 @@
 
 - `builder`: keeps the vector index in step with the keyword index, in a thread of its own;
 - `store`: the vector index on disk (a memory-mapped matrix searched exactly, within a scope);
+- `codes`: the rows' sign-bit codes in memory and the Hamming prefilter of large searches;
 - `cache`: embeddings already paid for, by model and passage digest (`EmbeddingCache`);
 - `embeddings`: the OpenAI-compatible `/embeddings` client (`EmbeddingsConfig`);
 - `passages`: documents cut into passages along their pages, sheets, headings and paragraphs;

@@ -2,15 +2,18 @@
 
 `DATA_DIR/vectors.index/` holds `matrix.i8`, one row of signed bytes per passage (a 512-dimension
 vector is 512 bytes), and `passages.sqlite3`, which says whose each row is (file, lines, place).
-At the sizes this serves an exact scan beats a graph index: at 100,000 passages it takes about
-13 ms (USearch's SIMD int8 kernel over the mapped file), finds exactly the nearest rows, costs
-no build and no memory beyond the pages the OS maps (see bench/bench_vectors.py).
+Up to `EXACT_ROWS` rows (`EXACT_SCOPED_ROWS` within a scope, whose rows are copied first) an
+exact scan is fast enough: at 100,000 passages it takes about 10 ms (USearch's SIMD int8 kernel
+over the mapped file), finds exactly the nearest rows, costs no build and no memory beyond the
+pages the OS maps. Beyond that the in-memory sign-bit codes (`codes`) pick `CANDIDATES` rows and
+only those are scored exactly: nothing more on disk, no build (see bench/bench_vectors.py).
 
-The scope is applied before the scan: only the rows of allowed files are scored, so a passage
-outside it can never take a place in the results. Rows of a changed or removed file are
-forgotten in SQLite and left in the matrix until dead rows outnumber live ones; then the matrix
-is written anew. Rows are appended before SQLite commits, so a crash leaves at most unowned
-rows, never a passage without its vector. One thread writes; searches read from any thread.
+The scope is applied before either scan: only the rows of allowed files are scored or, for the
+codes, can become candidates, so a passage outside it can never take a place in the results.
+Rows of a changed or removed file are forgotten in SQLite and left in the matrix until dead rows
+outnumber live ones; then the matrix is written anew. Rows are appended before SQLite commits,
+so a crash leaves at most unowned rows, never a passage without its vector. One thread writes;
+searches read from any thread.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from tools.places import Place, parse_place
+from tools.vectors.codes import SignCodes, nearest_codes
 from tools.vectors.passages import Passage
 
 MATRIX = "matrix.i8"
@@ -35,6 +40,17 @@ PER_FILE = 4
 other files."""
 THREADS = 2
 """Threads one scan runs on: the scan is a bound search's whole cost, and searches are few."""
+EXACT_ROWS = 100_000
+"""Rows scanned exactly in place (about 10 ms); more go through the codes first."""
+EXACT_SCOPED_ROWS = 40_000
+"""Rows of a scope scanned exactly (copied, then scanned: about 10 ms); more go through the
+codes first."""
+SCOPES = 8
+"""Scopes whose rows are kept (a boolean per row each): finding a large scope's rows costs
+more than scanning the codes."""
+CANDIDATES = 4_800
+"""Rows the codes hand to the exact scan (bench/bench_vectors.py measures how many of the exact
+scan's ten nearest files they keep)."""
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, "
@@ -78,16 +94,32 @@ class _Snapshot:
     ids: dict[str, int]
     live: np.ndarray
     """The rows some file owns (rows of removed passages wait for compaction)."""
+    codes: np.ndarray
+    """The sign-bit code of every row of `matrix`."""
 
 
 class VectorStore:
     """The matrix and its rows' owners in one folder."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        exact_rows: int = EXACT_ROWS,
+        exact_scoped_rows: int = EXACT_SCOPED_ROWS,
+        candidates: int = CANDIDATES,
+    ) -> None:
         self.folder = folder
+        self.exact_rows = exact_rows
+        self.exact_scoped_rows = exact_scoped_rows
+        self.candidates = candidates
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._snapshot: _Snapshot | None = None
+        self._codes = SignCodes()
+        self._scopes_lock = threading.Lock()
+        self._scopes_of: _Snapshot | None = None
+        self._scopes: OrderedDict[frozenset[str], tuple[np.ndarray, int]] = OrderedDict()
 
     # -- shared -----------------------------------------------------------------------------
 
@@ -248,6 +280,7 @@ class VectorStore:
             pairs = np.array(found.fetchall(), dtype=np.int64).reshape(-1, 2)
             owners[pairs[:, 0]] = pairs[:, 1]
             paths = dict(conn.execute("SELECT id, path FROM files").fetchall())
+            held = (self.folder / MATRIX).stat()
             matrix = np.memmap(self.folder / MATRIX, dtype=np.int8, mode="r", shape=(rows, dim))
             snapshot = _Snapshot(
                 generation,
@@ -256,6 +289,9 @@ class VectorStore:
                 paths,
                 {p: i for i, p in paths.items()},
                 np.flatnonzero(owners >= 0),
+                self._codes.follow(matrix, (held.st_dev, held.st_ino))
+                if rows > self.exact_scoped_rows
+                else np.empty((0, 0), dtype=np.uint64),
             )
             self._snapshot = snapshot
             return snapshot
@@ -271,29 +307,60 @@ class VectorStore:
         snapshot = self._current()
         if snapshot is None or limit <= 0:
             return []
-        if allowed is None:
-            rows = snapshot.live
-        else:
-            ids = [snapshot.ids[p] for p in allowed if p in snapshot.ids]
-            rows = np.flatnonzero(np.isin(snapshot.owners, np.array(ids, dtype=np.int32)))
-        if not len(rows):
+        inside, total = self._inside(snapshot, allowed)
+        if not total:
             return []
-        candidates = snapshot.matrix if len(rows) == len(snapshot.owners) else None
-        if candidates is None:
-            candidates = snapshot.matrix[rows]
         query = np.clip(np.rint(vector * 127.0), -127, 127).astype(np.int8)
-        count = min(len(rows), limit * PER_FILE)
-        found = search(candidates, query, count, MetricKind.IP, exact=True, threads=THREADS)
+        threads = THREADS
+        if inside is None and total <= max(self.exact_rows, self.exact_scoped_rows):
+            rows = None
+        elif inside is not None and total <= self.exact_scoped_rows:
+            rows = np.flatnonzero(inside)
+        else:
+            rows = nearest_codes(snapshot.codes, query, self.candidates, inside, THREADS)
+            threads = 1  # a few thousand rows: starting a second thread costs more than it saves
+        candidates = snapshot.matrix if rows is None else snapshot.matrix[rows]
+        count = min(len(candidates), limit * PER_FILE)
+        found = search(candidates, query, count, MetricKind.IP, exact=True, threads=threads)
         best: dict[int, tuple[int, float]] = {}
         keys = np.asarray(found.keys).reshape(-1)[:count]
         distances = np.asarray(found.distances).reshape(-1)[:count]
         for key, distance in zip(keys, distances, strict=True):
-            row = int(rows[int(key)])
+            row = int(key) if rows is None else int(rows[int(key)])
             # USearch's inner-product distance is 1 - the dot product of the int8 rows.
             best.setdefault(int(snapshot.owners[row]), (row, (1.0 - float(distance)) / 127**2))
             if len(best) >= limit:
                 break
         return self._hits(snapshot, best)
+
+    def _inside(
+        self, snapshot: _Snapshot, allowed: frozenset[str] | None
+    ) -> tuple[np.ndarray | None, int]:
+        """Which rows may be scored (None: all of them) and how many. The rows of the last
+        `SCOPES` scopes asked for are kept until the index changes."""
+        if allowed is None:
+            if len(snapshot.live) == len(snapshot.owners):
+                return None, len(snapshot.owners)
+            return snapshot.owners >= 0, len(snapshot.live)
+        with self._scopes_lock:
+            if self._scopes_of is not snapshot:
+                self._scopes_of, self._scopes = snapshot, OrderedDict()
+            elif (kept := self._scopes.get(allowed)) is not None:
+                self._scopes.move_to_end(allowed)
+                return kept
+        ids = np.fromiter((snapshot.ids.get(p, -1) for p in allowed), np.int64, len(allowed))
+        top = max(max(snapshot.paths, default=0), int(snapshot.owners.max(initial=-1)))
+        wanted = np.zeros(top + 2, dtype=bool)
+        wanted[ids + 1] = True
+        wanted[0] = False
+        inside = wanted[snapshot.owners + 1]
+        total = int(np.count_nonzero(inside))
+        with self._scopes_lock:
+            if self._scopes_of is snapshot:
+                self._scopes[allowed] = (inside, total)
+                while len(self._scopes) > SCOPES:
+                    self._scopes.popitem(last=False)
+        return inside, total
 
     def _hits(self, snapshot: _Snapshot, best: dict[int, tuple[int, float]]) -> list[VectorHit]:
         with self._lock:
