@@ -205,6 +205,7 @@ async def _timings(
         began = time.perf_counter()
         await embedder.embed(query)
         embed_ms.append((time.perf_counter() - began) * 1000)
+    await embedder.close()
     return vector_ms, search_ms, keyword_ms, embed_ms
 
 
