@@ -16,14 +16,13 @@ that jumps is noticed) or until `wake` is called.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Literal
 
+from bot.process.ticker import Ticker
 from bot.storage.unanswered import UnansweredLog
 
 log = logging.getLogger(__name__)
@@ -64,8 +63,7 @@ class DigestSchedule:
         self._store = store
         self._send = send
         self._clock = clock
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._ticker = Ticker(self._tick_logged, self._until_next, name="gaps digest")
 
     async def tick(self, now: float) -> bool:
         """Send the digest due by `now` if no process has; whether this one did."""
@@ -84,30 +82,16 @@ class DigestSchedule:
     async def start(self) -> None:
         """Tick now (a digest missed while the bot was down goes out), then whenever one falls
         due, in the background; nothing when digests are off."""
-        if self._task is not None or self._every == "off":
-            return
-        await self._tick_logged()
-        self._task = asyncio.create_task(self._run(), name="gaps digest")
+        if self._every != "off":
+            await self._ticker.start()
 
     def wake(self) -> None:
         """Tick again now, instead of at the next moment due."""
-        self._wake.set()
+        self._ticker.wake()
 
     async def stop(self) -> None:
         """Stop the background ticks."""
-        if self._task is None:
-            return
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
-        self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self._until_next())
-            self._wake.clear()
-            await self._tick_logged()
+        await self._ticker.stop()
 
     async def _tick_logged(self) -> None:
         try:

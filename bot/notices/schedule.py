@@ -20,7 +20,6 @@ when `wake` is called.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -29,6 +28,7 @@ from dataclasses import dataclass
 from bot.notices.audience import Audience
 from bot.notices.changes import FolderChanges
 from bot.notices.digest import Digest, digest, in_folder
+from bot.process.ticker import Ticker
 from bot.storage.notices import KEEP_S, NoticedChange, NoticeStore, Subscription
 
 log = logging.getLogger(__name__)
@@ -95,8 +95,7 @@ class NoticeSchedule:
         self._send = send
         self._quiet_s = quiet_s
         self._clock = clock
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._ticker = Ticker(self._tick_logged, lambda: LOOK_EVERY_S, name="change notices")
         self._next_sweep = 0.0
         self._failing = False
 
@@ -144,30 +143,15 @@ class NoticeSchedule:
 
     async def start(self) -> None:
         """Take the folder's starting point, then tick in the background until `stop`."""
-        if self._task is not None:
-            return
-        await self._tick_logged()
-        self._task = asyncio.create_task(self._run(), name="change notices")
+        await self._ticker.start()
 
     def wake(self) -> None:
         """Tick again now, instead of at the next look."""
-        self._wake.set()
+        self._ticker.wake()
 
     async def stop(self) -> None:
         """Stop the background ticks."""
-        if self._task is None:
-            return
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
-        self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), LOOK_EVERY_S)
-            self._wake.clear()
-            await self._tick_logged()
+        await self._ticker.stop()
 
     async def _tick_logged(self) -> None:
         try:

@@ -3,5 +3,6 @@
 - `data_files`: every file the bot keeps in DATA_DIR, named in one place;
 - `heartbeat`: the file a running bot keeps fresh for `python -m bot.healthcheck`;
 - `exit_codes`: what each exit code tells whatever restarts the bot;
-- `version`: the installed version, for `--version` and `/status`.
+- `version`: the installed version, for `--version` and `/status`;
+- `ticker`: the background loop around a step that tests call with a clock they move.
 """
