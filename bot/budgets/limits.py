@@ -39,6 +39,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from bot.process.setting_files import read_setting_file
+
 Period = Literal["day", "month"]
 
 
@@ -175,14 +177,7 @@ def load_limits(path: Path | None) -> Limits:
     """
     if path is None:
         return Limits()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LimitsFileError(f"{path} does not exist") from None
-    except UnicodeDecodeError:
-        raise LimitsFileError(f"{path} is not UTF-8 text") from None
-    except OSError as exc:
-        raise LimitsFileError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    text = read_setting_file(path, LimitsFileError)
     try:
         return parse_limits(text)
     except LimitsFileError as exc:

@@ -4,5 +4,6 @@
 - `heartbeat`: the file a running bot keeps fresh for `python -m bot.healthcheck`;
 - `exit_codes`: what each exit code tells whatever restarts the bot;
 - `version`: the installed version, for `--version` and `/status`;
-- `ticker`: the background loop around a step that tests call with a clock they move.
+- `ticker`: the background loop around a step that tests call with a clock they move;
+- `setting_files`: the operator's files a setting names, read with one wording for failures.
 """

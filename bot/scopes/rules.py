@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.process.setting_files import read_setting_file
 from tools.jail.scope import Scope, ScopeError
 
 DEFAULT_KEY = "default"
@@ -122,14 +123,7 @@ def load_rules(path: Path | None) -> ScopeRules:
     """
     if path is None:
         return ScopeRules()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScopesFileError(f"{path} does not exist") from None
-    except UnicodeDecodeError:
-        raise ScopesFileError(f"{path} is not UTF-8 text") from None
-    except OSError as exc:
-        raise ScopesFileError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    text = read_setting_file(path, ScopesFileError)
     try:
         return parse_rules(text)
     except ScopesFileError as exc:
