@@ -10,14 +10,13 @@ never stops the bot. No aiogram here.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
 from typing import Protocol
 
 from bot.documents import Documents
+from bot.process.ticker import Ticker
 from bot.settings.model import Settings
 
 log = logging.getLogger(__name__)
@@ -56,8 +55,7 @@ class Retention:
         self._history = history
         self._documents = documents
         self._clock = clock
-        self._interval = interval_s
-        self._task: asyncio.Task[None] | None = None
+        self._ticker = Ticker(self.sweep, lambda: interval_s, name="retention")
         self._feedback = feedback
         self._unanswered = unanswered
         self._experts = experts
@@ -89,24 +87,13 @@ class Retention:
             if purged:
                 log.info("deleted %d item(s) from the trash for good", purged)
 
-    def start(self) -> None:
-        """Sweep every `interval_s` from now on, in the background."""
-        if self._task is None:
-            self._task = asyncio.create_task(self._every_interval(), name="retention")
+    async def start(self) -> None:
+        """Sweep now, then every `interval_s`, in the background."""
+        await self._ticker.start()
 
     async def stop(self) -> None:
         """Stop the background sweeps."""
-        if self._task is None:
-            return
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
-        self._task = None
-
-    async def _every_interval(self) -> None:
-        while True:
-            await asyncio.sleep(self._interval)
-            await self.sweep()
+        await self._ticker.stop()
 
 
 async def _sweep_kept(store: AgingHistory | None, cutoff: float, what: str) -> None:

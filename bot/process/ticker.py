@@ -1,10 +1,10 @@
 """A background loop that runs one step now and again after a wait or on request, until stopped.
 
-The digest of unanswered questions and the change notices both do their work in a step that
-tests call directly with a clock they move; this is the loop around such a step in the running
-bot: the step at `start` (what came due while the bot was down goes out), then again whenever
-the wait the owner gives has passed or `wake` was called, until `stop`. A step must not raise:
-the owner logs its own failures, so the loop never dies of one.
+The digest of unanswered questions, the change notices and the retention sweeps each do their work
+in a step that tests call directly (with a clock they move); this is the loop around such a step in
+the running bot: the step at `start` (what came due while the bot was down goes out), then again
+whenever the wait the owner gives has passed or `wake` was called, until `stop`. A step must not
+raise: the owner logs its own failures, so the loop never dies of one.
 """
 
 from __future__ import annotations

@@ -236,8 +236,7 @@ async def _on_startup(
 ) -> None:
     me = await bot.me()
     await access.load()
-    await retention.sweep()
-    retention.start()
+    await retention.start()
     await tidy_leftovers(bot, pending_status)
     admins = access.admin_ids()
     await register_commands(
