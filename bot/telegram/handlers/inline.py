@@ -14,7 +14,6 @@ handler) and it lies inside the scope of their private chat now, and it is still
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
 from collections.abc import Sequence
@@ -31,7 +30,7 @@ from bot.telegram.handlers.private import in_private
 from bot.telegram.handlers.replies import say
 from bot.telegram.inline_search import FoundDocument, InlineSearch, normalized
 from bot.telegram.output.inline_cards import answer, articles, link_id_in
-from bot.telegram.output.source_files import SourceSender, locate
+from bot.telegram.output.source_files import SourceSender, within_scope
 from bot.telegram.texts.inline import inline_texts
 from bot.telegram.tuning import Tuning
 from tools import Toolbox
@@ -114,13 +113,12 @@ async def on_document_link(
         await say(bot, chat_context, words.link_expired.format(username=username), tuning)
         return
     scope = await chat_context.scope()
-    jail = toolbox.sandbox.within(scope)
-    if not await asyncio.to_thread(jail.admits_file, link.path):
+    source = await within_scope(toolbox, scope, link.path)
+    if source == "outside":
         log.info("a document link is outside the scope of chat %d", chat_context.place.chat_id)
         await say(bot, chat_context, words.link_no_access, tuning)
         return
-    source = await asyncio.to_thread(locate, jail, link.path)
-    if source is None:
+    if source == "gone":
         await say(bot, chat_context, words.link_gone, tuning)
         return
     sender = SourceSender(

@@ -35,7 +35,7 @@ from bot.telegram.context import ChatContext
 from bot.telegram.output.pacing import ChatPlace
 from bot.telegram.output.page_photos import PagePhotos
 from bot.telegram.output.source_buttons import PAGE_PREFIX, PREFIX, link_id_of
-from bot.telegram.output.source_files import SourceFile, SourceSender, locate
+from bot.telegram.output.source_files import SourceFile, SourceSender, within_scope
 from bot.telegram.texts import Texts
 from bot.telegram.tuning import Tuning
 from tools import Toolbox
@@ -154,13 +154,12 @@ async def _checked(
         await _answer(query, texts.button_no_access)
         return None
     scope = await chat_context.scope()
-    jail = toolbox.sandbox.within(scope)
-    if not await asyncio.to_thread(jail.admits_file, found.path):
+    source = await within_scope(toolbox, scope, found.path)
+    if source == "outside":
         log.info("a source button is outside user %d's scope", query.from_user.id)
         await _answer(query, texts.button_no_access)
         return None
-    source = await asyncio.to_thread(locate, jail, found.path)
-    if source is None:
+    if source == "gone":
         await _answer(query, texts.source_gone)
         return None
     place = ChatPlace(

@@ -10,6 +10,7 @@ text after a line saying why, split to fit Telegram's messages.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -17,6 +18,7 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError, TelegramForbiddenError, TelegramRetryAfter
@@ -72,6 +74,18 @@ def locate(sandbox: Sandbox, rel: str) -> SourceFile | None:
         log.info("source %r is no longer a regular file", rel)
         return None
     return SourceFile(rel, real, info.st_size)
+
+
+async def within_scope(
+    toolbox: Toolbox, scope: Scope | None, rel: str
+) -> SourceFile | Literal["outside", "gone"]:
+    """The source at `rel` as someone working within `scope` may have it sent now: "outside"
+    when the scope does not admit it, "gone" when it is no longer a file in the folder."""
+    jail = toolbox.sandbox.within(scope)
+    if not await asyncio.to_thread(jail.admits_file, rel):
+        return "outside"
+    source = await asyncio.to_thread(locate, jail, rel)
+    return "gone" if source is None else source
 
 
 class SourceSender:
