@@ -266,6 +266,8 @@ class ReaderPool:
 
 
 STORED_TEXT_BYTES = 64 * 1024 * 1024
+LINES_PIECE = 16 * 1024
+"""Bytes inflated at a time while looking for a line."""
 
 
 def load_text(conn: sqlite3.Connection, rowid: int, max_bytes: int = 4 * 1024 * 1024) -> str:
@@ -279,6 +281,30 @@ def load_text(conn: sqlite3.Connection, rowid: int, max_bytes: int = 4 * 1024 * 
         return ""
     data = zlib.decompressobj().decompress(row[0], max_bytes)
     return data.decode("utf-8", "ignore" if len(data) == max_bytes else "replace")
+
+
+def load_lines(
+    conn: sqlite3.Connection, rowid: int, last: int, max_bytes: int = 4 * 1024 * 1024
+) -> list[str]:
+    """The first `last` lines of one document's stored text (fewer when it has fewer).
+
+    Inflated a piece at a time and stopped at the last line wanted: a passage near the start of
+    a long document costs its start, not the whole text.
+    """
+    row = conn.execute("SELECT body FROM texts WHERE id = ?", (rowid,)).fetchone()
+    if not row:
+        return []
+    inflate = zlib.decompressobj()
+    pending, data, lines = row[0], bytearray(), 0
+    while lines < last and len(data) < max_bytes:
+        piece = inflate.decompress(pending, min(LINES_PIECE, max_bytes - len(data)))
+        if not piece:
+            break
+        pending = inflate.unconsumed_tail
+        lines += piece.count(b"\n")
+        data += piece
+    text = bytes(data).decode("utf-8", "ignore")
+    return text.split("\n", last)[:last]
 
 
 def stored_text(conn: sqlite3.Connection, path: str, size: int, mtime_ns: int) -> str | None:
