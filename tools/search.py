@@ -30,7 +30,7 @@ from tools.index.globs import FoldedNames, glob_match, glob_regex
 from tools.index.indexer import Indexer
 from tools.index.languages import LANGUAGE_NAMES, common_languages, text_language
 from tools.index.snippets import find_snippets, snippets_from_start
-from tools.index.store import is_damaged, load_text
+from tools.index.store import is_damaged, load_lines, load_text
 from tools.index.term_index import TermIndex, folders_of
 from tools.index.terms import STOP_WORDS, Stemmer, fold, words
 from tools.paths import modified_iso
@@ -223,6 +223,19 @@ class _Queries:
 
     def path(self, address: tantivy.DocAddress) -> str:
         return str(self.searcher.doc(address)["path"][0])
+
+
+@dataclass(frozen=True)
+class NearFiles:
+    """The meaning side's files for one query, best first, and each one's size and mtime
+    (for a file the keyword side did not find)."""
+
+    hits: list[VectorHit]
+    signatures: dict[str, tuple[int, int]]
+
+    @property
+    def paths(self) -> list[str]:
+        return [hit.path for hit in self.hits]
 
 
 class Searcher:
@@ -547,20 +560,14 @@ class Searcher:
             total = int(queries.top(some, 1).count or 0)
         return ranked, total, holding_every
 
-    def with_meaning(
-        self,
-        found: dict[str, Any],
-        evidence: KeywordEvidence,
-        vector: Any,
-        query: str,
-        limit: int,
-        *,
-        within: Within | None = None,
-    ) -> dict[str, Any]:
-        """The keyword results `found` fused with the files nearest to the query's `vector`
-        (within the scope, before ranking); each result says which sides found it."""
+    def near_files(
+        self, vector: Any, query: str, limit: int, *, within: Within | None = None
+    ) -> NearFiles:
+        """The files nearest to the query's `vector` within the scope (filtered inside the
+        vector query, then by the query's globs and by `near`), best first. Needs no keyword
+        result, so it runs beside `search_words` as soon as the vector is in."""
         if self.vectors is None:
-            return found
+            return NearFiles([], {})
         globs = split_query(query)[1]
         visible = self.indexer.state.visible
         if within is not None:
@@ -569,27 +576,51 @@ class Searcher:
         found_near, centred = self.nearest(vector, limit, allowed=allowed)
         hits = [hit for hit in found_near if hit.path in visible and glob_match(hit.path, globs)]
         hits = hits[: near([hit.similarity for hit in hits], centred=centred)]
-        by_path = {hit.path: hit for hit in hits}
+        return NearFiles(hits, {hit.path: visible[hit.path] for hit in hits})
+
+    @staticmethod
+    def fused(
+        found: dict[str, Any], evidence: KeywordEvidence, meaning: NearFiles, limit: int
+    ) -> dict[str, Any]:
+        """The keyword results `found` fused with the `meaning` side's files; each result says
+        which sides found it. Reads nothing: a meaning hit's passage is added afterwards
+        (`unsnipped`, `add_passages`) only where no keyword snippet stands."""
+        by_path = {hit.path: hit for hit in meaning.hits}
         described = {item["path"]: item for item in found["results"]}
         fused = fuse(list(described), list(by_path), evidence, limit)
         results = []
-        with self.indexer.readers.connection() as conn:
-            for one in fused:
-                item = described.get(one.path)
-                hit = by_path.get(one.path)
-                if item is None:
-                    size, mtime_ns = visible[one.path]
-                    item = {"path": one.path, "size": size, "modified": modified_iso(mtime_ns)}
-                if hit is not None and not item.get("snippets"):
-                    item["snippets"] = [self._passage(conn, hit)]
-                item["found_by"] = list(one.found_by)
-                results.append(item)
+        for one in fused:
+            item = described.get(one.path)
+            if item is None:
+                size, mtime_ns = meaning.signatures[one.path]
+                item = {"path": one.path, "size": size, "modified": modified_iso(mtime_ns)}
+            item["found_by"] = list(one.found_by)
+            results.append(item)
         only_meaning = sum(1 for one in fused if one.found_by == ("meaning",))
         out = {k: v for k, v in found.items() if k not in ("hint", "document_languages")}
         out["results"] = results
         out["total"] = max(int(found["total"]) + only_meaning, len(results))
         out["truncated"] = out["total"] > len(results)
         return out if results else found
+
+    @staticmethod
+    def unsnipped(fused: dict[str, Any], meaning: NearFiles) -> list[VectorHit]:
+        """The meaning hits shown in `fused` with no snippet: their passages are to be read."""
+        by_path = {hit.path: hit for hit in meaning.hits}
+        return [
+            by_path[item["path"]]
+            for item in fused["results"]
+            if item["path"] in by_path and not item.get("snippets")
+        ]
+
+    def add_passages(self, fused: dict[str, Any], hits: list[VectorHit]) -> None:
+        """Give each of `hits`' results in `fused` its best passage as a snippet (blocking)."""
+        if not hits:
+            return
+        items = {item["path"]: item for item in fused["results"]}
+        with self.indexer.readers.connection() as conn:
+            for hit in hits:
+                items[hit.path]["snippets"] = [self._passage(conn, hit)]
 
     def nearest(
         self, vector: Any, limit: int, *, allowed: frozenset[str] | None = None
@@ -607,8 +638,7 @@ class Searcher:
     def _passage(conn: sqlite3.Connection, hit: VectorHit) -> dict[str, Any]:
         """A meaning hit's snippet: the start of its best passage, where it lies."""
         row = conn.execute("SELECT id FROM files WHERE path = ?", (hit.path,)).fetchone()
-        text = load_text(conn, int(row[0])) if row is not None else ""
-        lines = text.split("\n", hit.last)[hit.first - 1 : hit.last]
+        lines = load_lines(conn, int(row[0]), hit.last)[hit.first - 1 :] if row else []
         passage = " ".join(line.strip() for line in lines if line.strip())
         if len(passage) > PASSAGE_CHARS:
             passage = passage[: PASSAGE_CHARS - 1] + "…"

@@ -396,7 +396,8 @@ class Toolbox:
         self, args: SearchArgs, scope: Scope | None, embedder: QueryEmbedder
     ) -> dict[str, Any]:
         """Words and meaning at once: the query's embedding is asked for while the keyword
-        search runs; without it in time the keyword results stand, and say why."""
+        search runs, and the vector search starts the moment it is in, beside the keyword
+        search; without it in time the keyword results stand, and say why."""
         from tools.search import Within  # noqa: PLC0415 - the engine loads at first search
 
         within = None if scope is None else Within(scope.folders, self.allowed_files(scope))
@@ -413,16 +414,21 @@ class Toolbox:
         except BaseException:
             words.cancel()
             raise
-        found, evidence = await words
-        fused = await asyncio.to_thread(
-            self.searcher.with_meaning,
-            found,
-            evidence,
-            vector,
-            args.query,
-            args.limit,
-            within=within,
+        near = asyncio.ensure_future(
+            asyncio.to_thread(
+                self.searcher.near_files, vector, args.query, args.limit, within=within
+            )
         )
+        try:
+            (found, evidence), meaning = await asyncio.gather(words, near)
+        except BaseException:
+            words.cancel()
+            near.cancel()
+            raise
+        fused = self.searcher.fused(found, evidence, meaning, args.limit)
+        unsnipped = self.searcher.unsnipped(fused, meaning)
+        if unsnipped:
+            await asyncio.to_thread(self.searcher.add_passages, fused, unsnipped)
         status = self.vector_status()
         if status.passages_done < status.passages_total:
             fused["meaning"] = (
