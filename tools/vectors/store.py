@@ -319,7 +319,8 @@ class VectorStore:
         else:
             rows = nearest_codes(snapshot.codes, query, self.candidates, inside, THREADS)
             threads = 1  # a few thousand rows: starting a second thread costs more than it saves
-        candidates = snapshot.matrix if rows is None else snapshot.matrix[rows]
+        matrix = np.asarray(snapshot.matrix)  # a plain view: gathering rows skips memmap's wrapper
+        candidates = matrix if rows is None else np.take(matrix, rows, axis=0)
         count = min(len(candidates), limit * PER_FILE)
         found = search(candidates, query, count, MetricKind.IP, exact=True, threads=threads)
         best: dict[int, tuple[int, float]] = {}
