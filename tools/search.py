@@ -227,15 +227,12 @@ class _Queries:
 
 @dataclass(frozen=True)
 class NearFiles:
-    """The meaning side's files for one query, best first, and each one's size and mtime
-    (for a file the keyword side did not find)."""
+    """The meaning side's files for one query, best first, each one's size and mtime (for a
+    file the keyword side did not find) and its best passage as a snippet."""
 
     hits: list[VectorHit]
     signatures: dict[str, tuple[int, int]]
-
-    @property
-    def paths(self) -> list[str]:
-        return [hit.path for hit in self.hits]
+    passages: dict[str, dict[str, Any]]
 
 
 class Searcher:
@@ -567,7 +564,7 @@ class Searcher:
         vector query, then by the query's globs and by `near`), best first. Needs no keyword
         result, so it runs beside `search_words` as soon as the vector is in."""
         if self.vectors is None:
-            return NearFiles([], {})
+            return NearFiles([], {}, {})
         globs = split_query(query)[1]
         visible = self.indexer.state.visible
         if within is not None:
@@ -576,24 +573,29 @@ class Searcher:
         found_near, centred = self.nearest(vector, limit, allowed=allowed)
         hits = [hit for hit in found_near if hit.path in visible and glob_match(hit.path, globs)]
         hits = hits[: near([hit.similarity for hit in hits], centred=centred)]
-        return NearFiles(hits, {hit.path: visible[hit.path] for hit in hits})
+        passages = {}
+        if hits:
+            with self.indexer.readers.connection() as conn:
+                passages = {hit.path: self._passage(conn, hit) for hit in hits}
+        return NearFiles(hits, {hit.path: visible[hit.path] for hit in hits}, passages)
 
     @staticmethod
     def fused(
         found: dict[str, Any], evidence: KeywordEvidence, meaning: NearFiles, limit: int
     ) -> dict[str, Any]:
         """The keyword results `found` fused with the `meaning` side's files; each result says
-        which sides found it. Reads nothing: a meaning hit's passage is added afterwards
-        (`unsnipped`, `add_passages`) only where no keyword snippet stands."""
-        by_path = {hit.path: hit for hit in meaning.hits}
+        which sides found it, and one the keyword side gave no snippet shows its passage."""
         described = {item["path"]: item for item in found["results"]}
-        fused = fuse(list(described), list(by_path), evidence, limit)
+        fused = fuse(list(described), [hit.path for hit in meaning.hits], evidence, limit)
         results = []
         for one in fused:
             item = described.get(one.path)
             if item is None:
                 size, mtime_ns = meaning.signatures[one.path]
                 item = {"path": one.path, "size": size, "modified": modified_iso(mtime_ns)}
+            passage = meaning.passages.get(one.path)
+            if passage is not None and not item.get("snippets"):
+                item["snippets"] = [passage]
             item["found_by"] = list(one.found_by)
             results.append(item)
         only_meaning = sum(1 for one in fused if one.found_by == ("meaning",))
@@ -602,25 +604,6 @@ class Searcher:
         out["total"] = max(int(found["total"]) + only_meaning, len(results))
         out["truncated"] = out["total"] > len(results)
         return out if results else found
-
-    @staticmethod
-    def unsnipped(fused: dict[str, Any], meaning: NearFiles) -> list[VectorHit]:
-        """The meaning hits shown in `fused` with no snippet: their passages are to be read."""
-        by_path = {hit.path: hit for hit in meaning.hits}
-        return [
-            by_path[item["path"]]
-            for item in fused["results"]
-            if item["path"] in by_path and not item.get("snippets")
-        ]
-
-    def add_passages(self, fused: dict[str, Any], hits: list[VectorHit]) -> None:
-        """Give each of `hits`' results in `fused` its best passage as a snippet (blocking)."""
-        if not hits:
-            return
-        items = {item["path"]: item for item in fused["results"]}
-        with self.indexer.readers.connection() as conn:
-            for hit in hits:
-                items[hit.path]["snippets"] = [self._passage(conn, hit)]
 
     def nearest(
         self, vector: Any, limit: int, *, allowed: frozenset[str] | None = None

@@ -426,9 +426,6 @@ class Toolbox:
             near.cancel()
             raise
         fused = self.searcher.fused(found, evidence, meaning, args.limit)
-        unsnipped = self.searcher.unsnipped(fused, meaning)
-        if unsnipped:
-            await asyncio.to_thread(self.searcher.add_passages, fused, unsnipped)
         status = self.vector_status()
         if status.passages_done < status.passages_total:
             fused["meaning"] = (
