@@ -312,3 +312,25 @@ class TestFallback:
             await until(toolbox, shows(toolbox, "премия", "hr/приказ.txt"))
         finally:
             await toolbox.close()
+
+
+class TestRescans:
+    async def test_a_rescan_that_finds_nothing_new_keeps_the_snapshot(
+        self, docs: Path, tmp_path: Path
+    ) -> None:
+        """What is cached on the snapshot (folded names, a scope's files, the change notices'
+        last look) must outlive a rescan that changed nothing, or a folder rescanned every
+        second rebuilds it every second."""
+        toolbox = await started(make_box(docs, tmp_path / "data", watch="rescan"))
+        try:
+            before = toolbox.indexer.state.visible
+            await toolbox.indexer.wait_synced()
+            await toolbox.indexer.wait_synced()
+            assert toolbox.indexer.state.visible is before
+            (docs / "смета.txt").write_text("Смета на ремонт.", "utf-8")
+            await toolbox.indexer.wait_synced()
+            assert toolbox.indexer.state.visible is not before
+            assert "смета.txt" in toolbox.indexer.state.visible
+            assert await found(toolbox, "смета") == ["смета.txt"]
+        finally:
+            await toolbox.close()

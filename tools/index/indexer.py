@@ -353,7 +353,7 @@ class Indexer:
         """A reading process's pass: the folder as a writer sees it, the index as the writer
         left it; ready once every visible file is in the index."""
         if scope is None or not self.state.visible:
-            self.state.visible = self._scan()
+            self._see(self._scan())
             if self._loop is not None and not self.scanned.is_set():
                 self._loop.call_soon_threadsafe(self.scanned.set)
         elif scope:
@@ -449,6 +449,14 @@ class Indexer:
         self.scan_seconds = time.monotonic() - started
         return found
 
+    def _see(self, visible: dict[str, Signature]) -> dict[str, Signature]:
+        """Take a full scan's snapshot of the visible files. While nothing changed the old
+        snapshot stays, the same object: what is cached on it (folded names, a scope's files,
+        the change notices' last look) stays valid across rescans."""
+        if visible != self.state.visible:
+            self.state.visible = visible
+        return self.state.visible
+
     def _sync_pass(self, scope: set[str] | None = None) -> list[FileReport]:
         """Index what changed (within `scope`, or anywhere); returns a report per file indexed.
 
@@ -459,8 +467,7 @@ class Indexer:
         started = time.monotonic()
         known = self.state.known
         if scope is None or not self.state.ready:
-            visible = self._scan()
-            self.state.visible = visible
+            visible = self._see(self._scan())
             if self._loop is not None and not self.scanned.is_set():
                 self._loop.call_soon_threadsafe(self.scanned.set)  # names are searchable now
             stale = [p for p in known if p not in visible]
