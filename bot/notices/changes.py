@@ -6,23 +6,28 @@ it, never edits it, whenever it sees the folder change: the watcher's reports, a
 with the one before gives what appeared, changed and went; a move is a file going and the same
 file (same size and time) appearing elsewhere, which `digest` pairs.
 
-The first snapshot after start (once the first scan has ended) is only the starting point:
-the first index build is not news. A snapshot that is suddenly empty stands for a folder gone
-(an unmounted disk, a replaced folder) rather than every document deleted: it is not reported,
-and what comes back is compared with what was there before.
+The starting point, once the index's first scan has ended, is the folder as the bot last saw
+it: the notices' store keeps the files as the changes it recorded leave them, so what was
+copied in, edited, moved or deleted while no bot ran is told after the next start. That store,
+not the search index, holds it: the index is each machine's own (several workers would each
+tell a change from their own stale copy), it is rebuilt from nothing after an upgrade or a
+damaged file, and it follows the folder whether or not its changes were recorded. Only when
+the store remembers no folder (a first start) is the folder as first scanned the starting
+point: the first index build is not news. A snapshot that is suddenly empty stands for a folder
+gone (an unmounted disk, a replaced folder) rather than every document deleted: it is not
+reported, and what comes back is compared with what was there before.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
-from bot.storage.notices import Change
+from bot.storage.notices import Change, Snapshot
 
 log = logging.getLogger(__name__)
 
-Snapshot = Mapping[str, tuple[int, int]]
-"""Visible files by path: (size, modification time in ns)."""
+__all__ = ["FolderChanges", "Snapshot", "changes_between"]
 
 
 class FolderChanges:
@@ -34,8 +39,29 @@ class FolderChanges:
         self._scanned = scanned
         self._last: Snapshot | None = None
 
+    @property
+    def scanned(self) -> bool:
+        """Whether the index's first scan has ended: before, its snapshot is not the folder."""
+        return self._scanned()
+
+    @property
+    def started(self) -> bool:
+        """Whether the starting point is taken."""
+        return self._last is not None
+
+    def now(self) -> Snapshot:
+        """The index's newest snapshot of the folder."""
+        return self._snapshot()
+
+    def start(self, remembered: Snapshot) -> None:
+        """Take `remembered`, the folder as the bot last saw it, as the starting point; nothing
+        when one is taken already."""
+        if self._last is None:
+            self._last = remembered
+
     def look(self) -> list[Change]:
-        """The changes since the previous look, by path; none at the first look."""
+        """The changes since the previous look, by path; none at the first look when no
+        starting point was taken (that look is it)."""
         if not self._scanned():
             return []
         now = self._snapshot()

@@ -12,6 +12,11 @@ before the sending: a process that dies in between loses that one digest rather 
 it twice. A subscription whose new changes all lie outside its folder is moved past them
 without a message, so the changes read back always start near the newest.
 
+The first look, once the index's first scan has ended, starts from the folder the store
+remembers, so what changed while no bot ran is recorded then and told like any other change
+(once, as it is recorded once across workers); at a first start the folder as scanned is
+remembered instead, and nothing is told.
+
 The clock is passed in and `tick(now)` does one step, so tests move a clock and tick instead of
 waiting; the loop ticks every `LOOK_EVERY_S` (a look at an unchanged folder costs nothing) or
 when `wake` is called.
@@ -29,7 +34,7 @@ from bot.notices.audience import Audience
 from bot.notices.changes import FolderChanges
 from bot.notices.digest import Digest, digest, in_folder
 from bot.process.ticker import Ticker
-from bot.storage.notices import KEEP_S, NoticedChange, NoticeStore, Subscription
+from bot.storage.notices import KEEP_S, NoticedChange, NoticeStore, Snapshot, Subscription
 
 log = logging.getLogger(__name__)
 
@@ -101,12 +106,36 @@ class NoticeSchedule:
 
     async def observe(self) -> int:
         """Record what changed in the folder since the last look; how many changes were new."""
+        if not self._source.started and not await self._started():
+            return 0
         changes = await asyncio.to_thread(self._source.look)
         if not changes:
             return 0
         kept = await self._store.record(changes)
         log.debug("%d change(s) in the documents folder, %d new to the store", len(changes), kept)
         return kept
+
+    async def _started(self) -> bool:
+        """Take the folder's starting point once the index's first scan has ended: the folder
+        the store remembers, or at a first start the folder now, which the store remembers
+        first (so a store that fails is tried again at the next look). Whether it is taken."""
+        if not self._source.scanned:
+            return False
+        remembered = await self._store.remembered_folder()
+        if remembered is None:
+            remembered = await self._first_start()
+        self._source.start(remembered)
+        return True
+
+    async def _first_start(self) -> Snapshot:
+        """The store remembers no folder: remember it as it is now (the first build is not
+        news), or as another worker starting with this one remembered it first."""
+        now = await asyncio.to_thread(self._source.now)
+        if await self._store.remember_folder(now):
+            log.info("change notices start from the documents folder as it is now")
+            return now
+        theirs = await self._store.remembered_folder()
+        return now if theirs is None else theirs
 
     async def tick(self, now: float) -> int:
         """Record the folder's changes, then send every digest due by `now` that no process
@@ -142,7 +171,8 @@ class NoticeSchedule:
         return int(await self._send(subscription, told))
 
     async def start(self) -> None:
-        """Take the folder's starting point, then tick in the background until `stop`."""
+        """Tick now (taking the folder's starting point, recording what changed while no bot
+        ran), then in the background until `stop`."""
         await self._ticker.start()
 
     def wake(self) -> None:

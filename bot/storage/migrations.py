@@ -346,6 +346,22 @@ _NOTICES = (
     "CREATE INDEX notice_changes_by_time ON notice_changes (noticed_at)",
 )
 
+_NOTICE_FILES = (
+    """
+    CREATE TABLE notice_files (
+        path TEXT PRIMARY KEY,
+        size BIGINT NOT NULL,
+        mtime_ns BIGINT NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE notice_files_remembered (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        remembered_at DOUBLE PRECISION NOT NULL
+    )
+    """,
+)
+
 _EXPERTS = (
     """
     CREATE TABLE expert_requests (
@@ -430,6 +446,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(15, "tokens spent on the model, budget warnings sent", _USAGE),
     Migration(16, "change notices: subscriptions and the changes waiting for them", _NOTICES),
     Migration(17, "forum topics' scopes set with /scope", _TOPIC_SCOPES),
+    Migration(18, "change notices: the documents folder as they last saw it", _NOTICE_FILES),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

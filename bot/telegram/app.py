@@ -278,7 +278,8 @@ async def _stop_digest(gaps_digest: GapsDigest) -> None:
 
 
 async def _start_notices(bot: Bot, change_notices: ChangeNotices) -> None:
-    """Record the documents folder's changes and send their digests, from now on."""
+    """Record the documents folder's changes, first those made while no bot ran, and send
+    their digests."""
     await change_notices.start(bot)
 
 

@@ -1,11 +1,12 @@
 """Change notices: a chat subscribes to a folder and hears, once its folder has been quiet, of
-the documents that appeared, changed, moved or went there; never of one outside what it may
-see when the notice is sent, once across workers and restarts."""
+the documents that appeared, changed, moved or went there, also while no bot ran; never of one
+outside what it may see when the notice is sent, once across workers and restarts."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from tests.bot.test_documents import _confirm
 from tests.fakes.accounts import ADMIN_ID, USER_ID
 from tests.fakes.clock import FakeClock
 from tests.fakes.harness import Harness
+from tools import INDEX_FILE, Toolbox
+from tools.config import ToolSettings
 
 GROUP_ID = -100_777
 QUIET = 300.0
@@ -72,6 +75,13 @@ async def quiet_period(harness: Harness, clock: FakeClock) -> None:
     await tick(harness, clock)
     clock.advance(QUIET)
     await tick(harness, clock)
+
+
+def move_everything(source: Path, target: Path) -> None:
+    """Move what `source` holds into `target`, as an unmounted disk or its return does."""
+    target.mkdir(exist_ok=True)
+    for entry in list(source.iterdir()):
+        entry.rename(target / entry.name)
 
 
 def scopes_file(tmp_path: Path, text: str) -> Path:
@@ -333,7 +343,6 @@ class TestAcrossWorkersAndRestarts:
             other = await PostgresDatabase.open(postgres_url)
             try:
                 source = FolderChanges(lambda: toolbox.visible_files(None), lambda: True)
-                source.look()
                 second = ChangeNotices(
                     source,
                     PostgresNotices(other, clock=clock),
@@ -354,3 +363,128 @@ class TestAcrossWorkersAndRestarts:
             assert digests_to(harness, USER_ID) == [f"🔔 Новое в <b>hr/</b>: {POLICY}"]
             store: NoticeStore = harness.dp["notice_store"]
             assert [c.change.path for c in await store.since(0)] == [f"hr/{POLICY}"]
+
+
+class TestWhileNoBotRan:
+    async def test_a_file_copied_in_while_stopped_is_told_once_after_start(
+        self, make_dispatcher: Any, sandbox_dir: Path
+    ) -> None:
+        clock = FakeClock()
+        async with make_dispatcher(tuning=tuning(clock)) as harness:
+            await command(harness, "/subscribe hr")
+        drop(sandbox_dir, f"hr/{POLICY}")
+        async with make_dispatcher(tuning=tuning(clock)) as restarted:
+            await tick(restarted, clock)
+            assert digests_to(restarted, USER_ID) == []
+            clock.advance(QUIET)
+            await tick(restarted, clock)
+            assert digests_to(restarted, USER_ID) == [f"🔔 Новое в <b>hr/</b>: {POLICY}"]
+            clock.advance(QUIET)
+            await tick(restarted, clock)
+            assert len(digests_to(restarted, USER_ID)) == 1
+        async with make_dispatcher(tuning=tuning(clock)) as unchanged:
+            await quiet_period(unchanged, clock)
+            assert digests_to(unchanged, USER_ID) == []
+
+    async def test_edits_moves_and_deletions_while_stopped_are_told(
+        self, make_dispatcher: Any, sandbox_dir: Path
+    ) -> None:
+        clock = FakeClock()
+        async with make_dispatcher(tuning=tuning(clock)) as harness:
+            await command(harness, "/subscribe", user_id=ADMIN_ID)
+        drop(sandbox_dir, "hr/отпуск.md", "# Правила отпусков\n\nТеперь 31 день.\n")
+        (sandbox_dir / "документы" / "рецепт_шарлотки.txt").unlink()
+        (sandbox_dir / "документы" / "архив").mkdir()
+        (sandbox_dir / "документы" / "договор_аренды.md").rename(
+            sandbox_dir / "документы" / "архив" / "договор_аренды.md"
+        )
+        async with make_dispatcher(tuning=tuning(clock)) as restarted:
+            await quiet_period(restarted, clock)
+            assert digests_to(restarted, ADMIN_ID) == [
+                "🔔 Изменения в документах:\n"
+                "\nПеремещено (1):\n• документы/договор_аренды.md → "
+                "документы/архив/договор_аренды.md\n"
+                "\nИзменено (1):\n• hr/отпуск.md\n"
+                "\nУдалено (1):\n• документы/рецепт_шарлотки.txt"
+            ]
+
+    async def test_a_first_start_tells_nothing(
+        self, make_dispatcher: Any, postgres_url: str
+    ) -> None:
+        clock = FakeClock()
+        async with make_dispatcher(tuning=tuning(clock), database_url=postgres_url) as harness:
+            await command(harness, "/subscribe", user_id=ADMIN_ID)
+            await quiet_period(harness, clock)
+            assert digests_to(harness, ADMIN_ID) == []
+            store: NoticeStore = harness.dp["notice_store"]
+            assert await store.since(0) == []
+
+    async def test_an_index_rebuilt_from_nothing_tells_only_what_changed(
+        self, make_dispatcher: Any, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        clock = FakeClock()
+        async with make_dispatcher(tuning=tuning(clock)) as harness:
+            await command(harness, "/subscribe hr")
+        for index in (tmp_path / "data").glob(f"{INDEX_FILE.split('.')[0]}*"):
+            shutil.rmtree(index) if index.is_dir() else index.unlink()
+        drop(sandbox_dir, f"hr/{POLICY}")
+        async with make_dispatcher(tuning=tuning(clock)) as rebuilt:
+            await quiet_period(rebuilt, clock)
+            assert digests_to(rebuilt, USER_ID) == [f"🔔 Новое в <b>hr/</b>: {POLICY}"]
+
+    async def test_a_folder_empty_at_start_is_not_everything_removed(
+        self, make_dispatcher: Any, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        clock = FakeClock()
+        async with make_dispatcher(tuning=tuning(clock)) as harness:
+            await command(harness, "/subscribe hr")
+        unmounted = tmp_path / "unmounted"
+        move_everything(sandbox_dir, unmounted)
+        async with make_dispatcher(tuning=tuning(clock)) as restarted:
+            await quiet_period(restarted, clock)
+            assert digests_to(restarted, USER_ID) == []
+            move_everything(unmounted, sandbox_dir)
+            drop(sandbox_dir, f"hr/{POLICY}")
+            await quiet_period(restarted, clock)
+            assert digests_to(restarted, USER_ID) == [f"🔔 Новое в <b>hr/</b>: {POLICY}"]
+
+    async def test_two_workers_starting_after_a_change_tell_it_once(
+        self, make_dispatcher: Any, sandbox_dir: Path, tmp_path: Path, postgres_url: str
+    ) -> None:
+        clock = FakeClock()
+        async with make_dispatcher(tuning=tuning(clock), database_url=postgres_url) as harness:
+            await command(harness, "/subscribe hr")
+        drop(sandbox_dir, f"hr/{POLICY}")
+        other_machine = Toolbox(
+            ToolSettings(sandbox_dir=sandbox_dir, data_dir=tmp_path / "other machine")
+        )
+        await other_machine.start()
+        other = await PostgresDatabase.open(postgres_url)
+        try:
+            await asyncio.wait_for(other_machine.wait_ready(), 30)
+            async with make_dispatcher(
+                tuning=tuning(clock), database_url=postgres_url
+            ) as restarted:
+                second = ChangeNotices(
+                    FolderChanges(
+                        lambda: other_machine.visible_files(None),
+                        other_machine.indexer.scanned.is_set,
+                    ),
+                    PostgresNotices(other, clock=clock),
+                    Audience(
+                        restarted.dp["access"], restarted.dp["scopes"], other_machine.sandbox
+                    ),
+                    quiet_s=QUIET,
+                    clock=clock,
+                )
+                first: ChangeNotices = restarted.dp["change_notices"]
+                workers = (first.schedule(restarted.bot), second.schedule(restarted.bot))
+                await asyncio.gather(*(w.tick(clock()) for w in workers))
+                clock.advance(QUIET)
+                await asyncio.gather(*(w.tick(clock()) for w in workers))
+                assert digests_to(restarted, USER_ID) == [f"🔔 Новое в <b>hr/</b>: {POLICY}"]
+                store: NoticeStore = restarted.dp["notice_store"]
+                assert [c.change.path for c in await store.since(0)] == [f"hr/{POLICY}"]
+        finally:
+            await other.close()
+            await other_machine.close()

@@ -86,6 +86,25 @@ class TestFolderChanges:
         snapshots.append({"a": (1, 1), "c": (1, 1)})
         assert source.look() == [Change("b", "removed", 1, 1), Change("c", "added", 1, 1)]
 
+    def test_a_remembered_starting_point_tells_what_changed_since(self) -> None:
+        source = FolderChanges(lambda: {"a": (2, 2), "c": (1, 1)}, lambda: True)
+        source.start({"a": (1, 1), "b": (1, 1)})
+        source.start({})
+        assert source.look() == [
+            Change("a", "changed", 2, 2),
+            Change("b", "removed", 1, 1),
+            Change("c", "added", 1, 1),
+        ]
+        assert source.look() == []
+
+    def test_a_folder_empty_at_start_is_compared_with_the_remembered_one(self) -> None:
+        snapshots: list[Snapshot] = [{}]
+        source = FolderChanges(lambda: snapshots[-1], lambda: True)
+        source.start({"a": (1, 1)})
+        assert source.look() == []
+        snapshots.append({"a": (1, 1), "b": (1, 1)})
+        assert source.look() == [Change("b", "added", 1, 1)]
+
     def test_changes_between_two_snapshots(self) -> None:
         assert changes_between({"a": (1, 1)}, {"a": (1, 1)}) == []
 

@@ -1,4 +1,5 @@
-"""The notices' background loop: a store that fails is logged once, not at every look."""
+"""The notices' loop: it starts from the folder the store remembers (at a first start, from
+the folder as it is), and a store that fails is logged once, not at every look."""
 
 from __future__ import annotations
 
@@ -10,8 +11,44 @@ import pytest
 
 from bot.notices.changes import FolderChanges
 from bot.notices.schedule import NoticeSchedule
+from bot.storage.notices import Change, Snapshot
 from bot.storage.notices.sqlite import SqliteNotices
 from tests.fakes.clock import FakeClock
+
+
+def schedule_over(folder: list[Snapshot], store: SqliteNotices) -> NoticeSchedule:
+    """A bot's schedule over the folder's newest snapshot (`folder[-1]`), scanned already."""
+
+    async def send(*_: Any) -> bool:
+        raise AssertionError
+
+    return NoticeSchedule(
+        FolderChanges(lambda: folder[-1], lambda: True),
+        store,
+        audience=None,  # type: ignore[arg-type]
+        send=send,
+        quiet_s=300.0,
+    )
+
+
+async def test_a_restart_records_what_changed_while_no_bot_ran(tmp_path: Path) -> None:
+    store = SqliteNotices(tmp_path / "notices.sqlite3")
+    try:
+        folder: list[Snapshot] = [{"a.txt": (1, 1), "b.txt": (1, 1)}]
+        assert await schedule_over(folder, store).observe() == 0
+        assert await store.since(0) == []
+        folder.append({"a.txt": (2, 2), "c.txt": (1, 1)})
+        restarted = schedule_over(folder, store)
+        assert await restarted.observe() == 3
+        assert await restarted.observe() == 0
+        assert [c.change for c in await store.since(0)] == [
+            Change("a.txt", "changed", 2, 2),
+            Change("b.txt", "removed", 1, 1),
+            Change("c.txt", "added", 1, 1),
+        ]
+        assert await schedule_over(folder, store).observe() == 0
+    finally:
+        await store.close()
 
 
 async def test_a_failing_store_is_logged_once_while_it_fails(

@@ -1,5 +1,6 @@
 """Change notices' store on both backends: subscriptions start at the next change, a change
-seen twice is kept once, a digest is claimed once, and /forget deletes a person's own."""
+seen twice is kept once, a digest is claimed once, /forget deletes a person's own, and the
+folder is remembered once and follows the changes recorded."""
 
 from __future__ import annotations
 
@@ -136,6 +137,40 @@ class TestNoticeStore:
         await notices.record([added("new.txt")])
         assert await notices.delete_older(clock() - 50) == 1
         assert [c.change.path for c in await notices.since(0)] == ["new.txt"]
+
+
+class TestRememberedFolder:
+    async def test_none_until_remembered_then_it_follows_the_recorded_changes(
+        self, notices: NoticeStore
+    ) -> None:
+        assert await notices.remembered_folder() is None
+        assert await notices.remember_folder({"a.txt": (10, 1_000), "b.txt": (5, 7)})
+        await notices.record(
+            [
+                Change("a.txt", "changed", 12, 2_000),
+                Change("b.txt", "removed", 5, 7),
+                added("hr/c.txt"),
+            ]
+        )
+        assert await notices.remembered_folder() == {
+            "a.txt": (12, 2_000),
+            "hr/c.txt": (10, 1_000),
+        }
+
+    async def test_an_empty_folder_is_remembered_as_empty(self, notices: NoticeStore) -> None:
+        assert await notices.remember_folder({})
+        assert await notices.remembered_folder() == {}
+
+    async def test_workers_starting_together_remember_it_once(self, notices: NoticeStore) -> None:
+        won = await asyncio.gather(
+            notices.remember_folder({"a.txt": (1, 1)}),
+            notices.remember_folder({"b.txt": (2, 2)}),
+        )
+        assert sorted(won) == [False, True]
+        kept = {"a.txt": (1, 1)} if won[0] else {"b.txt": (2, 2)}
+        assert await notices.remembered_folder() == kept
+        assert not await notices.remember_folder({})
+        assert await notices.remembered_folder() == kept
 
 
 def test_the_file_is_among_the_bot_databases(tmp_path: Path) -> None:

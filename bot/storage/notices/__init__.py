@@ -7,6 +7,10 @@ them: a path, whether it appeared, changed or went, its size and time (so the sa
 by several workers is kept once, and a move is recognised as one file going and the same file
 appearing), and when it was noticed. They are kept for `KEEP_S` and read back oldest first.
 
+The store also remembers the folder: its files as the recorded changes leave it, each change
+applied in the same transaction that keeps it. A bot starting compares the folder with that, so
+what changed while no bot ran is told; the folder is remembered whole once, at the first start.
+
 `claim` moves one subscription's `sent_through` forward only if it still holds what the caller
 read: one conditional write, so of several workers (or a process before and after a restart)
 exactly one sends each digest. A private subscription belongs to its user (`/forget` deletes
@@ -16,7 +20,7 @@ DATA_DIR, `PostgresNotices` (postgres.py) in the shared database.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -26,6 +30,9 @@ Kind = Literal["added", "changed", "removed"]
 KEEP_S = 7 * 24 * 3600.0
 """How long a change is kept: digests go out within minutes, so this only bounds the table
 when a bot stays down."""
+
+Snapshot = Mapping[str, tuple[int, int]]
+"""Visible files by path: (size, modification time in ns)."""
 
 MAX_READ = 5000
 """Changes read back at most in one look (the oldest), however many a big copy made."""
@@ -95,8 +102,16 @@ class NoticeStore(Protocol):
         """Every subscription, by chat, topic and folder."""
 
     async def record(self, changes: Sequence[Change]) -> int:
-        """Keep changes, stamped now, in order; a change whose path's latest kept change says
-        the same already (another worker saw it) is left out. How many were kept."""
+        """Keep changes, stamped now, in order, and apply them to the remembered folder; a
+        change whose path's latest kept change says the same already (another worker saw it)
+        is left out. How many were kept."""
+
+    async def remembered_folder(self) -> Snapshot | None:
+        """The folder as the recorded changes leave it; None when none was remembered yet."""
+
+    async def remember_folder(self, files: Snapshot) -> bool:
+        """Remember the folder as `files` when none is remembered yet (a first start); False
+        when one was (another worker's stands)."""
 
     async def since(self, after: int) -> list[NoticedChange]:
         """Changes with an id above `after`, oldest first; at most `MAX_READ`."""

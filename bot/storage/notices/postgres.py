@@ -1,11 +1,13 @@
 """`NoticeStore` in PostgreSQL, for several workers sharing DATABASE_URL: one list for all.
 
-The tables (`notice_subscriptions`, `notice_changes`) come with the schema's migrations. Every
-worker watches the same documents folder, so each sees the same change: `record` takes a
-transaction-level advisory lock, so the workers recording at once take turns and the second
-finds the change kept already. A digest's claim is one conditional update: when two workers
-claim the same digest, PostgreSQL makes the second wait for the first and then finds
-`sent_through` moved, so exactly one of them sends it.
+The tables (`notice_subscriptions`, `notice_changes`, the remembered folder's `notice_files`
+and `notice_files_remembered`) come with the schema's migrations. Every worker watches the same
+documents folder, so each sees the same change: `record` takes a transaction-level advisory
+lock, so the workers recording at once take turns and the second finds the change kept already.
+The folder is remembered once for all workers, behind the same lock, so workers starting after
+a change made while none ran each find it, and the first to record it keeps it. A digest's
+claim is one conditional update: when two workers claim the same digest, PostgreSQL makes the
+second wait for the first and then finds `sent_through` moved, so exactly one of them sends it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bot.storage.keys import advisory_key
-from bot.storage.notices import MAX_READ, Change, NoticedChange, Subscription
+from bot.storage.notices import MAX_READ, Change, NoticedChange, Snapshot, Subscription
 
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase
@@ -117,8 +119,38 @@ class PostgresNotices:
                     change.mtime_ns,
                     now,
                 )
+                await _apply(connection, change)
                 kept += 1
         return kept
+
+    async def remembered_folder(self) -> Snapshot | None:
+        """The folder as the recorded changes leave it; None before it was remembered."""
+        async with self._pool.acquire() as connection, connection.transaction():
+            await connection.execute("SELECT pg_advisory_xact_lock($1)", _RECORDING)
+            if await connection.fetchval("SELECT count(*) FROM notice_files_remembered") == 0:
+                return None
+            rows = await connection.fetch("SELECT path, size, mtime_ns FROM notice_files")
+        return {str(row["path"]): (int(row["size"]), int(row["mtime_ns"])) for row in rows}
+
+    async def remember_folder(self, files: Snapshot) -> bool:
+        """Remember the folder as `files`, unless one is remembered already."""
+        now = self._clock()
+        async with self._pool.acquire() as connection, connection.transaction():
+            await connection.execute("SELECT pg_advisory_xact_lock($1)", _RECORDING)
+            status = await connection.execute(
+                "INSERT INTO notice_files_remembered (id, remembered_at) VALUES (1, $1) "
+                "ON CONFLICT (id) DO NOTHING",
+                now,
+            )
+            if status.split()[-1] != "1":
+                return False
+            await connection.execute("DELETE FROM notice_files")
+            await connection.copy_records_to_table(
+                "notice_files",
+                records=[(path, size, mtime_ns) for path, (size, mtime_ns) in files.items()],
+                columns=("path", "size", "mtime_ns"),
+            )
+        return True
 
     async def since(self, after: int) -> list[NoticedChange]:
         """Changes with an id above `after`, oldest first; at most `MAX_READ`."""
@@ -166,6 +198,20 @@ class PostgresNotices:
 
     async def close(self) -> None:
         """Nothing of its own: the database's pool is closed by whoever opened it."""
+
+
+async def _apply(connection: Any, change: Change) -> None:
+    """Bring the remembered folder up to `change`."""
+    if change.kind == "removed":
+        await connection.execute("DELETE FROM notice_files WHERE path = $1", change.path)
+    else:
+        await connection.execute(
+            "INSERT INTO notice_files (path, size, mtime_ns) VALUES ($1, $2, $3) "
+            "ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns",
+            change.path,
+            change.size,
+            change.mtime_ns,
+        )
 
 
 def _subscription(row: Any) -> Subscription:

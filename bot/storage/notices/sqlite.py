@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bot.storage.notices import MAX_READ, Change, NoticedChange, Subscription
+from bot.storage.notices import MAX_READ, Change, NoticedChange, Snapshot, Subscription
 from bot.storage.sqlite_thread import SqliteThread, transaction
 
 _SCHEMA = """
@@ -33,6 +33,15 @@ CREATE TABLE IF NOT EXISTS notice_changes (
 );
 CREATE INDEX IF NOT EXISTS notice_changes_by_path ON notice_changes (path, id);
 CREATE INDEX IF NOT EXISTS notice_changes_by_time ON notice_changes (noticed_at);
+CREATE TABLE IF NOT EXISTS notice_files (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS notice_files_remembered (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    remembered_at REAL NOT NULL
+);
 """
 
 _SUBSCRIPTION = "chat_id, thread_id, folder, user_id, language, sent_through"
@@ -105,6 +114,15 @@ class SqliteNotices:
         """Keep the changes not kept already, stamped now; how many."""
         now = self._clock()
         return await self._db.run(lambda db: _record(db, changes, now))
+
+    async def remembered_folder(self) -> Snapshot | None:
+        """The folder as the recorded changes leave it; None before it was remembered."""
+        return await self._db.run(_remembered_folder)
+
+    async def remember_folder(self, files: Snapshot) -> bool:
+        """Remember the folder as `files`, unless one is remembered already."""
+        now = self._clock()
+        return await self._db.run(lambda db: _remember_folder(db, files, now))
 
     async def since(self, after: int) -> list[NoticedChange]:
         """Changes with an id above `after`, oldest first; at most `MAX_READ`."""
@@ -204,5 +222,43 @@ def _record(db: sqlite3.Connection, changes: Sequence[Change], now: float) -> in
                 "VALUES (?, ?, ?, ?, ?)",
                 (change.path, change.kind, change.size, change.mtime_ns, now),
             )
+            _apply(db, change)
             kept += 1
     return kept
+
+
+def _apply(db: sqlite3.Connection, change: Change) -> None:
+    """Bring the remembered folder up to `change`."""
+    if change.kind == "removed":
+        db.execute("DELETE FROM notice_files WHERE path = ?", (change.path,))
+    else:
+        db.execute(
+            "INSERT INTO notice_files (path, size, mtime_ns) VALUES (?, ?, ?) "
+            "ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns",
+            (change.path, change.size, change.mtime_ns),
+        )
+
+
+def _remembered_folder(db: sqlite3.Connection) -> Snapshot | None:
+    with transaction(db):
+        if db.execute("SELECT 1 FROM notice_files_remembered").fetchone() is None:
+            return None
+        rows = db.execute("SELECT path, size, mtime_ns FROM notice_files").fetchall()
+    return {str(path): (int(size), int(mtime_ns)) for path, size, mtime_ns in rows}
+
+
+def _remember_folder(db: sqlite3.Connection, files: Snapshot, now: float) -> bool:
+    with transaction(db):
+        taken = db.execute(
+            "INSERT INTO notice_files_remembered (id, remembered_at) VALUES (1, ?) "
+            "ON CONFLICT (id) DO NOTHING",
+            (now,),
+        ).rowcount
+        if not taken:
+            return False
+        db.execute("DELETE FROM notice_files")
+        db.executemany(
+            "INSERT INTO notice_files (path, size, mtime_ns) VALUES (?, ?, ?)",
+            ((path, size, mtime_ns) for path, (size, mtime_ns) in files.items()),
+        )
+        return True
