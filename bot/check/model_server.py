@@ -114,6 +114,7 @@ async def check_model_server(
             "model_max_retries": 0,
         }
     )
+    # A FallbackModel is asked on exactly its server with exactly its key: MODEL is one here.
     client = build_client(quick, FallbackModel(target.model, target.base_url, target.key))
     url = str(client.base_url)
     try:
