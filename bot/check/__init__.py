@@ -2,9 +2,9 @@
 `run` applies; this tries the real things, one line each, and exits 0 only when all pass.
 
 One module a line: `run` (the lines in order, and the exit code), `outcome` (one line: what
-was checked, passed or not, why), `model_server` (the key and MODEL), `embeddings` (the
-embeddings server and EMBEDDING_MODEL, when set), `database` (the shared
-database and its schema), `documents` (what SANDBOX_DIR holds and what cannot be read),
+was checked, passed or not, why), `model_server` (MODEL and each fallback model, on its server
+with its key), `embeddings` (the embeddings server and EMBEDDING_MODEL, when set), `database`
+(the shared database and its schema), `documents` (what SANDBOX_DIR holds and what cannot be read),
 `data_folder` (DATA_DIR writable, room left), `scopes` (SCOPES_FILE against the folder).
 
 Nothing here imports aiogram: the Telegram check lives in the Telegram wing and is opened by

@@ -8,13 +8,19 @@ from __future__ import annotations
 import asyncio
 import importlib
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 from bot.check.data_folder import check_data_folder
 from bot.check.database import check_database
 from bot.check.documents import check_documents
 from bot.check.embeddings import check_embeddings
-from bot.check.model_server import SUBJECT as MODEL_SUBJECT
-from bot.check.model_server import check_model_server
+from bot.check.model_server import (
+    Listings,
+    ModelTarget,
+    check_model_server,
+    fallback_targets,
+    main_target,
+)
 from bot.check.outcome import Outcome, failed, passed, shown, skipped
 from bot.check.scopes import check_scopes
 from bot.settings.model import Settings
@@ -28,12 +34,18 @@ OFFLINE = "skipped (--offline)"
 async def serve(settings: Settings, *, offline: bool = False) -> int:
     """Run every check, print a line for each; 0 when none failed, 1 otherwise.
 
-    `offline` skips the checks that need the network (Telegram and the model server).
+    `offline` skips the checks that need the network (Telegram and the model servers).
     """
+    listings = Listings()
     checks: list[Callable[[], Awaitable[Outcome]]] = [
         lambda: _settings(settings),
         lambda: _telegram(settings, offline=offline),
-        lambda: _model_server(settings, offline=offline),
+    ]
+    for target in (main_target(settings), *fallback_targets(settings)):
+        checks.append(partial(_model_server, settings, target, listings, offline=offline))
+    if settings.embedding_model:
+        checks.append(lambda: check_embeddings(settings, offline=offline))
+    checks += [
         lambda: asyncio.to_thread(
             check_documents,
             settings.sandbox_dir,
@@ -43,8 +55,6 @@ async def serve(settings: Settings, *, offline: bool = False) -> int:
         lambda: asyncio.to_thread(check_data_folder, settings.data_dir),
         lambda: check_database(settings, offline=offline),
     ]
-    if settings.embedding_model:
-        checks.insert(3, lambda: check_embeddings(settings, offline=offline))
     if settings.scope_rules.configured:
         checks.append(lambda: asyncio.to_thread(check_scopes, settings))
     any_failed = False
@@ -78,7 +88,9 @@ async def _telegram(settings: Settings, *, offline: bool) -> Outcome:
     return Outcome(TELEGRAM_SUBJECT, bool(ok), str(text))
 
 
-async def _model_server(settings: Settings, *, offline: bool) -> Outcome:
+async def _model_server(
+    settings: Settings, target: ModelTarget, listings: Listings, *, offline: bool
+) -> Outcome:
     if offline:
-        return skipped(MODEL_SUBJECT, OFFLINE)
-    return await check_model_server(settings)
+        return skipped(target.subject, OFFLINE)
+    return await check_model_server(settings, target, listings=listings)

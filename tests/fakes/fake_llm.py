@@ -183,6 +183,11 @@ class FakeLLM:
         self.models: list[str] | None = ["gpt-4.1-mini", "fake-model"]
         """What GET /v1/models lists; None answers 404, as servers without a list do."""
         self.model_listings = 0
+        self.listing_headers: list[dict[str, str]] = []
+        """The headers of each GET /v1/models, to see which key asked for the list."""
+        self.keys: set[str] | None = None
+        """The keys the server takes; None takes any. Any other key is answered 401 with the
+        key echoed in the message, as OpenAI does, on the list of models and on completions."""
         self.speech = Transcriptions()
         """What /v1/audio/transcriptions answers, and the audio it received."""
         self._queue: deque[Reply] = deque()
@@ -296,6 +301,9 @@ class FakeLLM:
             self.request_headers.append(dict(request.headers))
             self.peers.append(request.transport and request.transport.get_extra_info("peername"))
             self._arrived.notify_all()
+        refused = self._refused_key(request)
+        if refused is not None:
+            return refused
         if body.get("stream") is True and self.streaming.refuse:
             return self._render(error_reply(400, _NO_STREAMING), body)  # the script waits
         reply = await self.responder(body) if self.responder is not None else None
@@ -324,8 +332,23 @@ class FakeLLM:
             payload["usage"] = _rough_usage(request, payload)
         return payload
 
-    async def _list_models(self, _: web.Request) -> web.Response:
+    def _refused_key(self, request: web.Request) -> web.Response | None:
+        """A 401 when `keys` is set and the request's bearer key is not among them."""
+        if self.keys is None:
+            return None
+        key = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        if key in self.keys:
+            return None
+        message = f"Incorrect API key provided: {key}"
+        error = {"message": message, "type": "invalid_request_error", "code": "invalid_api_key"}
+        return web.json_response({"error": error}, status=401)
+
+    async def _list_models(self, request: web.Request) -> web.Response:
         self.model_listings += 1
+        self.listing_headers.append(dict(request.headers))
+        refused = self._refused_key(request)
+        if refused is not None:
+            return refused
         if self.models is None:
             body = {"error": {"message": "fake: no list of models", "type": "not_found"}}
             return web.json_response(body, status=404)
