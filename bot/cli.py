@@ -63,13 +63,14 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     commands.add_parser("chat", help="ask questions in the terminal, without Telegram")
     check = commands.add_parser(
         "check",
-        help="apply every settings rule of `run`, then try Telegram (getMe), the model server, "
-        "the documents and DATA_DIR, one line each; exit 0 only when all pass",
+        help="apply every settings rule of `run`, then try Telegram (getMe), the model server "
+        "and each fallback model, the documents and DATA_DIR, one line each; exit 0 only when "
+        "all pass",
     )
     check.add_argument(
         "--offline",
         action="store_true",
-        help="skip the checks that need the network (Telegram and the model server)",
+        help="skip the checks that need the network (Telegram and the model servers)",
     )
     _add_eval(commands)
     commands.add_parser(

@@ -132,7 +132,9 @@ class NoticeSchedule:
         news), or as another worker starting with this one remembered it first."""
         now = await asyncio.to_thread(self._source.now)
         if await self._store.remember_folder(now):
-            log.info("change notices start from the documents folder as it is now")
+            log.info(
+                "change notices start from the folder as it is now (no earlier look is remembered)"
+            )
             return now
         theirs = await self._store.remembered_folder()
         return now if theirs is None else theirs
