@@ -26,12 +26,15 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.storage.access import Person
 from bot.telegram.run import admin_app
+from bot.telegram.texts import texts_for
 from bot.telegram.texts.admin_app import ENGLISH_APP, RUSSIAN_APP
-from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, USER_ID
+from tests.bot.access_support import expect_requests, sent_to, tap, texts_to
+from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, STRANGER_ID, USER_ID
 from tests.fakes.harness import Harness
 from tests.fakes.init_data import signed_init_data
 
 APP_URL = "https://bot.example.com/admin"
+SECOND_ADMIN = 2003
 CHARLOTTE = "документы/рецепт_шарлотки.txt"
 LEASE = "документы/договор_аренды.md"
 
@@ -275,6 +278,132 @@ class TestPeople:
             assert ("grant", str(stranger)) in [
                 (e["action"], e["subject"]) for e in audit["entries"]
             ]
+
+
+async def _stranger_asks(app: App, *admins: int) -> dict[int, int]:
+    """A stranger who reads English writes to the bot; the ids of the admins' request copies."""
+    ids = expect_requests(app.harness, *admins)
+    message = app.harness.updates.message_json(
+        "let me in", user_id=STRANGER_ID, language_code="en"
+    )
+    message["from"]["username"] = "stranger"
+    await app.harness.feed(app.harness.updates.wrap("message", message))
+    return ids
+
+
+async def _tap(app: App, admin: int, message_id: int, action: str) -> None:
+    """`admin` presses `action` under their copy of the stranger's request in Telegram."""
+    (copy,) = sent_to(app.harness, admin)
+    await tap(app.harness, copy, message_id, f"access:{action}:{STRANGER_ID}", admin)
+
+
+def _let_in_notices(app: App) -> int:
+    return texts_to(app.harness, STRANGER_ID).count(texts_for("en").let_in)
+
+
+class TestWaitingRequests:
+    async def test_a_waiting_request_is_listed_and_let_in_as_its_button_would(
+        self, open_app: Any
+    ) -> None:
+        async with open_app(admin_ids=frozenset({ADMIN_ID, SECOND_ADMIN})) as app:
+            _, waiting = await app.get("requests")
+            assert waiting == {"requests": []}
+            ids = await _stranger_asks(app, ADMIN_ID, SECOND_ADMIN)
+            status, waiting = await app.get("requests", user_id=SECOND_ADMIN)
+            assert status == 200
+            (shown,) = waiting["requests"]
+            now = app.harness.dp["tuning"].wall_clock()
+            assert shown.pop("requested_at") == pytest.approx(now, abs=60)
+            assert shown == {
+                "id": STRANGER_ID,
+                "name": f"User{STRANGER_ID}",
+                "username": "stranger",
+                "lang": "en",
+            }
+
+            status, body = await app.post("requests", {"user_id": STRANGER_ID, "action": "allow"})
+            assert (status, body) == (200, {"result": "allowed"})
+            assert app.harness.dp["access"].may_use(STRANGER_ID)
+            assert _let_in_notices(app) == 1, "told once, in the language they read"
+            for admin in (ADMIN_ID, SECOND_ADMIN):
+                edits = app.harness.session.called("editMessageText")
+                (edit,) = [e for e in edits if e.chat_id == admin]
+                assert edit.message_id == ids[admin]
+                assert "(@stranger) (ID" in str(edit.text)
+                assert "was let in by Anna" in str(edit.text)
+                assert edit.reply_markup is None
+            assert (await app.get("requests"))[1] == {"requests": []}
+            _, audit = await app.get("audit")
+            assert ("grant", str(STRANGER_ID), "Anna", f"user, request, User{STRANGER_ID}") in [
+                (e["action"], e["subject"], e["actor"], e["detail"]) for e in audit["entries"]
+            ]
+
+            await _tap(app, SECOND_ADMIN, ids[SECOND_ADMIN], "ignore")
+            late = app.harness.session.called("answerCallbackQuery")[-1]
+            assert late.show_alert
+            assert late.text == texts_for("ru").request_settled_already.format(admin="Anna")
+            assert app.harness.dp["access"].may_use(STRANGER_ID)
+            assert _let_in_notices(app) == 1, "the late tap tells the person nothing again"
+
+            status, body = await app.post("requests", {"user_id": STRANGER_ID, "action": "allow"})
+            assert status == 409
+            assert body["decided_by"] == "Anna"
+
+    async def test_a_request_answered_in_telegram_is_refused_on_the_page(
+        self, open_app: Any
+    ) -> None:
+        async with open_app() as app:
+            ids = await _stranger_asks(app, ADMIN_ID)
+            await _tap(app, ADMIN_ID, ids[ADMIN_ID], "ignore")
+            assert (await app.get("requests"))[1] == {"requests": []}
+            status, body = await app.post("requests", {"user_id": STRANGER_ID, "action": "allow"})
+            assert status == 409
+            assert body == {
+                "error": texts_for("ru").request_settled_already.format(admin=f"User{ADMIN_ID}"),
+                "decision": "ignored",
+                "decided_by": f"User{ADMIN_ID}",
+            }
+            assert not app.harness.dp["access"].may_use(STRANGER_ID)
+            assert _let_in_notices(app) == 0
+
+    async def test_an_ignored_request_leaves_the_list_and_lets_nobody_in(
+        self, open_app: Any
+    ) -> None:
+        async with open_app() as app:
+            ids = await _stranger_asks(app, ADMIN_ID)
+            status, body = await app.post("requests", {"user_id": STRANGER_ID, "action": "ignore"})
+            assert (status, body) == (200, {"result": "ignored"})
+            (edit,) = app.harness.session.called("editMessageText")
+            assert (edit.chat_id, edit.message_id) == (ADMIN_ID, ids[ADMIN_ID])
+            assert (await app.get("requests"))[1] == {"requests": []}
+            assert not app.harness.dp["access"].may_use(STRANGER_ID)
+            assert _let_in_notices(app) == 0
+
+    async def test_only_admins_see_or_answer_and_a_bad_answer_is_explained(
+        self, open_app: Any
+    ) -> None:
+        async with open_app() as app:
+            await _stranger_asks(app, ADMIN_ID)
+            status, body = await app.get("requests", user_id=USER_ID)
+            assert (status, body) == (403, {"error": RUSSIAN_APP["error_admin"]})
+            body_in = {"user_id": STRANGER_ID, "action": "allow"}
+            status, body = await app.post("requests", body_in, user_id=USER_ID)
+            assert (status, body) == (403, {"error": RUSSIAN_APP["error_admin"]})
+            async with app.client.post("/admin/api/requests", json=body_in) as response:
+                assert response.status == 401
+            status, body = await app.post("requests", {"user_id": STRANGER_ID, "action": "x"})
+            assert (status, body) == (
+                400,
+                {"error": RUSSIAN_APP["error_bad_request"].format(detail="action")},
+            )
+            status, body = await app.post("requests", {"user_id": 4444, "action": "ignore"})
+            assert (status, body) == (
+                404,
+                {"error": RUSSIAN_APP["error_no_request"].format(id=4444)},
+            )
+            assert not app.harness.dp["access"].may_use(STRANGER_ID)
+            assert [r["id"] for r in (await app.get("requests"))[1]["requests"]] == [STRANGER_ID]
+            assert not app.harness.session.called("editMessageText")
 
 
 class TestScopesAndFeedback:
