@@ -455,15 +455,11 @@ def _browser_missing() -> str | None:
     return None
 
 
-def _open_in_chromium(url: str, trash: str) -> dict[str, Any]:
-    """Open the page headless, read the documents it lists, send `trash` to the trash through
-    its button and the confirmation dialog, and read the list again (blocking)."""
+def _chromium() -> Any:
+    """A headless Chromium driven by selenium (blocking); the caller quits it."""
     from selenium import webdriver  # noqa: PLC0415  (only where a browser is installed)
     from selenium.webdriver.chrome.options import Options  # noqa: PLC0415
     from selenium.webdriver.chrome.service import Service  # noqa: PLC0415
-    from selenium.webdriver.common.by import By  # noqa: PLC0415
-    from selenium.webdriver.support import expected_conditions  # noqa: PLC0415
-    from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
 
     options = Options()
     options.binary_location = str(shutil.which("chromium"))
@@ -479,7 +475,17 @@ def _open_in_chromium(url: str, trash: str) -> dict[str, Any]:
         "--disable-dev-shm-usage",
     ):
         options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(str(shutil.which("chromedriver"))), options=options)
+    return webdriver.Chrome(service=Service(str(shutil.which("chromedriver"))), options=options)
+
+
+def _open_in_chromium(url: str, trash: str) -> dict[str, Any]:
+    """Open the page headless, read the documents it lists, send `trash` to the trash through
+    its button and the confirmation dialog, and read the list again (blocking)."""
+    from selenium.webdriver.common.by import By  # noqa: PLC0415  (only where a browser is installed)
+    from selenium.webdriver.support import expected_conditions  # noqa: PLC0415
+    from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
+
+    driver = _chromium()
     try:
         wait = WebDriverWait(driver, 30)
         driver.get(url)
@@ -499,6 +505,32 @@ def _open_in_chromium(url: str, trash: str) -> dict[str, Any]:
             e.get_attribute("data-path") for e in driver.find_elements(By.CSS_SELECTOR, ".row")
         ]
         return {"title": title, "before": before, "after": after, "question": question}
+    finally:
+        driver.quit()
+
+
+def _let_in_from_chromium(url: str, user_id: int) -> dict[str, Any]:
+    """Open the page headless, go to the people tab, read the waiting request of `user_id` and
+    press its first button, "let in"; then read what the page says (blocking)."""
+    from selenium.webdriver.common.by import By  # noqa: PLC0415  (only where a browser is installed)
+    from selenium.webdriver.support import expected_conditions  # noqa: PLC0415
+    from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
+
+    driver = _chromium()
+    try:
+        wait = WebDriverWait(driver, 30)
+        driver.get(url)
+        tab = (By.CSS_SELECTOR, 'nav button[data-tab="users"]')
+        wait.until(expected_conditions.element_to_be_clickable(tab)).click()
+        waiting = (By.CSS_SELECTOR, f'.row[data-request="{user_id}"]')
+        row = wait.until(expected_conditions.presence_of_element_located(waiting))
+        shown = row.text
+        buttons = [b.text for b in row.find_elements(By.TAG_NAME, "button")]
+        row.find_elements(By.TAG_NAME, "button")[0].click()
+        wait.until(lambda d: d.find_element(By.ID, "message").text)
+        wait.until(lambda d: not d.find_elements(*waiting))
+        said = driver.find_element(By.ID, "message").text
+        return {"shown": shown, "buttons": buttons, "said": said}
     finally:
         driver.quit()
 
@@ -523,3 +555,19 @@ class TestInABrowser:
             assert not (sandbox_dir / CHARLOTTE).exists()
             _, audit = await app.get("audit")
             assert ("delete", CHARLOTTE) in [(e["action"], e["subject"]) for e in audit["entries"]]
+
+    async def test_the_people_tab_lets_a_waiting_person_in(self, open_app: Any) -> None:
+        missing = _browser_missing()
+        if missing is not None:
+            pytest.skip(f"no browser for the Mini App page: {missing}")
+        async with open_app() as app:
+            await _stranger_asks(app, ADMIN_ID)
+            init_data = app.auth().removeprefix("tma ")
+            url = str(app.client.make_url("/admin/")) + "#tgWebAppData=" + quote(init_data)
+            seen = await asyncio.to_thread(_let_in_from_chromium, url, STRANGER_ID)
+            assert f"User{STRANGER_ID} @stranger" in seen["shown"]
+            assert f"ID {STRANGER_ID}" in seen["shown"]
+            assert seen["buttons"] == [RUSSIAN_APP["waiting_allow"], RUSSIAN_APP["waiting_ignore"]]
+            assert seen["said"] == RUSSIAN_APP["waiting_allowed"].format(name=f"User{STRANGER_ID}")
+            assert app.harness.dp["access"].may_use(STRANGER_ID)
+            assert _let_in_notices(app) == 1
