@@ -19,6 +19,7 @@ from typing import Literal
 
 from bot.settings.model import Settings
 from bot.storage.access import (
+    AccessRequest,
     AccessStore,
     Grant,
     PairingOutcome,
@@ -156,6 +157,11 @@ class AccessPolicy:
     async def note_request_message(self, user_id: int, message: RequestMessage) -> None:
         """Remember an admin's message with the request's buttons."""
         await self._db.note_request_message(user_id, message)
+
+    async def pending_requests(self) -> list[AccessRequest]:
+        """The requests waiting for an admin's decision, newest first: an admin who dismissed
+        the request's message, or never got it, finds them here."""
+        return await self._db.pending_requests(self._clock())
 
     async def decide(self, user_id: int, *, allow: bool, by: Person, via: Via) -> Settled:
         """Let a person in (or ignore their request), settling their pending request if any.

@@ -5,12 +5,17 @@ A stranger who writes to the bot in a private chat asks the admins, at most once
 and "ignore" buttons in the language that admin last used. A button carries only the action and
 the id (`access:allow:123`), nothing secret, and a press is checked again by the handler: only
 admins decide. The first decision settles the request: every admin's copy is edited to say who
-decided, and a stranger who was let in is told so in their own language.
+decided, and a stranger who was let in is told so in their own language. An answer from the
+admins' page (`bot.telegram.admin_app`) takes the same way as a button's (`AccessRequests.answer`),
+so whichever comes second finds the request settled.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal
 
 from aiogram import Bot
@@ -28,6 +33,20 @@ log = logging.getLogger(__name__)
 Asked = Literal["sent", "pending", "nobody"]
 """What became of a stranger's message: a request went to the admins, one is waiting already,
 or there is no admin who could be asked."""
+
+
+DECISIONS: Mapping[str, bool] = MappingProxyType({"allow": True, "ignore": False})
+"""An answer's action, on a button or from the admins' page, and whether it lets the person in."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What an admin's answer to a request did."""
+
+    settled: Settled
+    earlier: AccessRequest | None
+    """The request as an earlier answer left it, when this one came too late and changed
+    nothing; None when this answer counted (or there was no request to answer)."""
 
 
 class AccessDecision(CallbackData, prefix="access"):
@@ -53,6 +72,11 @@ def _buttons(texts: Texts, user_id: int) -> InlineKeyboardMarkup:
             ]
         ]
     )
+
+
+def settled_already(texts: Texts, request: AccessRequest) -> str:
+    """What an admin whose answer came too late is told (plain text): who answered first."""
+    return texts.request_settled_already.format(admin=request.decided_by_name)
 
 
 def decision_text(texts: Texts, request: AccessRequest) -> str:
@@ -90,13 +114,23 @@ class AccessRequests:
         log.info("access request of user %d sent to %d admin(s)", user.id, sent)
         return "sent"
 
-    async def settle(self, bot: Bot, user_id: int, *, allow: bool, by: User, via: Via) -> Settled:
+    async def answer(self, bot: Bot, user_id: int, *, allow: bool, by: Person) -> Answer:
+        """An admin's answer to `user_id`'s request, from its buttons or the admins' page: the
+        first answer settles it (as `settle` does); a later one changes nothing."""
+        settled = await self.settle(bot, user_id, allow=allow, by=by, via="request")
+        request = settled.request
+        late = not settled.decided_now and request is not None and request.decision is not None
+        return Answer(settled, request if late else None)
+
+    async def settle(
+        self, bot: Bot, user_id: int, *, allow: bool, by: Person, via: Via
+    ) -> Settled:
         """Let `user_id` in or ignore their request; tell the admins and the person."""
-        settled = await self._access.decide(user_id, allow=allow, by=person_of(by), via=via)
+        settled = await self._access.decide(user_id, allow=allow, by=by, via=via)
         request = settled.request
         log.info(
             "admin %d %s user %d%s",
-            by.id,
+            by.user_id,
             "let in" if allow else "ignored the request of",
             user_id,
             "" if settled.decided_now or request is None else " (the request was settled already)",

@@ -26,12 +26,15 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.storage.access import Person
 from bot.telegram.run import admin_app
+from bot.telegram.texts import texts_for
 from bot.telegram.texts.admin_app import ENGLISH_APP, RUSSIAN_APP
-from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, USER_ID
+from tests.bot.access_support import expect_requests, sent_to, tap, texts_to
+from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, STRANGER_ID, USER_ID
 from tests.fakes.harness import Harness
 from tests.fakes.init_data import signed_init_data
 
 APP_URL = "https://bot.example.com/admin"
+SECOND_ADMIN = 2003
 CHARLOTTE = "документы/рецепт_шарлотки.txt"
 LEASE = "документы/договор_аренды.md"
 
@@ -277,6 +280,132 @@ class TestPeople:
             ]
 
 
+async def _stranger_asks(app: App, *admins: int) -> dict[int, int]:
+    """A stranger who reads English writes to the bot; the ids of the admins' request copies."""
+    ids = expect_requests(app.harness, *admins)
+    message = app.harness.updates.message_json(
+        "let me in", user_id=STRANGER_ID, language_code="en"
+    )
+    message["from"]["username"] = "stranger"
+    await app.harness.feed(app.harness.updates.wrap("message", message))
+    return ids
+
+
+async def _tap(app: App, admin: int, message_id: int, action: str) -> None:
+    """`admin` presses `action` under their copy of the stranger's request in Telegram."""
+    (copy,) = sent_to(app.harness, admin)
+    await tap(app.harness, copy, message_id, f"access:{action}:{STRANGER_ID}", admin)
+
+
+def _let_in_notices(app: App) -> int:
+    return texts_to(app.harness, STRANGER_ID).count(texts_for("en").let_in)
+
+
+class TestWaitingRequests:
+    async def test_a_waiting_request_is_listed_and_let_in_as_its_button_would(
+        self, open_app: Any
+    ) -> None:
+        async with open_app(admin_ids=frozenset({ADMIN_ID, SECOND_ADMIN})) as app:
+            _, waiting = await app.get("requests")
+            assert waiting == {"requests": []}
+            ids = await _stranger_asks(app, ADMIN_ID, SECOND_ADMIN)
+            status, waiting = await app.get("requests", user_id=SECOND_ADMIN)
+            assert status == 200
+            (shown,) = waiting["requests"]
+            now = app.harness.dp["tuning"].wall_clock()
+            assert shown.pop("requested_at") == pytest.approx(now, abs=60)
+            assert shown == {
+                "id": STRANGER_ID,
+                "name": f"User{STRANGER_ID}",
+                "username": "stranger",
+                "lang": "en",
+            }
+
+            status, body = await app.post("requests", {"user_id": STRANGER_ID, "action": "allow"})
+            assert (status, body) == (200, {"result": "allowed"})
+            assert app.harness.dp["access"].may_use(STRANGER_ID)
+            assert _let_in_notices(app) == 1, "told once, in the language they read"
+            for admin in (ADMIN_ID, SECOND_ADMIN):
+                edits = app.harness.session.called("editMessageText")
+                (edit,) = [e for e in edits if e.chat_id == admin]
+                assert edit.message_id == ids[admin]
+                assert "(@stranger) (ID" in str(edit.text)
+                assert "was let in by Anna" in str(edit.text)
+                assert edit.reply_markup is None
+            assert (await app.get("requests"))[1] == {"requests": []}
+            _, audit = await app.get("audit")
+            assert ("grant", str(STRANGER_ID), "Anna", f"user, request, User{STRANGER_ID}") in [
+                (e["action"], e["subject"], e["actor"], e["detail"]) for e in audit["entries"]
+            ]
+
+            await _tap(app, SECOND_ADMIN, ids[SECOND_ADMIN], "ignore")
+            late = app.harness.session.called("answerCallbackQuery")[-1]
+            assert late.show_alert
+            assert late.text == texts_for("ru").request_settled_already.format(admin="Anna")
+            assert app.harness.dp["access"].may_use(STRANGER_ID)
+            assert _let_in_notices(app) == 1, "the late tap tells the person nothing again"
+
+            status, body = await app.post("requests", {"user_id": STRANGER_ID, "action": "allow"})
+            assert status == 409
+            assert body["decided_by"] == "Anna"
+
+    async def test_a_request_answered_in_telegram_is_refused_on_the_page(
+        self, open_app: Any
+    ) -> None:
+        async with open_app() as app:
+            ids = await _stranger_asks(app, ADMIN_ID)
+            await _tap(app, ADMIN_ID, ids[ADMIN_ID], "ignore")
+            assert (await app.get("requests"))[1] == {"requests": []}
+            status, body = await app.post("requests", {"user_id": STRANGER_ID, "action": "allow"})
+            assert status == 409
+            assert body == {
+                "error": texts_for("ru").request_settled_already.format(admin=f"User{ADMIN_ID}"),
+                "decision": "ignored",
+                "decided_by": f"User{ADMIN_ID}",
+            }
+            assert not app.harness.dp["access"].may_use(STRANGER_ID)
+            assert _let_in_notices(app) == 0
+
+    async def test_an_ignored_request_leaves_the_list_and_lets_nobody_in(
+        self, open_app: Any
+    ) -> None:
+        async with open_app() as app:
+            ids = await _stranger_asks(app, ADMIN_ID)
+            status, body = await app.post("requests", {"user_id": STRANGER_ID, "action": "ignore"})
+            assert (status, body) == (200, {"result": "ignored"})
+            (edit,) = app.harness.session.called("editMessageText")
+            assert (edit.chat_id, edit.message_id) == (ADMIN_ID, ids[ADMIN_ID])
+            assert (await app.get("requests"))[1] == {"requests": []}
+            assert not app.harness.dp["access"].may_use(STRANGER_ID)
+            assert _let_in_notices(app) == 0
+
+    async def test_only_admins_see_or_answer_and_a_bad_answer_is_explained(
+        self, open_app: Any
+    ) -> None:
+        async with open_app() as app:
+            await _stranger_asks(app, ADMIN_ID)
+            status, body = await app.get("requests", user_id=USER_ID)
+            assert (status, body) == (403, {"error": RUSSIAN_APP["error_admin"]})
+            body_in = {"user_id": STRANGER_ID, "action": "allow"}
+            status, body = await app.post("requests", body_in, user_id=USER_ID)
+            assert (status, body) == (403, {"error": RUSSIAN_APP["error_admin"]})
+            async with app.client.post("/admin/api/requests", json=body_in) as response:
+                assert response.status == 401
+            status, body = await app.post("requests", {"user_id": STRANGER_ID, "action": "x"})
+            assert (status, body) == (
+                400,
+                {"error": RUSSIAN_APP["error_bad_request"].format(detail="action")},
+            )
+            status, body = await app.post("requests", {"user_id": 4444, "action": "ignore"})
+            assert (status, body) == (
+                404,
+                {"error": RUSSIAN_APP["error_no_request"].format(id=4444)},
+            )
+            assert not app.harness.dp["access"].may_use(STRANGER_ID)
+            assert [r["id"] for r in (await app.get("requests"))[1]["requests"]] == [STRANGER_ID]
+            assert not app.harness.session.called("editMessageText")
+
+
 class TestScopesAndFeedback:
     async def test_the_files_entries_and_a_topics_scope_set_in_telegram(
         self, open_app: Any, tmp_path: Path
@@ -326,15 +455,11 @@ def _browser_missing() -> str | None:
     return None
 
 
-def _open_in_chromium(url: str, trash: str) -> dict[str, Any]:
-    """Open the page headless, read the documents it lists, send `trash` to the trash through
-    its button and the confirmation dialog, and read the list again (blocking)."""
+def _chromium() -> Any:
+    """A headless Chromium driven by selenium (blocking); the caller quits it."""
     from selenium import webdriver  # noqa: PLC0415  (only where a browser is installed)
     from selenium.webdriver.chrome.options import Options  # noqa: PLC0415
     from selenium.webdriver.chrome.service import Service  # noqa: PLC0415
-    from selenium.webdriver.common.by import By  # noqa: PLC0415
-    from selenium.webdriver.support import expected_conditions  # noqa: PLC0415
-    from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
 
     options = Options()
     options.binary_location = str(shutil.which("chromium"))
@@ -350,7 +475,17 @@ def _open_in_chromium(url: str, trash: str) -> dict[str, Any]:
         "--disable-dev-shm-usage",
     ):
         options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(str(shutil.which("chromedriver"))), options=options)
+    return webdriver.Chrome(service=Service(str(shutil.which("chromedriver"))), options=options)
+
+
+def _open_in_chromium(url: str, trash: str) -> dict[str, Any]:
+    """Open the page headless, read the documents it lists, send `trash` to the trash through
+    its button and the confirmation dialog, and read the list again (blocking)."""
+    from selenium.webdriver.common.by import By  # noqa: PLC0415  (only where a browser is installed)
+    from selenium.webdriver.support import expected_conditions  # noqa: PLC0415
+    from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
+
+    driver = _chromium()
     try:
         wait = WebDriverWait(driver, 30)
         driver.get(url)
@@ -370,6 +505,32 @@ def _open_in_chromium(url: str, trash: str) -> dict[str, Any]:
             e.get_attribute("data-path") for e in driver.find_elements(By.CSS_SELECTOR, ".row")
         ]
         return {"title": title, "before": before, "after": after, "question": question}
+    finally:
+        driver.quit()
+
+
+def _let_in_from_chromium(url: str, user_id: int) -> dict[str, Any]:
+    """Open the page headless, go to the people tab, read the waiting request of `user_id` and
+    press its first button, "let in"; then read what the page says (blocking)."""
+    from selenium.webdriver.common.by import By  # noqa: PLC0415  (only where a browser is installed)
+    from selenium.webdriver.support import expected_conditions  # noqa: PLC0415
+    from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
+
+    driver = _chromium()
+    try:
+        wait = WebDriverWait(driver, 30)
+        driver.get(url)
+        tab = (By.CSS_SELECTOR, 'nav button[data-tab="users"]')
+        wait.until(expected_conditions.element_to_be_clickable(tab)).click()
+        waiting = (By.CSS_SELECTOR, f'.row[data-request="{user_id}"]')
+        row = wait.until(expected_conditions.presence_of_element_located(waiting))
+        shown = row.text
+        buttons = [b.text for b in row.find_elements(By.TAG_NAME, "button")]
+        row.find_elements(By.TAG_NAME, "button")[0].click()
+        wait.until(lambda d: d.find_element(By.ID, "message").text)
+        wait.until(lambda d: not d.find_elements(*waiting))
+        said = driver.find_element(By.ID, "message").text
+        return {"shown": shown, "buttons": buttons, "said": said}
     finally:
         driver.quit()
 
@@ -394,3 +555,19 @@ class TestInABrowser:
             assert not (sandbox_dir / CHARLOTTE).exists()
             _, audit = await app.get("audit")
             assert ("delete", CHARLOTTE) in [(e["action"], e["subject"]) for e in audit["entries"]]
+
+    async def test_the_people_tab_lets_a_waiting_person_in(self, open_app: Any) -> None:
+        missing = _browser_missing()
+        if missing is not None:
+            pytest.skip(f"no browser for the Mini App page: {missing}")
+        async with open_app() as app:
+            await _stranger_asks(app, ADMIN_ID)
+            init_data = app.auth().removeprefix("tma ")
+            url = str(app.client.make_url("/admin/")) + "#tgWebAppData=" + quote(init_data)
+            seen = await asyncio.to_thread(_let_in_from_chromium, url, STRANGER_ID)
+            assert f"User{STRANGER_ID} @stranger" in seen["shown"]
+            assert f"ID {STRANGER_ID}" in seen["shown"]
+            assert seen["buttons"] == [RUSSIAN_APP["waiting_allow"], RUSSIAN_APP["waiting_ignore"]]
+            assert seen["said"] == RUSSIAN_APP["waiting_allowed"].format(name=f"User{STRANGER_ID}")
+            assert app.harness.dp["access"].may_use(STRANGER_ID)
+            assert _let_in_notices(app) == 1

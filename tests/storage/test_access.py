@@ -174,6 +174,34 @@ class TestGrantsAndRequests:
         reopened = await policy.decide(GUEST.user_id, allow=False, by=OTHER, via="request")
         assert reopened.decided_now and reopened.messages == []
 
+    async def test_the_waiting_requests_are_the_undecided_ones_newest_first(
+        self, policy: AccessPolicy, clock: FakeClock
+    ) -> None:
+        assert await policy.pending_requests() == []
+        await policy.open_request(GUEST, "en")
+        clock.advance(60)
+        await policy.open_request(OTHER, "ru")
+        clock.advance(60)
+        stale = Person(10, "Stale", None)
+        await policy.open_request(stale, "ru")
+        waiting = await policy.pending_requests()
+        assert [(r.person, r.lang) for r in waiting] == [
+            (stale, "ru"),
+            (OTHER, "ru"),
+            (GUEST, "en"),
+        ]
+        assert waiting[1].requested_at == clock.now - 60
+        assert all(r.decision is None for r in waiting)
+        await policy.decide(OTHER.user_id, allow=False, by=OWNER, via="request")
+        await policy.decide(GUEST.user_id, allow=True, by=OWNER, via="request")
+        assert [r.person for r in await policy.pending_requests()] == [stale]
+        clock.advance(REQUEST_PERIOD_S - 120)
+        assert [r.person for r in await policy.pending_requests()] == [stale]
+        clock.advance(120)
+        assert await policy.pending_requests() == [], "past the period they may ask again"
+        assert await policy.open_request(stale, "en")
+        assert [r.lang for r in await policy.pending_requests()] == ["en"]
+
     async def test_withdrawn_and_forgotten_requests_are_gone(
         self, workers: Worker, clock: FakeClock
     ) -> None:

@@ -137,6 +137,10 @@ class AccessStore(Protocol):
         """Remember an admin's message with the request's buttons."""
         ...
 
+    async def pending_requests(self, now: float) -> list[AccessRequest]:
+        """The requests no admin has decided yet, made within the period; newest first."""
+        ...
+
     async def decide(
         self, user_id: int, *, allow: bool, by: Person, via: Via, now: float
     ) -> Settled:

@@ -170,6 +170,14 @@ class PostgresAccessStore:
             message.lang,
         )
 
+    async def pending_requests(self, now: float) -> list[AccessRequest]:
+        rows = await self._pool.fetch(
+            f"SELECT {_REQUEST} FROM access_requests "
+            "WHERE decision IS NULL AND requested_at > $1 ORDER BY requested_at DESC, user_id",
+            now - REQUEST_PERIOD_S,
+        )
+        return [_request(row) for row in rows]
+
     async def decide(
         self, user_id: int, *, allow: bool, by: Person, via: Via, now: float
     ) -> Settled:
@@ -293,8 +301,11 @@ async def _withdraw(db: _Db, user_id: int) -> None:
 
 async def _find_request(db: _Db, user_id: int) -> AccessRequest | None:
     row = await db.fetchrow(f"SELECT {_REQUEST} FROM access_requests WHERE user_id = $1", user_id)
-    if row is None:
-        return None
+    return None if row is None else _request(row)
+
+
+def _request(row: Any) -> AccessRequest:
+    """A row as a request; the table's CHECK constraint keeps the decision to its values."""
     return AccessRequest(
         Person(row["user_id"], row["name"], row["username"]),
         row["lang"],

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from bot.storage.access import (
+    AccessRequest,
     Decision,
     Grant,
     PairingOutcome,
@@ -119,6 +120,9 @@ class SqliteAccessStore:
 
     async def note_request_message(self, user_id: int, message: RequestMessage) -> None:
         await self._db.run(atomic(lambda db: requests.add_message(db, user_id, message)))
+
+    async def pending_requests(self, now: float) -> list[AccessRequest]:
+        return await self._db.run(lambda db: requests.pending(db, now))
 
     async def decide(
         self, user_id: int, *, allow: bool, by: Person, via: Via, now: float

@@ -9,6 +9,8 @@ from typing import Any
 
 from bot.storage.access import REQUEST_PERIOD_S, AccessRequest, Decision, Person, RequestMessage
 
+_COLUMNS = "user_id, name, username, lang, requested_at, decision, decided_by_name"
+
 
 def open_request(db: sqlite3.Connection, person: Person, lang: str, now: float) -> bool:
     """Record a new request; False when this person already asked within the period."""
@@ -43,11 +45,19 @@ def add_message(db: sqlite3.Connection, user_id: int, message: RequestMessage) -
 def find(db: sqlite3.Connection, user_id: int) -> AccessRequest | None:
     """The request of `user_id`, decided or not."""
     row = db.execute(
-        "SELECT user_id, name, username, lang, requested_at, decision, decided_by_name "
-        "FROM access_requests WHERE user_id = ?",
-        (user_id,),
+        f"SELECT {_COLUMNS} FROM access_requests WHERE user_id = ?", (user_id,)
     ).fetchone()
     return None if row is None else _request(row)
+
+
+def pending(db: sqlite3.Connection, now: float) -> list[AccessRequest]:
+    """The undecided requests made within the period, newest first."""
+    rows = db.execute(
+        f"SELECT {_COLUMNS} FROM access_requests "
+        "WHERE decision IS NULL AND requested_at > ? ORDER BY requested_at DESC, user_id",
+        (now - REQUEST_PERIOD_S,),
+    )
+    return [_request(row) for row in rows.fetchall()]
 
 
 def messages(db: sqlite3.Connection, user_id: int) -> list[RequestMessage]:

@@ -1,4 +1,5 @@
-"""The admins' Mini App: the documents, users, scopes and audit log in a page inside Telegram.
+"""The admins' Mini App: the documents, people (and who waits to be let in), scopes and audit
+log in a page inside Telegram.
 
 - `init_data`: who opened the page, from Telegram's signed `initData` (checked with the bot's
   token in constant time, and fresh);

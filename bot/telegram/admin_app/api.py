@@ -7,7 +7,9 @@ private chat with the bot, as `/rm`, `/mv`, `/trash` and an upload there would: 
 they list, move, delete, restore and upload go through the same jail and services as the
 commands (`bot.documents`, the upload's saving), and each change is written to the audit log.
 A delete or a revoke must say it was confirmed (the page asks first), as the commands' "Yes"
-button does. A refusal comes back as `{"error": "..."}` in the admin's language.
+button does. A stranger's access request is answered through the same function as its buttons
+in Telegram, so it is settled once, whichever comes first. A refusal comes back as
+`{"error": "..."}` in the admin's language.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aiogram import Bot
-from aiogram.types import User
 from aiohttp import BodyPartReader, web
 
 from bot.access import AccessPolicy
@@ -38,7 +39,7 @@ from bot.scopes import Scopes, place_key
 from bot.storage.access import Person
 from bot.storage.audit import SHOWN, AuditLog
 from bot.storage.feedback import FeedbackStore
-from bot.telegram.access_requests import AccessRequests
+from bot.telegram.access_requests import DECISIONS, AccessRequests, settled_already
 from bot.telegram.admin_app.init_data import MAX_AGE_S, InitDataError, Opener, opener
 from bot.telegram.handlers.usage import visible_pairs
 from bot.telegram.texts import language_of, texts_for
@@ -62,6 +63,10 @@ class AdminDesk:
 
     token: str = field(repr=False)
     access: AccessPolicy
+    access_requests: AccessRequests
+    """Carries out decisions as the commands and the request buttons do."""
+    bot: Bot
+    """Tells a person let in from the page, and edits the admins' request messages."""
     scopes: Scopes
     documents: Documents
     audit: AuditLog
@@ -69,9 +74,6 @@ class AdminDesk:
     feedback: FeedbackStore | None
     max_upload_mb: float
     budgets: Budgets | None = None
-    bot: Bot | None = None
-    """Tells a person let in from the page, as `/allow` does (none: they are not told)."""
-    access_requests: AccessRequests | None = None
     clock: Callable[[], float] = time.time
     max_age_s: float = MAX_AGE_S
 
@@ -93,8 +95,8 @@ class Caller:
         return Person(self.opener.user_id, self.opener.name)
 
 
-def _refusal(status: type[web.HTTPException], text: str) -> web.HTTPException:
-    return status(text=_json_text({"error": text}), content_type="application/json")
+def _refusal(status: type[web.HTTPException], text: str, **more: Any) -> web.HTTPException:
+    return status(text=_json_text({"error": text, **more}), content_type="application/json")
 
 
 def _json_text(body: Mapping[str, Any]) -> str:
@@ -184,6 +186,25 @@ class AdminApi:
                 "env_admins": sorted(access.env_admins),
                 "env_users": sorted(access.env_users),
                 "grants": grants,
+            }
+        )
+
+    async def waiting(self, request: web.Request) -> web.Response:
+        """The access requests no admin has answered yet, newest first."""
+        await self.caller(request)
+        waiting = await self._desk.access.pending_requests()
+        return web.json_response(
+            {
+                "requests": [
+                    {
+                        "id": r.person.user_id,
+                        "name": r.person.name,
+                        "username": r.person.username,
+                        "requested_at": r.requested_at,
+                        "lang": r.lang,
+                    }
+                    for r in waiting
+                ]
             }
         )
 
@@ -347,22 +368,43 @@ class AdminApi:
         settled, the admins' copies of it updated, and they are told."""
         caller = await self.caller(request)
         body = await _json_body(request, caller, "user_id")
-        try:
-            user_id = int(body["user_id"])
-        except ValueError:
-            raise _bad(caller, "user_id") from None
-        if user_id <= 0:
-            raise _bad(caller, "user_id")
-        access = self._desk.access
+        user_id = _person_id(caller, body)
+        desk = self._desk
+        access = desk.access
         if access.is_admin(user_id) or user_id in access.env_users or access.granted(user_id):
             return web.json_response({"result": "already"})
-        admin = User(id=caller.opener.user_id, is_bot=False, first_name=caller.opener.name or "?")
-        requests, bot = self._desk.access_requests, self._desk.bot
-        if requests is not None and bot is not None:
-            await requests.settle(bot, user_id, allow=True, by=admin, via="command")
-        else:
-            await access.decide(user_id, allow=True, by=caller.person, via="command")
+        await desk.access_requests.settle(
+            desk.bot, user_id, allow=True, by=caller.person, via="command"
+        )
         return web.json_response({"result": "allowed"})
+
+    async def answer(self, request: web.Request) -> web.Response:
+        """Let in or ignore a waiting request (`action`: allow or ignore), as its buttons in
+        Telegram do: the first answer settles it, edits every admin's copy and tells a person
+        let in; one that comes after another admin's gets 409 saying who answered. With no
+        request at all, "allow" lets the person in as a button would, "ignore" gets 404."""
+        caller = await self.caller(request)
+        body = await _json_body(request, caller, "user_id", "action")
+        user_id = _person_id(caller, body)
+        allow = DECISIONS.get(body["action"])
+        if allow is None:
+            raise _bad(caller, "action")
+        desk = self._desk
+        answer = await desk.access_requests.answer(
+            desk.bot, user_id, allow=allow, by=caller.person
+        )
+        earlier = answer.earlier
+        if earlier is not None:
+            raise _refusal(
+                web.HTTPConflict,
+                settled_already(texts_for(caller.lang), earlier),
+                decision=earlier.decision,
+                decided_by=earlier.decided_by_name,
+            )
+        settled = answer.settled
+        if settled.request is None and settled.grant is None:
+            raise _refusal(web.HTTPNotFound, caller.words["error_no_request"].format(id=user_id))
+        return web.json_response({"result": "allowed" if allow else "ignored"})
 
     async def upload(self, request: web.Request) -> web.Response:
         """A multipart form: `folder` (optional, first) and `file`; saved as a sent document
@@ -440,6 +482,17 @@ async def _json_body(
             raise _bad(caller, name)
         values[name] = str(value)
     return values
+
+
+def _person_id(caller: Caller, body: Mapping[str, str]) -> int:
+    """The Telegram user id a request's body names; a refusal when it names none."""
+    try:
+        user_id = int(body["user_id"])
+    except ValueError:
+        raise _bad(caller, "user_id") from None
+    if user_id <= 0:
+        raise _bad(caller, "user_id")
+    return user_id
 
 
 def _bad(caller: Caller, detail: str) -> web.HTTPException:

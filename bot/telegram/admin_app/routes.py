@@ -48,6 +48,7 @@ def admin_app_routes(
         web.get(f"{api_path}/documents", api.documents),
         web.get(f"{api_path}/trash", api.trash),
         web.get(f"{api_path}/users", api.users),
+        web.get(f"{api_path}/requests", api.waiting),
         web.get(f"{api_path}/scopes", api.scopes),
         web.get(f"{api_path}/audit", api.audit),
         web.get(f"{api_path}/feedback", api.feedback),
@@ -57,5 +58,6 @@ def admin_app_routes(
         web.post(f"{api_path}/restore", api.restore),
         web.post(f"{api_path}/revoke", api.revoke),
         web.post(f"{api_path}/allow", api.allow),
+        web.post(f"{api_path}/requests", api.answer),
         web.post(f"{api_path}/upload", api.upload),
     ]

@@ -15,7 +15,13 @@ from aiogram.filters import Command, CommandObject, MagicData
 from aiogram.types import CallbackQuery, InaccessibleMessage, Message
 
 from bot.access import AccessPolicy
-from bot.telegram.access_requests import AccessDecision, AccessRequests, person_of
+from bot.telegram.access_requests import (
+    DECISIONS,
+    AccessDecision,
+    AccessRequests,
+    person_of,
+    settled_already,
+)
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.access_lists import users_listing
 from bot.telegram.handlers.private import in_private, reply_with
@@ -24,8 +30,6 @@ from bot.telegram.menu import take_admin_menu
 from bot.telegram.tuning import Tuning
 
 log = logging.getLogger(__name__)
-
-_DECISIONS = {"allow": True, "ignore": False}
 
 
 def make_router() -> Router:
@@ -88,7 +92,8 @@ async def on_allow(
     if access.is_admin(user_id) or user_id in access.env_users or access.granted(user_id):
         await say(bot, chat_context, texts.allow_already.format(id=shown), tuning)
         return
-    await access_requests.settle(bot, user_id, allow=True, by=message.from_user, via="command")
+    admin = person_of(message.from_user)
+    await access_requests.settle(bot, user_id, allow=True, by=admin, via="command")
     await say(bot, chat_context, texts.allow_done.format(id=shown), tuning)
 
 
@@ -145,25 +150,23 @@ async def on_decision(
 ) -> None:
     """A tap on "let in" or "ignore" under a request: the first admin's tap settles it."""
     texts = chat_context.texts
-    allow = _DECISIONS.get(callback_data.action)
+    allow = DECISIONS.get(callback_data.action)
     if not is_admin or allow is None:
         log.warning(
             "user %d pressed an access request button but may not decide", query.from_user.id
         )
         await query.answer(texts.admin_only, show_alert=True)
         return
-    settled = await access_requests.settle(
-        bot, callback_data.user_id, allow=allow, by=query.from_user, via="request"
+    answer = await access_requests.answer(
+        bot, callback_data.user_id, allow=allow, by=person_of(query.from_user)
     )
-    request = settled.request
-    if settled.decided_now or request is None or request.decision is None:
+    earlier = answer.earlier
+    if earlier is None:
         await query.answer()
         return
-    await query.answer(
-        texts.request_settled_already.format(admin=request.decided_by_name), show_alert=True
-    )
+    await query.answer(settled_already(texts, earlier), show_alert=True)
     pressed = query.message
     if pressed is not None and not isinstance(pressed, InaccessibleMessage):
-        for copy in settled.messages:
+        for copy in answer.settled.messages:
             if (copy.chat_id, copy.message_id) == (pressed.chat.id, pressed.message_id):
-                await access_requests.show_decision(bot, copy, request)
+                await access_requests.show_decision(bot, copy, earlier)

@@ -39,6 +39,12 @@ RUSSIAN_APP: Mapping[str, str] = MappingProxyType(
         "allowed": "Доступ дан: {id}",
         "already": "У {id} доступ уже есть.",
         "confirm_revoke": "Отозвать доступ у {name}?",
+        "users_waiting": "Ждут решения",
+        "waiting_none": "Никто не ждёт.",
+        "waiting_allow": "✅ Пустить",
+        "waiting_ignore": "🙈 Игнорировать",
+        "waiting_allowed": "Доступ открыт: {name}",
+        "waiting_ignored": "Запрос оставлен без ответа: {name}",
         "scopes_file": "SCOPES_FILE",
         "scopes_default": "по умолчанию",
         "scopes_set": "Заданы командой /scope",
@@ -57,6 +63,7 @@ RUSSIAN_APP: Mapping[str, str] = MappingProxyType(
         "error_bad_request": "Запрос не понят: {detail}",
         "error_failed": "Не получилось, подробности в журнале бота.",
         "error_confirm": "Действие не подтверждено.",
+        "error_no_request": "Запроса на доступ от {id} нет.",
     }
 )
 
@@ -93,6 +100,12 @@ ENGLISH_APP: Mapping[str, str] = MappingProxyType(
         "allowed": "Let in: {id}",
         "already": "{id} has access already.",
         "confirm_revoke": "Revoke {name}'s access?",
+        "users_waiting": "Waiting",
+        "waiting_none": "Nobody is waiting.",
+        "waiting_allow": "✅ Let in",
+        "waiting_ignore": "🙈 Ignore",
+        "waiting_allowed": "Let in: {name}",
+        "waiting_ignored": "Request ignored: {name}",
         "scopes_file": "SCOPES_FILE",
         "scopes_default": "default",
         "scopes_set": "Set with /scope",
@@ -111,6 +124,7 @@ ENGLISH_APP: Mapping[str, str] = MappingProxyType(
         "error_bad_request": "Request not understood: {detail}",
         "error_failed": "That did not work; the bot's log says why.",
         "error_confirm": "The action was not confirmed.",
+        "error_no_request": "There is no access request from {id}.",
     }
 )
 

@@ -122,7 +122,10 @@
     },
 
     async users(view) {
-      const people = await call("users");
+      const [people, { requests }] = await Promise.all([call("users"), call("requests")]);
+      view.append(el("h4", words.users_waiting));
+      if (!requests.length) view.append(el("p", words.waiting_none, "muted"));
+      for (const waiting of requests) view.append(waitingRow(waiting));
       view.append(el("h4", words.users_admins_env));
       view.append(el("div", people.env_admins.join(", ") || "—", "muted"));
       view.append(el("h4", words.users_env));
@@ -231,6 +234,20 @@
       view.append(el("div", model.model + ": " + spent(model, usage.currency), "row"));
     }
   };
+
+  function waitingRow(waiting) {
+    const row = el("div", null, "row");
+    row.dataset.request = String(waiting.id);
+    const name = waiting.name || String(waiting.id);
+    row.append(el("div", name + (waiting.username ? " @" + waiting.username : "")));
+    row.append(el("div", "ID " + waiting.id + " · " + when(waiting.requested_at) + " · " + waiting.lang, "muted"));
+    const answer = (action, done) => button(words["waiting_" + action], () => act(async () => {
+      await post("requests", { user_id: waiting.id, action: action });
+      say(words[done].replace("{name}", name));
+    }));
+    row.append(answer("allow", "waiting_allowed"), answer("ignore", "waiting_ignored"));
+    return row;
+  }
 
   function documentRow(doc) {
     const row = el("div", null, "row");
