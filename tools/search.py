@@ -30,7 +30,7 @@ from tools.index.globs import FoldedNames, glob_match, glob_regex
 from tools.index.indexer import Indexer
 from tools.index.languages import LANGUAGE_NAMES, common_languages, text_language
 from tools.index.snippets import find_snippets, snippets_from_start
-from tools.index.store import is_damaged, load_lines, load_text
+from tools.index.store import first_lines, is_damaged, load_text
 from tools.index.term_index import TermIndex, folders_of
 from tools.index.terms import STOP_WORDS, Stemmer, fold, words
 from tools.paths import modified_iso
@@ -573,10 +573,11 @@ class Searcher:
         found_near, centred = self.nearest(vector, limit, allowed=allowed)
         hits = [hit for hit in found_near if hit.path in visible and glob_match(hit.path, globs)]
         hits = hits[: near([hit.similarity for hit in hits], centred=centred)]
-        passages = {}
+        lines: dict[str, list[str]] = {}
         if hits:
             with self.indexer.readers.connection() as conn:
-                passages = {hit.path: self._passage(conn, hit) for hit in hits}
+                lines = first_lines(conn, {hit.path: hit.last for hit in hits})
+        passages = {hit.path: self._passage(hit, lines.get(hit.path, [])) for hit in hits}
         return NearFiles(hits, {hit.path: visible[hit.path] for hit in hits}, passages)
 
     @staticmethod
@@ -618,11 +619,11 @@ class Searcher:
         return self.vectors.search(vector, limit, allowed=allowed), centred
 
     @staticmethod
-    def _passage(conn: sqlite3.Connection, hit: VectorHit) -> dict[str, Any]:
-        """A meaning hit's snippet: the start of its best passage, where it lies."""
-        row = conn.execute("SELECT id FROM files WHERE path = ?", (hit.path,)).fetchone()
-        lines = load_lines(conn, int(row[0]), hit.last)[hit.first - 1 :] if row else []
-        passage = " ".join(line.strip() for line in lines if line.strip())
+    def _passage(hit: VectorHit, lines: list[str]) -> dict[str, Any]:
+        """A meaning hit's snippet: the start of its best passage (of its file's first
+        `lines`), where it lies."""
+        shown = lines[hit.first - 1 :]
+        passage = " ".join(line.strip() for line in shown if line.strip())
         if len(passage) > PASSAGE_CHARS:
             passage = passage[: PASSAGE_CHARS - 1] + "…"
         snippet: dict[str, Any] = {"line": hit.first, "text": passage}

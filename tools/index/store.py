@@ -18,7 +18,7 @@ import shutil
 import sqlite3
 import threading
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -283,19 +283,30 @@ def load_text(conn: sqlite3.Connection, rowid: int, max_bytes: int = 4 * 1024 * 
     return data.decode("utf-8", "ignore" if len(data) == max_bytes else "replace")
 
 
-def load_lines(
-    conn: sqlite3.Connection, rowid: int, last: int, max_bytes: int = 4 * 1024 * 1024
-) -> list[str]:
-    """The first `last` lines of one document's stored text (fewer when it has fewer).
+def first_lines(
+    conn: sqlite3.Connection, last_by_path: Mapping[str, int], max_bytes: int = 4 * 1024 * 1024
+) -> dict[str, list[str]]:
+    """The first lines of several documents' stored texts, by path: each path's first `last`
+    lines (fewer when it has fewer; a path with no stored text is left out).
 
-    Inflated a piece at a time and stopped at the last line wanted: a passage near the start of
-    a long document costs its start, not the whole text.
+    One query reads them all. Each text is inflated a piece at a time and stopped at the last
+    line wanted: a passage near the start of a long document costs its start, not the whole
+    text.
     """
-    row = conn.execute("SELECT body FROM texts WHERE id = ?", (rowid,)).fetchone()
-    if not row:
-        return []
+    if not last_by_path:
+        return {}
+    marks = ",".join("?" * len(last_by_path))
+    rows = conn.execute(
+        "SELECT files.path, texts.body FROM files JOIN texts ON texts.id = files.id "
+        f"WHERE files.path IN ({marks})",
+        list(last_by_path),
+    ).fetchall()
+    return {path: _lines(body, last_by_path[path], max_bytes) for path, body in rows}
+
+
+def _lines(body: bytes, last: int, max_bytes: int) -> list[str]:
     inflate = zlib.decompressobj()
-    pending, data, lines = row[0], bytearray(), 0
+    pending, data, lines = body, bytearray(), 0
     while lines < last and len(data) < max_bytes:
         piece = inflate.decompress(pending, min(LINES_PIECE, max_bytes - len(data)))
         if not piece:
