@@ -3,6 +3,8 @@ log in a page inside Telegram.
 
 - `init_data`: who opened the page, from Telegram's signed `initData` (checked with the bot's
   token in constant time, and fresh);
+- `desk`: what every endpoint shares: the objects it works with, the admin calling (401 or 403
+  for anyone else), the JSON body read, and refusals as `{"error": ...}` in their language;
 - `api`: the JSON the page asks for and the changes it makes, each through the services the
   commands use (the jail, the admin's scope, the audit log);
 - `page`: the one HTML page (no framework: a few lists and forms), served as it is;

@@ -1,51 +1,37 @@
-"""The JSON the admins' page asks for, and the changes it makes.
+"""The JSON the admins' page asks for, and the changes it makes, each through the services the
+commands use (who may call and how a refusal looks are `desk`'s).
 
-Every request carries the page's `initData` (`Authorization: tma <initData>`): a request
-without a valid, fresh one gets 401, and one from someone who is not an admin 403, before
-anything is read. An admin then works within the scope they are answered within in their
-private chat with the bot, as `/rm`, `/mv`, `/trash` and an upload there would: the documents
-they list, move, delete, restore and upload go through the same jail and services as the
-commands (`bot.documents`, the upload's saving), and each change is written to the audit log.
-A delete or a revoke must say it was confirmed (the page asks first), as the commands' "Yes"
-button does. A stranger's access request is answered through the same function as its buttons
-in Telegram, so it is settled once, whichever comes first. A refusal comes back as
-`{"error": "..."}` in the admin's language.
+As `/rm`, `/mv`, `/trash` and an upload in the admin's private chat would, the documents they
+list, move, delete, restore and upload go through the same jail and services as the commands
+(`bot.documents`, the upload's saving), and each change is written to the audit log. A
+stranger's access request is answered through the same function as its buttons in Telegram, so
+it is settled once, whichever comes first.
 """
 
 from __future__ import annotations
 
 import asyncio
 import html
-import json
 import logging
 import re
 import sqlite3
-import time
 from collections import Counter
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from aiogram import Bot
 from aiohttp import BodyPartReader, web
 
-from bot.access import AccessPolicy
-from bot.budgets import Budgets
 from bot.budgets.periods import started, utc_offset_s
 from bot.budgets.report import Spend, summarise
-from bot.documents import DocumentError, Documents
-from bot.scopes import Scopes, place_key
-from bot.storage.access import Person
-from bot.storage.audit import SHOWN, AuditLog
-from bot.storage.feedback import FeedbackStore
-from bot.telegram.access_requests import DECISIONS, AccessRequests, settled_already
-from bot.telegram.admin_app.init_data import MAX_AGE_S, InitDataError, Opener, opener
+from bot.documents import DocumentError
+from bot.scopes import place_key
+from bot.storage.audit import SHOWN
+from bot.telegram.access_requests import DECISIONS, settled_already
+from bot.telegram.admin_app.desk import AdminDesk, Caller, bad, json_body, refusal
 from bot.telegram.handlers.usage import visible_pairs
-from bot.telegram.texts import language_of, texts_for
-from bot.telegram.texts.admin_app import app_texts
+from bot.telegram.texts import texts_for
 from bot.telegram.uploads import UploadError, safe_file_name, save_stream, upload_problem
-from tools import Toolbox
 from tools.jail.scope import Scope
 
 log = logging.getLogger(__name__)
@@ -54,54 +40,6 @@ FEEDBACK_DAYS = 14
 _CHUNK = 64 * 1024
 _TAG = re.compile(r"<[^>]+>")
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-@dataclass(frozen=True, slots=True)
-class AdminDesk:
-    """What the page works with: the same objects the commands are given."""
-
-    token: str = field(repr=False)
-    access: AccessPolicy
-    access_requests: AccessRequests
-    """Carries out decisions as the commands and the request buttons do."""
-    bot: Bot
-    """Tells a person let in from the page, and edits the admins' request messages."""
-    scopes: Scopes
-    documents: Documents
-    audit: AuditLog
-    toolbox: Toolbox
-    feedback: FeedbackStore | None
-    max_upload_mb: float
-    budgets: Budgets | None = None
-    clock: Callable[[], float] = time.time
-    max_age_s: float = MAX_AGE_S
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """An admin the request proved to come from, their language and their scope."""
-
-    opener: Opener
-    lang: str
-    scope: Scope | None
-
-    @property
-    def words(self) -> Mapping[str, str]:
-        return app_texts(self.lang)
-
-    @property
-    def person(self) -> Person:
-        return Person(self.opener.user_id, self.opener.name)
-
-
-def _refusal(status: type[web.HTTPException], text: str, **more: Any) -> web.HTTPException:
-    return status(text=_json_text({"error": text, **more}), content_type="application/json")
-
-
-def _json_text(body: Mapping[str, Any]) -> str:
-    return json.dumps(body, ensure_ascii=False)
-
 
 class AdminApi:
     """The page's API; each public method is one route's handler."""
@@ -109,30 +47,10 @@ class AdminApi:
     def __init__(self, desk: AdminDesk) -> None:
         self._desk = desk
 
-    async def caller(self, request: web.Request) -> Caller:
-        """The admin a request comes from, or the refusal it gets."""
-        desk = self._desk
-        header = request.headers.get("Authorization", "")
-        scheme, _, init_data = header.partition(" ")
-        lang = language_of(request.headers.get("Accept-Language"))
-        try:
-            if scheme.lower() != "tma":
-                raise InitDataError("missing")
-            who = opener(desk.token, init_data.strip(), now=desk.clock(), max_age_s=desk.max_age_s)
-        except InitDataError as exc:
-            log.info("admin app: a request refused (%s)", exc.problem)
-            raise _refusal(web.HTTPUnauthorized, app_texts(lang)["error_auth"]) from None
-        lang = language_of(who.language_code)
-        if not desk.access.is_admin(who.user_id):
-            log.info("admin app: user %d is not an admin", who.user_id)
-            raise _refusal(web.HTTPForbidden, app_texts(lang)["error_admin"])
-        scope = await desk.scopes.for_question(who.user_id, who.user_id)
-        return Caller(who, lang, scope)
-
     # -- reading -------------------------------------------------------------------------------
 
     async def me(self, request: web.Request) -> web.Response:
-        caller = await self.caller(request)
+        caller = await self._desk.caller(request)
         scope = caller.scope
         return web.json_response(
             {
@@ -144,7 +62,7 @@ class AdminApi:
         )
 
     async def documents(self, request: web.Request) -> web.Response:
-        caller = await self.caller(request)
+        caller = await self._desk.caller(request)
         states = await _in_thread(self._desk.toolbox.document_states, caller.scope)
         return web.json_response(
             {
@@ -156,7 +74,7 @@ class AdminApi:
         )
 
     async def trash(self, request: web.Request) -> web.Response:
-        caller = await self.caller(request)
+        caller = await self._desk.caller(request)
         items = await self._desk.documents.trashed(caller.scope)
         return web.json_response(
             {
@@ -168,7 +86,7 @@ class AdminApi:
         )
 
     async def users(self, request: web.Request) -> web.Response:
-        await self.caller(request)
+        await self._desk.caller(request)
         access = self._desk.access
         grants = [
             {
@@ -191,7 +109,7 @@ class AdminApi:
 
     async def waiting(self, request: web.Request) -> web.Response:
         """The access requests no admin has answered yet, newest first."""
-        await self.caller(request)
+        await self._desk.caller(request)
         waiting = await self._desk.access.pending_requests()
         return web.json_response(
             {
@@ -209,7 +127,7 @@ class AdminApi:
         )
 
     async def scopes(self, request: web.Request) -> web.Response:
-        await self.caller(request)
+        await self._desk.caller(request)
         rules = self._desk.scopes.rules
         entries = [{"key": str(k), "folders": _folders(s)} for k, s in rules.by_id.items()]
         entries += [
@@ -237,7 +155,7 @@ class AdminApi:
         )
 
     async def audit(self, request: web.Request) -> web.Response:
-        await self.caller(request)
+        await self._desk.caller(request)
         entries = await self._desk.audit.recent(SHOWN)
         return web.json_response(
             {
@@ -255,7 +173,7 @@ class AdminApi:
         )
 
     async def feedback(self, request: web.Request) -> web.Response:
-        await self.caller(request)
+        await self._desk.caller(request)
         store = self._desk.feedback
         now = self._desk.clock()
         today = datetime.fromtimestamp(now, UTC).date()
@@ -275,7 +193,7 @@ class AdminApi:
     async def usage(self, request: web.Request) -> web.Response:
         """This month's tokens (and money, where every model has a price) within the admin's
         scope, as `/usage` reports them: per day, per model, the top people and chats."""
-        caller = await self.caller(request)
+        caller = await self._desk.caller(request)
         budgets = self._desk.budgets
         if budgets is None:
             return web.json_response({"month": None, "days": [], "models": [], "total": None})
@@ -307,8 +225,8 @@ class AdminApi:
     # -- changing ------------------------------------------------------------------------------
 
     async def move(self, request: web.Request) -> web.Response:
-        caller = await self.caller(request)
-        body = await _json_body(request, caller, "source", "target")
+        caller = await self._desk.caller(request)
+        body = await json_body(request, caller, "source", "target")
         try:
             moved = await self._desk.documents.move(body["source"], body["target"], caller.scope)
         except DocumentError as exc:
@@ -324,8 +242,8 @@ class AdminApi:
         return web.json_response({"source": moved.source, "target": moved.target})
 
     async def delete(self, request: web.Request) -> web.Response:
-        caller = await self.caller(request)
-        body = await _json_body(request, caller, "path", confirmed=True)
+        caller = await self._desk.caller(request)
+        body = await json_body(request, caller, "path", confirmed=True)
         person = caller.person
         try:
             item = await self._desk.documents.delete(
@@ -339,14 +257,14 @@ class AdminApi:
         return web.json_response({"path": item.path, "id": item.item_id})
 
     async def restore(self, request: web.Request) -> web.Response:
-        caller = await self.caller(request)
-        body = await _json_body(request, caller, "id")
+        caller = await self._desk.caller(request)
+        body = await json_body(request, caller, "id")
         try:
             item = await self._desk.documents.restore(body["id"], caller.scope)
         except DocumentError as exc:
             raise self._problem(caller, exc) from None
         if item is None:
-            raise _refusal(web.HTTPNotFound, texts_for(caller.lang).restore_gone)
+            raise refusal(web.HTTPNotFound, texts_for(caller.lang).restore_gone)
         person = caller.person
         await self._desk.audit.record(
             "restore", item.path, actor_id=person.user_id, actor_name=person.name
@@ -354,20 +272,20 @@ class AdminApi:
         return web.json_response({"path": item.path})
 
     async def revoke(self, request: web.Request) -> web.Response:
-        caller = await self.caller(request)
-        body = await _json_body(request, caller, "user_id", confirmed=True)
+        caller = await self._desk.caller(request)
+        body = await json_body(request, caller, "user_id", confirmed=True)
         try:
             user_id = int(body["user_id"])
         except ValueError:
-            raise _bad(caller, "user_id") from None
+            raise bad(caller, "user_id") from None
         result, _ = await self._desk.access.deny(user_id, by=caller.person)
         return web.json_response({"result": result})
 
     async def allow(self, request: web.Request) -> web.Response:
         """Let a person in by their numeric id, as `/allow ID` does: a request they sent is
         settled, the admins' copies of it updated, and they are told."""
-        caller = await self.caller(request)
-        body = await _json_body(request, caller, "user_id")
+        caller = await self._desk.caller(request)
+        body = await json_body(request, caller, "user_id")
         user_id = _person_id(caller, body)
         desk = self._desk
         access = desk.access
@@ -383,19 +301,19 @@ class AdminApi:
         Telegram do: the first answer settles it, edits every admin's copy and tells a person
         let in; one that comes after another admin's gets 409 saying who answered. With no
         request at all, "allow" lets the person in as a button would, "ignore" gets 404."""
-        caller = await self.caller(request)
-        body = await _json_body(request, caller, "user_id", "action")
+        caller = await self._desk.caller(request)
+        body = await json_body(request, caller, "user_id", "action")
         user_id = _person_id(caller, body)
         allow = DECISIONS.get(body["action"])
         if allow is None:
-            raise _bad(caller, "action")
+            raise bad(caller, "action")
         desk = self._desk
         answer = await desk.access_requests.answer(
             desk.bot, user_id, allow=allow, by=caller.person
         )
         earlier = answer.earlier
         if earlier is not None:
-            raise _refusal(
+            raise refusal(
                 web.HTTPConflict,
                 settled_already(texts_for(caller.lang), earlier),
                 decision=earlier.decision,
@@ -403,21 +321,21 @@ class AdminApi:
             )
         settled = answer.settled
         if settled.request is None and settled.grant is None:
-            raise _refusal(web.HTTPNotFound, caller.words["error_no_request"].format(id=user_id))
+            raise refusal(web.HTTPNotFound, caller.words["error_no_request"].format(id=user_id))
         return web.json_response({"result": "allowed" if allow else "ignored"})
 
     async def upload(self, request: web.Request) -> web.Response:
         """A multipart form: `folder` (optional, first) and `file`; saved as a sent document
         is, within the admin's scope."""
-        caller = await self.caller(request)
+        caller = await self._desk.caller(request)
         try:
             reader = await request.multipart()
         except (AssertionError, ValueError):  # aiohttp asserts on a body that is not multipart
-            raise _bad(caller, "multipart/form-data") from None
+            raise bad(caller, "multipart/form-data") from None
         folder: str | None = None
         while (part := await reader.next()) is not None:
             if not isinstance(part, BodyPartReader):
-                raise _bad(caller, "multipart/form-data")
+                raise bad(caller, "multipart/form-data")
             if part.name == "folder":
                 folder = (await part.text()).strip() or None
             elif part.name == "file":
@@ -427,7 +345,7 @@ class AdminApi:
                     "upload", saved["path"], actor_id=person.user_id, actor_name=person.name
                 )
                 return web.json_response(saved)
-        raise _bad(caller, "file")
+        raise bad(caller, "file")
 
     async def _save(
         self, caller: Caller, part: BodyPartReader, folder: str | None
@@ -451,7 +369,7 @@ class AdminApi:
             log.warning("admin app: upload of %r refused: %s", part.filename, exc)
             name = safe_file_name(part.filename, None)
             text = upload_problem(texts, exc, max_mb, folder, scope=caller.scope, name=name)
-            raise _refusal(web.HTTPBadRequest, _plain(text)) from None
+            raise refusal(web.HTTPBadRequest, _plain(text)) from None
         return {"path": saved.path, "chars": saved.chars, "error": saved.error}
 
     def _problem(self, caller: Caller, exc: DocumentError) -> web.HTTPException:
@@ -460,28 +378,7 @@ class AdminApi:
             text = texts.restore_conflict.format(path=exc.path)
         else:
             text = texts.path_problem(exc.problem, exc.path)
-        return _refusal(web.HTTPConflict, _plain(text))
-
-
-async def _json_body(
-    request: web.Request, caller: Caller, *fields: str, confirmed: bool = False
-) -> dict[str, str]:
-    """The request's JSON object with `fields` as strings; a refusal when it is not."""
-    try:
-        body = await request.json()
-    except ValueError:
-        raise _bad(caller, "JSON") from None
-    if not isinstance(body, dict):
-        raise _bad(caller, "JSON object")
-    if confirmed and body.get("confirmed") is not True:
-        raise _refusal(web.HTTPBadRequest, caller.words["error_confirm"])
-    values = {}
-    for name in fields:
-        value = body.get(name)
-        if not isinstance(value, str | int) or isinstance(value, bool) or value == "":
-            raise _bad(caller, name)
-        values[name] = str(value)
-    return values
+        return refusal(web.HTTPConflict, _plain(text))
 
 
 def _person_id(caller: Caller, body: Mapping[str, str]) -> int:
@@ -489,14 +386,10 @@ def _person_id(caller: Caller, body: Mapping[str, str]) -> int:
     try:
         user_id = int(body["user_id"])
     except ValueError:
-        raise _bad(caller, "user_id") from None
+        raise bad(caller, "user_id") from None
     if user_id <= 0:
-        raise _bad(caller, "user_id")
+        raise bad(caller, "user_id")
     return user_id
-
-
-def _bad(caller: Caller, detail: str) -> web.HTTPException:
-    return _refusal(web.HTTPBadRequest, caller.words["error_bad_request"].format(detail=detail))
 
 
 def _spent(spend: Spend) -> dict[str, Any]:
@@ -526,4 +419,4 @@ async def _in_thread(function: Callable[[Scope | None], Any], scope: Scope | Non
         return await asyncio.to_thread(function, scope)
     except sqlite3.Error:
         log.exception("admin app: the index could not be read")
-        raise _refusal(web.HTTPServiceUnavailable, "index unavailable") from None
+        raise refusal(web.HTTPServiceUnavailable, "index unavailable") from None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from bot.telegram.admin_app.api import AdminApi
+from bot.telegram.admin_app.desk import AdminDesk
 from bot.telegram.admin_app.page import CONTENT_SECURITY_POLICY, PageFiles
 
 _PAGE_HEADERS = {
@@ -18,10 +19,12 @@ _PAGE_HEADERS = {
 
 
 def admin_app_routes(
-    path: str, api: AdminApi, page: PageFiles | None = None
+    path: str, desk: AdminDesk, page: PageFiles | None = None
 ) -> list[web.RouteDef]:
-    """Every route of the Mini App under `path` (with its leading slash, no trailing one)."""
+    """Every route of the Mini App under `path` (with its leading slash, no trailing one), its
+    API working with `desk`."""
     page = page or PageFiles.load()
+    api = AdminApi(desk)
 
     async def html(_: web.Request) -> web.Response:
         return web.Response(
