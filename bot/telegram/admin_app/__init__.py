@@ -5,8 +5,10 @@ log in a page inside Telegram.
   token in constant time, and fresh);
 - `desk`: what every endpoint shares: the objects it works with, the admin calling (401 or 403
   for anyone else), the JSON body read, and refusals as `{"error": ...}` in their language;
-- `api`: the JSON the page asks for and the changes it makes, each through the services the
-  commands use (the jail, the admin's scope, the audit log);
+- `documents`: the documents and trash tabs: each document's index state, the trash, and
+  move, delete, restore and upload through the jail and services the commands use, audited;
+- `api`: the rest of the JSON the page asks for and the changes it makes, each through the
+  services the commands use;
 - `page`: the one HTML page (no framework: a few lists and forms), served as it is;
 - `routes`: the page and its API under ADMIN_APP_URL's path, on the bot's own web server.
 

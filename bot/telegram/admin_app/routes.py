@@ -8,6 +8,7 @@ from aiohttp import web
 
 from bot.telegram.admin_app.api import AdminApi
 from bot.telegram.admin_app.desk import AdminDesk
+from bot.telegram.admin_app.documents import DocumentsApi
 from bot.telegram.admin_app.page import CONTENT_SECURITY_POLICY, PageFiles
 
 _PAGE_HEADERS = {
@@ -25,6 +26,7 @@ def admin_app_routes(
     API working with `desk`."""
     page = page or PageFiles.load()
     api = AdminApi(desk)
+    documents = DocumentsApi(desk)
 
     async def html(_: web.Request) -> web.Response:
         return web.Response(
@@ -48,19 +50,19 @@ def admin_app_routes(
         web.get(f"{path}/", html),
         web.get(f"{path}/admin.js", script),
         web.get(f"{api_path}/me", api.me),
-        web.get(f"{api_path}/documents", api.documents),
-        web.get(f"{api_path}/trash", api.trash),
+        web.get(f"{api_path}/documents", documents.documents),
+        web.get(f"{api_path}/trash", documents.trash),
         web.get(f"{api_path}/users", api.users),
         web.get(f"{api_path}/requests", api.waiting),
         web.get(f"{api_path}/scopes", api.scopes),
         web.get(f"{api_path}/audit", api.audit),
         web.get(f"{api_path}/feedback", api.feedback),
         web.get(f"{api_path}/usage", api.usage),
-        web.post(f"{api_path}/move", api.move),
-        web.post(f"{api_path}/trash", api.delete),
-        web.post(f"{api_path}/restore", api.restore),
+        web.post(f"{api_path}/move", documents.move),
+        web.post(f"{api_path}/trash", documents.delete),
+        web.post(f"{api_path}/restore", documents.restore),
         web.post(f"{api_path}/revoke", api.revoke),
         web.post(f"{api_path}/allow", api.allow),
         web.post(f"{api_path}/requests", api.answer),
-        web.post(f"{api_path}/upload", api.upload),
+        web.post(f"{api_path}/upload", documents.upload),
     ]
