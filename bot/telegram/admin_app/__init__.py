@@ -7,8 +7,9 @@ log in a page inside Telegram.
   for anyone else), the JSON body read, and refusals as `{"error": ...}` in their language;
 - `documents`: the documents and trash tabs: each document's index state, the trash, and
   move, delete, restore and upload through the jail and services the commands use, audited;
-- `api`: the rest of the JSON the page asks for and the changes it makes, each through the
-  services the commands use;
+- `people`: the people tab: who has access and revoking it, who waits to be let in (answered
+  as the request's buttons in Telegram answer it), letting someone in by id; and `me`;
+- `api`: the rest of the JSON the page asks for, each through the services the commands use;
 - `page`: the one HTML page (no framework: a few lists and forms), served as it is;
 - `routes`: the page and its API under ADMIN_APP_URL's path, on the bot's own web server.
 

@@ -10,6 +10,7 @@ from bot.telegram.admin_app.api import AdminApi
 from bot.telegram.admin_app.desk import AdminDesk
 from bot.telegram.admin_app.documents import DocumentsApi
 from bot.telegram.admin_app.page import CONTENT_SECURITY_POLICY, PageFiles
+from bot.telegram.admin_app.people import PeopleApi
 
 _PAGE_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
@@ -27,6 +28,7 @@ def admin_app_routes(
     page = page or PageFiles.load()
     api = AdminApi(desk)
     documents = DocumentsApi(desk)
+    people = PeopleApi(desk)
 
     async def html(_: web.Request) -> web.Response:
         return web.Response(
@@ -49,11 +51,11 @@ def admin_app_routes(
         web.get(path, to_page),
         web.get(f"{path}/", html),
         web.get(f"{path}/admin.js", script),
-        web.get(f"{api_path}/me", api.me),
+        web.get(f"{api_path}/me", people.me),
         web.get(f"{api_path}/documents", documents.documents),
         web.get(f"{api_path}/trash", documents.trash),
-        web.get(f"{api_path}/users", api.users),
-        web.get(f"{api_path}/requests", api.waiting),
+        web.get(f"{api_path}/users", people.users),
+        web.get(f"{api_path}/requests", people.waiting),
         web.get(f"{api_path}/scopes", api.scopes),
         web.get(f"{api_path}/audit", api.audit),
         web.get(f"{api_path}/feedback", api.feedback),
@@ -61,8 +63,8 @@ def admin_app_routes(
         web.post(f"{api_path}/move", documents.move),
         web.post(f"{api_path}/trash", documents.delete),
         web.post(f"{api_path}/restore", documents.restore),
-        web.post(f"{api_path}/revoke", api.revoke),
-        web.post(f"{api_path}/allow", api.allow),
-        web.post(f"{api_path}/requests", api.answer),
+        web.post(f"{api_path}/revoke", people.revoke),
+        web.post(f"{api_path}/allow", people.allow),
+        web.post(f"{api_path}/requests", people.answer),
         web.post(f"{api_path}/upload", documents.upload),
     ]
