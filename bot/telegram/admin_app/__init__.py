@@ -9,7 +9,7 @@ log in a page inside Telegram.
   move, delete, restore and upload through the jail and services the commands use, audited;
 - `people`: the people tab: who has access and revoking it, who waits to be let in (answered
   as the request's buttons in Telegram answer it), letting someone in by id; and `me`;
-- `api`: the rest of the JSON the page asks for, each through the services the commands use;
+- `reports`: the scopes, audit, feedback and usage tabs, read as the commands read them;
 - `page`: the one HTML page (no framework: a few lists and forms), served as it is;
 - `routes`: the page and its API under ADMIN_APP_URL's path, on the bot's own web server.
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from bot.telegram.admin_app.api import AdminApi
 from bot.telegram.admin_app.desk import AdminDesk
 from bot.telegram.admin_app.documents import DocumentsApi
 from bot.telegram.admin_app.page import CONTENT_SECURITY_POLICY, PageFiles
 from bot.telegram.admin_app.people import PeopleApi
+from bot.telegram.admin_app.reports import ReportsApi
 
 _PAGE_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
@@ -26,9 +26,9 @@ def admin_app_routes(
     """Every route of the Mini App under `path` (with its leading slash, no trailing one), its
     API working with `desk`."""
     page = page or PageFiles.load()
-    api = AdminApi(desk)
     documents = DocumentsApi(desk)
     people = PeopleApi(desk)
+    reports = ReportsApi(desk)
 
     async def html(_: web.Request) -> web.Response:
         return web.Response(
@@ -56,10 +56,10 @@ def admin_app_routes(
         web.get(f"{api_path}/trash", documents.trash),
         web.get(f"{api_path}/users", people.users),
         web.get(f"{api_path}/requests", people.waiting),
-        web.get(f"{api_path}/scopes", api.scopes),
-        web.get(f"{api_path}/audit", api.audit),
-        web.get(f"{api_path}/feedback", api.feedback),
-        web.get(f"{api_path}/usage", api.usage),
+        web.get(f"{api_path}/scopes", reports.scopes),
+        web.get(f"{api_path}/audit", reports.audit),
+        web.get(f"{api_path}/feedback", reports.feedback),
+        web.get(f"{api_path}/usage", reports.usage),
         web.post(f"{api_path}/move", documents.move),
         web.post(f"{api_path}/trash", documents.delete),
         web.post(f"{api_path}/restore", documents.restore),

@@ -1,6 +1,5 @@
-"""The JSON the admins' page asks for, and the changes it makes, each through the services the
-commands use (who may call and how a refusal looks are `desk`'s, the documents `documents`', the
-people `people`').
+"""The tabs that report and change nothing: the chats' and topics' folders (from SCOPES_FILE and
+set by `/scope`), the audit log, the votes per day, and this month's usage as `/usage` counts it.
 """
 
 from __future__ import annotations
@@ -20,10 +19,11 @@ from bot.telegram.handlers.usage import visible_pairs
 from tools.jail.scope import Scope
 
 FEEDBACK_DAYS = 14
+"""How many days of votes the feedback tab shows, today the last."""
 
 
-class AdminApi:
-    """The page's API; each public method is one route's handler."""
+class ReportsApi:
+    """The reports' routes; each public method is one route's handler."""
 
     def __init__(self, desk: AdminDesk) -> None:
         self._desk = desk
