@@ -175,7 +175,7 @@ def admin_app(dp: Dispatcher, bot: Bot, settings: Settings) -> list[web.RouteDef
     path = settings.admin_app_path
     if path is None:
         return []
-    from bot.telegram.admin_app.api import AdminApi, AdminDesk  # noqa: PLC0415  (aiohttp's server)
+    from bot.telegram.admin_app.desk import AdminDesk  # noqa: PLC0415  (aiohttp's server)
     from bot.telegram.admin_app.routes import admin_app_routes  # noqa: PLC0415
 
     desk = AdminDesk(
@@ -192,7 +192,7 @@ def admin_app(dp: Dispatcher, bot: Bot, settings: Settings) -> list[web.RouteDef
         access_requests=dp["access_requests"],
         clock=dp["tuning"].wall_clock,
     )
-    return admin_app_routes(path, AdminApi(desk))
+    return admin_app_routes(path, desk)
 
 
 async def _serve_webhook(

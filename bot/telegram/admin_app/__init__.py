@@ -3,8 +3,13 @@ log in a page inside Telegram.
 
 - `init_data`: who opened the page, from Telegram's signed `initData` (checked with the bot's
   token in constant time, and fresh);
-- `api`: the JSON the page asks for and the changes it makes, each through the services the
-  commands use (the jail, the admin's scope, the audit log);
+- `desk`: what every endpoint shares: the objects it works with, the admin calling (401 or 403
+  for anyone else), the JSON body read, and refusals as `{"error": ...}` in their language;
+- `documents`: the documents and trash tabs: each document's index state, the trash, and
+  move, delete, restore and upload through the jail and services the commands use, audited;
+- `people`: the people tab: who has access and revoking it, who waits to be let in (answered
+  as the request's buttons in Telegram answer it), letting someone in by id; and `me`;
+- `reports`: the scopes, audit, feedback and usage tabs, read as the commands read them;
 - `page`: the one HTML page (no framework: a few lists and forms), served as it is;
 - `routes`: the page and its API under ADMIN_APP_URL's path, on the bot's own web server.
 

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from bot.telegram.admin_app.api import AdminApi
+from bot.telegram.admin_app.desk import AdminDesk
+from bot.telegram.admin_app.documents import DocumentsApi
 from bot.telegram.admin_app.page import CONTENT_SECURITY_POLICY, PageFiles
+from bot.telegram.admin_app.people import PeopleApi
+from bot.telegram.admin_app.reports import ReportsApi
 
 _PAGE_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
@@ -18,10 +21,14 @@ _PAGE_HEADERS = {
 
 
 def admin_app_routes(
-    path: str, api: AdminApi, page: PageFiles | None = None
+    path: str, desk: AdminDesk, page: PageFiles | None = None
 ) -> list[web.RouteDef]:
-    """Every route of the Mini App under `path` (with its leading slash, no trailing one)."""
+    """Every route of the Mini App under `path` (with its leading slash, no trailing one), its
+    API working with `desk`."""
     page = page or PageFiles.load()
+    documents = DocumentsApi(desk)
+    people = PeopleApi(desk)
+    reports = ReportsApi(desk)
 
     async def html(_: web.Request) -> web.Response:
         return web.Response(
@@ -44,20 +51,20 @@ def admin_app_routes(
         web.get(path, to_page),
         web.get(f"{path}/", html),
         web.get(f"{path}/admin.js", script),
-        web.get(f"{api_path}/me", api.me),
-        web.get(f"{api_path}/documents", api.documents),
-        web.get(f"{api_path}/trash", api.trash),
-        web.get(f"{api_path}/users", api.users),
-        web.get(f"{api_path}/requests", api.waiting),
-        web.get(f"{api_path}/scopes", api.scopes),
-        web.get(f"{api_path}/audit", api.audit),
-        web.get(f"{api_path}/feedback", api.feedback),
-        web.get(f"{api_path}/usage", api.usage),
-        web.post(f"{api_path}/move", api.move),
-        web.post(f"{api_path}/trash", api.delete),
-        web.post(f"{api_path}/restore", api.restore),
-        web.post(f"{api_path}/revoke", api.revoke),
-        web.post(f"{api_path}/allow", api.allow),
-        web.post(f"{api_path}/requests", api.answer),
-        web.post(f"{api_path}/upload", api.upload),
+        web.get(f"{api_path}/me", people.me),
+        web.get(f"{api_path}/documents", documents.documents),
+        web.get(f"{api_path}/trash", documents.trash),
+        web.get(f"{api_path}/users", people.users),
+        web.get(f"{api_path}/requests", people.waiting),
+        web.get(f"{api_path}/scopes", reports.scopes),
+        web.get(f"{api_path}/audit", reports.audit),
+        web.get(f"{api_path}/feedback", reports.feedback),
+        web.get(f"{api_path}/usage", reports.usage),
+        web.post(f"{api_path}/move", documents.move),
+        web.post(f"{api_path}/trash", documents.delete),
+        web.post(f"{api_path}/restore", documents.restore),
+        web.post(f"{api_path}/revoke", people.revoke),
+        web.post(f"{api_path}/allow", people.allow),
+        web.post(f"{api_path}/requests", people.answer),
+        web.post(f"{api_path}/upload", documents.upload),
     ]
