@@ -59,6 +59,11 @@ class FolderChanges:
         if self._last is None:
             self._last = remembered
 
+    def restart(self) -> None:
+        """Drop the starting point: the next one is taken from the store again (after the
+        changes of a look could not be kept)."""
+        self._last = None
+
     def look(self) -> list[Change]:
         """The changes since the previous look, by path; none at the first look when no
         starting point was taken (that look is it)."""

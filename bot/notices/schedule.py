@@ -111,7 +111,13 @@ class NoticeSchedule:
         changes = await asyncio.to_thread(self._source.look)
         if not changes:
             return 0
-        kept = await self._store.record(changes)
+        try:
+            kept = await self._store.record(changes)
+        except BaseException:
+            # Not kept: start again from the folder the store remembers, which these changes
+            # did not reach (one transaction), so the next look finds them again.
+            self._source.restart()
+            raise
         log.debug("%d change(s) in the documents folder, %d new to the store", len(changes), kept)
         return kept
 
@@ -124,13 +130,19 @@ class NoticeSchedule:
         remembered = await self._store.remembered_folder()
         if remembered is None:
             remembered = await self._first_start()
+            if remembered is None:
+                return False
         self._source.start(remembered)
         return True
 
-    async def _first_start(self) -> Snapshot:
+    async def _first_start(self) -> Snapshot | None:
         """The store remembers no folder: remember it as it is now (the first build is not
-        news), or as another worker starting with this one remembered it first."""
+        news), or as another worker starting with this one remembered it first. An empty
+        folder is not remembered (None): it may be a disk not mounted yet or a wrong
+        SANDBOX_DIR, and remembering it would make every document news once it is right."""
         now = await asyncio.to_thread(self._source.now)
+        if not now:
+            return await self._store.remembered_folder()
         if await self._store.remember_folder(now):
             log.info(
                 "change notices start from the folder as it is now (no earlier look is remembered)"

@@ -76,3 +76,50 @@ async def test_a_failing_store_is_logged_once_while_it_fails(
     assert [r.getMessage() for r in failures] == [
         "sending change notices failed; trying again every 10 s"
     ]
+
+
+class _FailsOnce(SqliteNotices):
+    """The real store, whose first `record` fails as a database that is restarting would."""
+
+    failed = False
+
+    async def record(self, changes: Any) -> int:
+        if not self.failed:
+            self.failed = True
+            raise OSError("the database is restarting")
+        return await super().record(changes)
+
+
+async def test_changes_a_failed_record_lost_are_found_again(tmp_path: Path) -> None:
+    store = _FailsOnce(tmp_path / "notices.sqlite3")
+    try:
+        folder: list[Snapshot] = [{"a.txt": (1, 1)}]
+        schedule = schedule_over(folder, store)
+        assert await schedule.observe() == 0
+        folder.append({"a.txt": (1, 1), "b.txt": (1, 1)})
+        with pytest.raises(OSError, match="restarting"):
+            await schedule.observe()
+        assert await schedule.observe() == 1
+        assert [c.change for c in await store.since(0)] == [Change("b.txt", "added", 1, 1)]
+    finally:
+        await store.close()
+
+
+async def test_an_empty_folder_at_a_first_start_is_not_the_starting_point(
+    tmp_path: Path,
+) -> None:
+    """A disk not mounted yet, or a wrong SANDBOX_DIR, at the very first start: once the
+    folder is right, its documents are not all news."""
+    store = SqliteNotices(tmp_path / "notices.sqlite3")
+    try:
+        folder: list[Snapshot] = [{}]
+        schedule = schedule_over(folder, store)
+        assert await schedule.observe() == 0
+        assert await store.remembered_folder() is None
+        folder.append({"a.txt": (1, 1), "b.txt": (1, 1)})
+        assert await schedule.observe() == 0
+        assert await store.remembered_folder() == folder[-1]
+        folder.append({"a.txt": (1, 1), "b.txt": (1, 1), "c.txt": (1, 1)})
+        assert await schedule.observe() == 1
+    finally:
+        await store.close()
