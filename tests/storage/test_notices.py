@@ -157,6 +157,32 @@ class TestRememberedFolder:
             "hr/c.txt": (10, 1_000),
         }
 
+    async def test_a_change_kept_already_still_says_what_the_folder_holds(
+        self, notices: NoticeStore
+    ) -> None:
+        """The log and the remembered folder can part (a folder remembered after a change was
+        kept, or an older worker that kept changes without it): a change the log holds
+        already is not news, but the folder it leaves is still the folder."""
+        assert await notices.record([added("a.txt")]) == 1
+        assert await notices.remember_folder({})
+        assert await notices.record([added("a.txt"), added("b.txt")]) == 1
+        assert await notices.remembered_folder() == {
+            "a.txt": (10, 1_000),
+            "b.txt": (10, 1_000),
+        }
+
+    async def test_many_changes_at_once(self, notices: NoticeStore) -> None:
+        """A restart may bring an outage's worth of changes in one look."""
+        assert await notices.remember_folder({"old.txt": (1, 1)})
+        batch = [added(f"f{n}.txt") for n in range(500)] + [Change("old.txt", "removed", 1, 1)]
+        assert await notices.record(batch) == 501
+        assert await notices.record(batch) == 0
+        remembered = await notices.remembered_folder()
+        assert remembered is not None
+        assert len(remembered) == 500
+        assert "old.txt" not in remembered
+        assert len(await notices.since(0)) == 501
+
     async def test_an_empty_folder_is_remembered_as_empty(self, notices: NoticeStore) -> None:
         assert await notices.remember_folder({})
         assert await notices.remembered_folder() == {}

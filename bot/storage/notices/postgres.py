@@ -91,37 +91,31 @@ class PostgresNotices:
         return [_subscription(row) for row in rows]
 
     async def record(self, changes: Sequence[Change]) -> int:
-        """Keep the changes not kept already, stamped now; how many."""
+        """Keep the changes not kept already, stamped now; how many. A few statements for the
+        whole batch, whatever its size: a restart may bring an outage's worth of changes."""
         if not changes:
             return 0
         now = self._clock()
-        kept = 0
         async with self._pool.acquire() as connection, connection.transaction():
             await connection.execute("SELECT pg_advisory_xact_lock($1)", _RECORDING)
-            for change in changes:
-                latest = await connection.fetchrow(
-                    "SELECT kind, size, mtime_ns FROM notice_changes WHERE path = $1 "
-                    "ORDER BY id DESC LIMIT 1",
-                    change.path,
-                )
-                if latest is not None and tuple(latest) == (
-                    change.kind,
-                    change.size,
-                    change.mtime_ns,
-                ):
-                    continue
-                await connection.execute(
-                    "INSERT INTO notice_changes (path, kind, size, mtime_ns, noticed_at) "
-                    "VALUES ($1, $2, $3, $4, $5)",
-                    change.path,
-                    change.kind,
-                    change.size,
-                    change.mtime_ns,
-                    now,
-                )
-                await _apply(connection, change)
-                kept += 1
-        return kept
+            rows = await connection.fetch(
+                "SELECT DISTINCT ON (path) path, kind, size, mtime_ns FROM notice_changes "
+                "WHERE path = ANY($1::text[]) ORDER BY path, id DESC",
+                [change.path for change in changes],
+            )
+            latest = {row["path"]: (row["kind"], row["size"], row["mtime_ns"]) for row in rows}
+            new = [
+                change
+                for change in changes
+                if latest.get(change.path) != (change.kind, change.size, change.mtime_ns)
+            ]
+            await connection.executemany(
+                "INSERT INTO notice_changes (path, kind, size, mtime_ns, noticed_at) "
+                "VALUES ($1, $2, $3, $4, $5)",
+                [(c.path, c.kind, c.size, c.mtime_ns, now) for c in new],
+            )
+            await _apply(connection, changes)
+        return len(new)
 
     async def remembered_folder(self) -> Snapshot | None:
         """The folder as the recorded changes leave it; None before it was remembered."""
@@ -200,18 +194,18 @@ class PostgresNotices:
         """Nothing of its own: the database's pool is closed by whoever opened it."""
 
 
-async def _apply(connection: Any, change: Change) -> None:
-    """Bring the remembered folder up to `change`."""
-    if change.kind == "removed":
-        await connection.execute("DELETE FROM notice_files WHERE path = $1", change.path)
-    else:
-        await connection.execute(
-            "INSERT INTO notice_files (path, size, mtime_ns) VALUES ($1, $2, $3) "
-            "ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns",
-            change.path,
-            change.size,
-            change.mtime_ns,
-        )
+async def _apply(connection: Any, changes: Sequence[Change]) -> None:
+    """Bring the remembered folder up to `changes`: each one, even one kept already, since
+    the folder is what they leave whether or not they are news."""
+    await connection.executemany(
+        "DELETE FROM notice_files WHERE path = $1",
+        [(c.path,) for c in changes if c.kind == "removed"],
+    )
+    await connection.executemany(
+        "INSERT INTO notice_files (path, size, mtime_ns) VALUES ($1, $2, $3) "
+        "ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns",
+        [(c.path, c.size, c.mtime_ns) for c in changes if c.kind != "removed"],
+    )
 
 
 def _subscription(row: Any) -> Subscription:

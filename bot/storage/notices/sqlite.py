@@ -215,6 +215,7 @@ def _record(db: sqlite3.Connection, changes: Sequence[Change], now: float) -> in
                 "ORDER BY id DESC LIMIT 1",
                 (change.path,),
             ).fetchone()
+            _apply(db, change)  # a change kept already still says what the folder holds
             if latest == (change.kind, change.size, change.mtime_ns):
                 continue
             db.execute(
@@ -222,7 +223,6 @@ def _record(db: sqlite3.Connection, changes: Sequence[Change], now: float) -> in
                 "VALUES (?, ?, ?, ?, ?)",
                 (change.path, change.kind, change.size, change.mtime_ns, now),
             )
-            _apply(db, change)
             kept += 1
     return kept
 
