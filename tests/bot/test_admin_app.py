@@ -509,9 +509,12 @@ def _open_in_chromium(url: str, trash: str) -> dict[str, Any]:
         driver.quit()
 
 
-def _let_in_from_chromium(url: str, user_id: int) -> dict[str, Any]:
-    """Open the page headless, go to the people tab, read the waiting request of `user_id` and
-    press its first button, "let in"; then read what the page says (blocking)."""
+def _let_in_from_chromium(
+    url: str, user_id: int, meanwhile: Callable[[], None] = lambda: None
+) -> dict[str, Any]:
+    """Open the page headless, go to the people tab, read the waiting request of `user_id`,
+    run `meanwhile` and press the request's first button, "let in"; then read what the page
+    says once the request has left it (blocking)."""
     from selenium.webdriver.common.by import By  # noqa: PLC0415  (only where a browser is installed)
     from selenium.webdriver.support import expected_conditions  # noqa: PLC0415
     from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
@@ -526,6 +529,7 @@ def _let_in_from_chromium(url: str, user_id: int) -> dict[str, Any]:
         row = wait.until(expected_conditions.presence_of_element_located(waiting))
         shown = row.text
         buttons = [b.text for b in row.find_elements(By.TAG_NAME, "button")]
+        meanwhile()
         row.find_elements(By.TAG_NAME, "button")[0].click()
         wait.until(lambda d: d.find_element(By.ID, "message").text)
         wait.until(lambda d: not d.find_elements(*waiting))
@@ -571,3 +575,28 @@ class TestInABrowser:
             assert seen["said"] == RUSSIAN_APP["waiting_allowed"].format(name=f"User{STRANGER_ID}")
             assert app.harness.dp["access"].may_use(STRANGER_ID)
             assert _let_in_notices(app) == 1
+
+    async def test_a_request_answered_in_telegram_meanwhile_leaves_the_page(
+        self, open_app: Any
+    ) -> None:
+        missing = _browser_missing()
+        if missing is not None:
+            pytest.skip(f"no browser for the Mini App page: {missing}")
+        async with open_app() as app:
+            ids = await _stranger_asks(app, ADMIN_ID)
+            init_data = app.auth().removeprefix("tma ")
+            url = str(app.client.make_url("/admin/")) + "#tgWebAppData=" + quote(init_data)
+            loop = asyncio.get_running_loop()
+
+            def ignored_in_telegram() -> None:
+                tapped = _tap(app, ADMIN_ID, ids[ADMIN_ID], "ignore")
+                asyncio.run_coroutine_threadsafe(tapped, loop).result(30)
+
+            seen = await asyncio.to_thread(
+                _let_in_from_chromium, url, STRANGER_ID, ignored_in_telegram
+            )
+            assert seen["said"] == texts_for("ru").request_settled_already.format(
+                admin=f"User{ADMIN_ID}"
+            )
+            assert not app.harness.dp["access"].may_use(STRANGER_ID)
+            assert _let_in_notices(app) == 0

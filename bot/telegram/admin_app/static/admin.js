@@ -241,10 +241,20 @@
     const name = waiting.name || String(waiting.id);
     row.append(el("div", name + (waiting.username ? " @" + waiting.username : "")));
     row.append(el("div", "ID " + waiting.id + " · " + when(waiting.requested_at) + " · " + waiting.lang, "muted"));
-    const answer = (action, done) => button(words["waiting_" + action], () => act(async () => {
-      await post("requests", { user_id: waiting.id, action: action });
-      say(words[done].replace("{name}", name));
-    }));
+    const answer = (action, done) => button(words["waiting_" + action], () => {
+      for (const b of row.querySelectorAll("button")) {
+        b.disabled = true; // one answer per tap: a second would only be told it was answered
+      }
+      return act(async () => {
+        try {
+          await post("requests", { user_id: waiting.id, action: action });
+        } catch (error) {
+          await show(current); // answered elsewhere meanwhile: the list is read again
+          throw error;
+        }
+        say(words[done].replace("{name}", name));
+      });
+    });
     row.append(answer("allow", "waiting_allowed"), answer("ignore", "waiting_ignored"));
     return row;
   }
