@@ -8,8 +8,10 @@ of the query names. Counting the texts the server embedded shows what a build pa
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 import json
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -237,6 +239,19 @@ class TestFallback:
         found = await _search(box, "отгулы")
         assert [r["path"] for r in found["results"]] == ["правила/отдых.txt"]
         assert found["meaning"] == "unavailable: the embeddings server cannot be reached"
+
+    async def test_a_query_the_words_side_refuses_is_told_to_the_model(
+        self, boxes: Boxes, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """The words side fails while the meaning side runs beside it: the model is told why,
+        and nothing is logged as an error."""
+        box = await boxes.start()
+        with caplog.at_level(logging.ERROR):
+            result = await box.execute("search_files", {"query": "?!"})
+            gc.collect()  # a task whose failure nobody read would be logged here
+        assert result.error is not None
+        assert "no words to search for" in result.text
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 class TestWithoutEmbeddings:
