@@ -22,7 +22,7 @@ import stat
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from tools.errors import PathNotFoundError, SandboxError
 from tools.jail.scope import Scope
@@ -128,7 +128,9 @@ class Sandbox:
         return rel.as_posix()
 
     def _is_private(self, rel: str) -> bool:
-        parts = PurePosixPath(rel).parts
+        # The parts PurePosixPath would give (empty and "." parts dropped), without building
+        # one for every entry of every scan.
+        parts = [part for part in rel.split("/") if part not in ("", ".")]
         if any(is_hidden_name(p) for p in parts):
             return True
         return any(rel == r or rel.startswith(r + "/") for r in self._reserved)
