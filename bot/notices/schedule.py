@@ -142,7 +142,7 @@ class NoticeSchedule:
         SANDBOX_DIR, and remembering it would make every document news once it is right."""
         now = await asyncio.to_thread(self._source.now)
         if not now:
-            return await self._store.remembered_folder()
+            return None  # the next look asks the store again
         if await self._store.remember_folder(now):
             log.info(
                 "change notices start from the folder as it is now (no earlier look is remembered)"
