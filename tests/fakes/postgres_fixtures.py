@@ -79,3 +79,15 @@ async def postgres_database(postgres_url: str) -> AsyncIterator[PostgresDatabase
         yield database
     finally:
         await database.close()
+
+
+async def end_session(pool: asyncpg.Pool, pid: int) -> None:
+    """End the server session `pid` as the server does when its worker dies, and return only
+    once it is gone, its locks with it.
+
+    Plain `pg_terminate_backend(pid)` only signals the session's process: under load the
+    process may still hold its advisory locks when the next statement asks about them. With a
+    timeout (PostgreSQL 14 on) the call waits until the process has exited.
+    """
+    ended = await pool.fetchval("SELECT pg_terminate_backend($1, 30000)", pid)
+    assert ended, f"session {pid} had not ended 30 s after it was told to"

@@ -10,6 +10,7 @@ import pytest
 
 from bot.agent import KeyedLocks
 from bot.storage import AdvisoryConversationLocks, PostgresDatabase, advisory_key
+from tests.fakes.postgres_fixtures import end_session
 
 
 @pytest.fixture
@@ -109,7 +110,7 @@ class TestAcrossWorkers:
         assert not waiter.done()
         # the holding worker dies: the server ends its session, and with it the lock
         pid = other_worker.session.connection.get_server_pid()
-        await postgres_database.pool.execute("SELECT pg_terminate_backend($1)", pid)
+        await end_session(postgres_database.pool, pid)
         await asyncio.wait_for(waiter, timeout=10)
         holder.cancel()
         await asyncio.gather(holder, return_exceptions=True)

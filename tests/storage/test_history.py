@@ -9,6 +9,7 @@ import pytest
 from bot.agent import History, HistoryUnavailable, Usage
 from bot.storage import PostgresDatabase
 from bot.storage.history.postgres import PostgresHistory
+from tests.fakes.postgres_fixtures import end_session
 
 
 async def answered(history: History, key: str, question: str, answer: str) -> int:
@@ -112,7 +113,7 @@ class TestOpenTurnsOfOtherWorkers:
         await mine.begin_turn("mine", {"role": "user", "content": "mine"})
         # the worker dies without closing anything: the server ends its session
         pid = doomed.session.connection.get_server_pid()
-        await postgres_database.pool.execute("SELECT pg_terminate_backend($1)", pid)
+        await end_session(postgres_database.pool, pid)
         doomed.session.connection.terminate()  # its socket goes with the process, unread
         await doomed.pool.close()
 

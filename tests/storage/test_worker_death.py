@@ -14,6 +14,7 @@ import pytest
 from bot.agent import KeyedLocks
 from bot.storage import AdvisoryConversationLocks, PostgresDatabase
 from bot.storage.history.postgres import PostgresHistory
+from tests.fakes.postgres_fixtures import end_session
 from tests.storage.test_conversation_lock import until_someone_waits
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,9 +92,7 @@ class TestSessionLost:
     ) -> None:
         locks = AdvisoryConversationLocks(postgres_database)
         lost = postgres_database.session.connection
-        await postgres_database.pool.execute(
-            "SELECT pg_terminate_backend($1)", lost.get_server_pid()
-        )
+        await end_session(postgres_database.pool, lost.get_server_pid())
         for _ in range(2):  # the first notices the loss, the next reopens the session
             async with locks.hold("chat:1"):
                 pass
