@@ -15,29 +15,61 @@ damaged file, and it follows the folder whether or not its changes were recorded
 the store remembers no folder (a first start) is the folder as first scanned the starting
 point: the first index build is not news. A snapshot that is suddenly empty stands for a folder
 gone (an unmounted disk, a replaced folder) rather than every document deleted: it is not
-reported, and what comes back is compared with what was there before.
+reported, and what comes back is compared with what was there before. Only when the folder is
+still the very directory it was at the last look (same device and inode, so nothing was
+unmounted or put in its place) is an empty folder taken at its word: its last files were
+deleted, and that is told. The directory is read when a snapshot is first looked at, not when
+the index took it, so a folder changed and unmounted within one look could still be misread;
+the index replaces its snapshot only on a change, which keeps that window to a change made in
+the last seconds before an unmount.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 from bot.storage.notices import Change, Snapshot
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FolderChanges", "Snapshot", "changes_between"]
+__all__ = ["FolderChanges", "FolderId", "Snapshot", "changes_between", "folder_identity"]
+
+FolderId = tuple[int, int]
+"""A directory's device and inode: the same pair means the same directory, still mounted."""
+
+
+def folder_identity(root: Path) -> Callable[[], FolderId | None]:
+    """Reads `root`'s device and inode when called; None when it cannot be read."""
+
+    def identity() -> FolderId | None:
+        try:
+            status = os.stat(root)
+        except OSError:
+            return None
+        return (status.st_dev, status.st_ino)
+
+    return identity
 
 
 class FolderChanges:
     """What changed in the folder since the last look; `snapshot` gives the index's newest,
-    `scanned` whether its first scan has ended."""
+    `scanned` whether its first scan has ended, `identity` which directory the folder is now
+    (see `folder_identity`; without it an emptied folder is never told as deleted files)."""
 
-    def __init__(self, snapshot: Callable[[], Snapshot], scanned: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        snapshot: Callable[[], Snapshot],
+        scanned: Callable[[], bool],
+        identity: Callable[[], FolderId | None] = lambda: None,
+    ) -> None:
         self._snapshot = snapshot
         self._scanned = scanned
+        self._identity = identity
         self._last: Snapshot | None = None
+        self._last_in: FolderId | None = None  # the directory `_last` was seen in, if known
 
     @property
     def scanned(self) -> bool:
@@ -58,6 +90,9 @@ class FolderChanges:
         when one is taken already."""
         if self._last is None:
             self._last = remembered
+            # the index's own snapshot (a first start) is the folder now; one an earlier run
+            # remembered was seen in whatever was mounted then
+            self._last_in = self._identity() if remembered is self._snapshot() else None
 
     def restart(self) -> None:
         """Drop the starting point: the next one is taken from the store again (after the
@@ -72,18 +107,19 @@ class FolderChanges:
         now = self._snapshot()
         before = self._last
         if before is None:
-            self._last = now
+            self._last, self._last_in = now, self._identity()
             return []
         if now is before:
             return []
-        if not now and before:
+        seen_in = self._identity()
+        if not now and before and (seen_in is None or seen_in != self._last_in):
             log.warning(
                 "the documents folder looks empty (%d files before); not reported as "
                 "removed until it is seen again",
                 len(before),
             )
             return []
-        self._last = now
+        self._last, self._last_in = now, seen_in
         return changes_between(before, now)
 
 

@@ -21,7 +21,7 @@ from bot.documents import Documents
 from bot.documents.retention import Retention
 from bot.gaps.report import GapReport
 from bot.notices.audience import Audience
-from bot.notices.changes import FolderChanges
+from bot.notices.changes import FolderChanges, folder_identity
 from bot.process.data_files import DataFiles
 from bot.scopes import Scopes
 from bot.services import Services
@@ -185,6 +185,7 @@ def build_dispatcher(
             FolderChanges(
                 lambda: services.toolbox.visible_files(None),
                 services.toolbox.indexer.scanned.is_set,
+                folder_identity(services.toolbox.sandbox.root),
             ),
             stores.notices,
             Audience(access, scopes, services.toolbox.sandbox),

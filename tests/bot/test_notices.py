@@ -84,6 +84,12 @@ def move_everything(source: Path, target: Path) -> None:
         entry.rename(target / entry.name)
 
 
+def delete_everything(folder: Path) -> None:
+    """Delete what `folder` holds, keeping the folder itself."""
+    for entry in list(folder.iterdir()):
+        shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+
+
 def scopes_file(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "scopes.toml"
     path.write_text(text, encoding="utf-8")
@@ -191,6 +197,21 @@ class TestWhatIsTold:
                 "\nПеремещено (1):\n• договор_аренды.md → архив/договор_аренды.md\n"
                 "\nУдалено (1):\n• рецепт_шарлотки.txt"
             )
+
+    async def test_the_folders_last_files_deleted_are_told(
+        self, make_dispatcher: Any, sandbox_dir: Path
+    ) -> None:
+        clock = FakeClock()
+        async with make_dispatcher(tuning=tuning(clock)) as harness:
+            await command(harness, "/subscribe", user_id=ADMIN_ID)
+            await tick(harness, clock)
+            everything = sorted(harness.services.toolbox.visible_files(None))
+            assert len(everything) > 1
+            delete_everything(sandbox_dir)
+            await quiet_period(harness, clock)
+            (sent,) = digests_to(harness, ADMIN_ID)
+            assert f"Удалено ({len(everything)})" in sent
+            assert all(f"• {path}" in sent for path in everything), sent
 
     async def test_an_edited_file_and_a_restored_one_are_changed(
         self, make_dispatcher: Any, sandbox_dir: Path

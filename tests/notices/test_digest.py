@@ -3,7 +3,7 @@ nothing named that the subscriber may not see."""
 
 from __future__ import annotations
 
-from bot.notices.changes import FolderChanges, Snapshot, changes_between
+from bot.notices.changes import FolderChanges, FolderId, Snapshot, changes_between
 from bot.notices.digest import Item, digest
 from bot.notices.schedule import due
 from bot.storage.notices import Change, NoticedChange, Subscription
@@ -85,6 +85,33 @@ class TestFolderChanges:
         assert source.look() == []
         snapshots.append({"a": (1, 1), "c": (1, 1)})
         assert source.look() == [Change("b", "removed", 1, 1), Change("c", "added", 1, 1)]
+
+    def test_the_same_folder_emptied_is_its_last_files_removed(self) -> None:
+        snapshots: list[Snapshot] = [{"a": (1, 1), "b": (1, 1)}]
+        source = FolderChanges(lambda: snapshots[-1], lambda: True, lambda: (7, 42))
+        source.look()
+        snapshots.append({})
+        assert source.look() == [Change("a", "removed", 1, 1), Change("b", "removed", 1, 1)]
+        snapshots.append({"c": (1, 1)})
+        assert source.look() == [Change("c", "added", 1, 1)]
+
+    def test_another_directory_in_its_place_is_not_everything_removed(self) -> None:
+        snapshots: list[Snapshot] = [{"a": (1, 1)}]
+        directory: list[FolderId | None] = [(7, 42)]
+        source = FolderChanges(lambda: snapshots[-1], lambda: True, lambda: directory[-1])
+        source.look()
+        snapshots.append({})
+        for elsewhere in ((8, 2), None):  # another disk's mount point; or unreadable
+            directory.append(elsewhere)
+            assert source.look() == []
+        directory.append((7, 42))
+        snapshots.append({"a": (1, 1), "c": (1, 1)})
+        assert source.look() == [Change("c", "added", 1, 1)]
+
+    def test_a_folder_empty_after_a_restart_is_not_everything_removed(self) -> None:
+        source = FolderChanges(dict, lambda: True, lambda: (7, 42))
+        source.start({"a": (1, 1)})  # seen by the last run: which directory is not known
+        assert source.look() == []
 
     def test_a_remembered_starting_point_tells_what_changed_since(self) -> None:
         source = FolderChanges(lambda: {"a": (2, 2), "c": (1, 1)}, lambda: True)
