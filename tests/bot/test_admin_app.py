@@ -247,6 +247,9 @@ class TestPeople:
             assert 4242 in [g["id"] for g in people["grants"]]
             status, _ = await app.post("revoke", {"user_id": 4242})
             assert status == 400
+            for not_a_person in ("x", 0, -4242):
+                status, _ = await app.post("revoke", {"user_id": not_a_person, "confirmed": True})
+                assert status == 400, not_a_person
             assert access.may_use(4242)
             status, body = await app.post("revoke", {"user_id": 4242, "confirmed": True})
             assert (status, body) == (200, {"result": "removed"})

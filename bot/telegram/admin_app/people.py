@@ -82,10 +82,7 @@ class PeopleApi:
     async def revoke(self, request: web.Request) -> web.Response:
         caller = await self._desk.caller(request)
         body = await json_body(request, caller, "user_id", confirmed=True)
-        try:
-            user_id = int(body["user_id"])
-        except ValueError:
-            raise bad(caller, "user_id") from None
+        user_id = _person_id(caller, body)
         result, _ = await self._desk.access.deny(user_id, by=caller.person)
         return web.json_response({"result": result})
 
