@@ -27,37 +27,21 @@ the last seconds before an unmount.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
-from pathlib import Path
 
 from bot.storage.notices import Change, Snapshot
+from tools.index.watch import FolderId
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FolderChanges", "FolderId", "Snapshot", "changes_between", "folder_identity"]
-
-FolderId = tuple[int, int]
-"""A directory's device and inode: the same pair means the same directory, still mounted."""
-
-
-def folder_identity(root: Path) -> Callable[[], FolderId | None]:
-    """Reads `root`'s device and inode when called; None when it cannot be read."""
-
-    def identity() -> FolderId | None:
-        try:
-            status = os.stat(root)
-        except OSError:
-            return None
-        return (status.st_dev, status.st_ino)
-
-    return identity
+__all__ = ["FolderChanges", "FolderId", "Snapshot", "changes_between"]
 
 
 class FolderChanges:
     """What changed in the folder since the last look; `snapshot` gives the index's newest,
     `scanned` whether its first scan has ended, `identity` which directory the folder is now
-    (see `folder_identity`; without it an emptied folder is never told as deleted files)."""
+    (`tools.index.watch.folder_identity`; without it an emptied folder is never told as
+    deleted files)."""
 
     def __init__(
         self,

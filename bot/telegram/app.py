@@ -21,7 +21,7 @@ from bot.documents import Documents
 from bot.documents.retention import Retention
 from bot.gaps.report import GapReport
 from bot.notices.audience import Audience
-from bot.notices.changes import FolderChanges, folder_identity
+from bot.notices.changes import FolderChanges
 from bot.process.data_files import DataFiles
 from bot.scopes import Scopes
 from bot.services import Services
@@ -51,6 +51,7 @@ from bot.telegram.output.pacing import EDIT_BURST, EditPacer
 from bot.telegram.output.pending_status import tidy_leftovers
 from bot.telegram.tuning import Tuning
 from tools import Toolbox
+from tools.index.watch import folder_identity
 
 __all__ = ["build_bot", "build_dispatcher", "warn_about_settings"]
 
@@ -185,7 +186,7 @@ def build_dispatcher(
             FolderChanges(
                 lambda: services.toolbox.visible_files(None),
                 services.toolbox.indexer.scanned.is_set,
-                folder_identity(services.toolbox.sandbox.root),
+                lambda: folder_identity(services.toolbox.sandbox.root),
             ),
             stores.notices,
             Audience(access, scopes, services.toolbox.sandbox),

@@ -36,6 +36,19 @@ WatchMode = Literal["notify", "poll", "rescan"]
 
 Report = Callable[[set[str] | None], None]
 
+FolderId = tuple[int, int]
+"""A directory's device and inode: the same pair means the same directory, still mounted."""
+
+
+def folder_identity(root: Path) -> FolderId | None:
+    """`root`'s device and inode; None when it is not a folder or cannot be read."""
+    try:
+        info = os.stat(root)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
+
+
 STEP_MS = 50  # a batch is handed over once the folder has been quiet this long...
 DEBOUNCE_MS = 1_000  # ...or after this long at most while changes keep coming
 CHECK_MS = 1_000  # how often a quiet watch checks that the folder is still the same one
@@ -114,7 +127,7 @@ class FolderWatcher:
                 self._stop.wait(retry)
                 retry = min(retry * 2, RETRY_MAX)
 
-    def _await_folder(self) -> tuple[int, int] | None:
+    def _await_folder(self) -> FolderId | None:
         """The folder's identity once it exists as a folder; None when stopped first."""
         waited = False
         while not self._stop.is_set():
@@ -127,14 +140,10 @@ class FolderWatcher:
             self._stop.wait(self.interval)
         return None
 
-    def _identity(self) -> tuple[int, int] | None:
-        try:
-            info = os.stat(self.root)
-        except OSError:
-            return None
-        return (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
+    def _identity(self) -> FolderId | None:
+        return folder_identity(self.root)
 
-    def _follow(self, identity: tuple[int, int]) -> None:
+    def _follow(self, identity: FolderId) -> None:
         """Report changes until stopped or the folder is removed or replaced."""
         changes = watchfiles.watch(
             self.root,
