@@ -24,14 +24,13 @@ from openai import AsyncOpenAI
 from bench import corpus
 from bench.agent_setup import agent_config
 from bench.context import Context
-from bench.fake_model import Script
+from bench.fake_model import Script, playing
 from bench.queries import query_mix
 from bench.results import Aim, BenchResult, Metric
 from bench.tokenizer import ReferenceCounter, reference_counter
 from bench.toolbox import started_toolbox
 from bot.agent import Agent, AgentConfig, HistoryStore
 from bot.settings.model import page_for_window
-from tests.fakes.fake_llm import FakeLLM
 from tools import Toolbox
 
 TITLE = "prefix: a thirty-question conversation in an 8k window, how much of each request repeats"
@@ -108,14 +107,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     result = BenchResult("prefix", TITLE)
     root = corpus.ensure(ctx.workdir, 100, ctx.python, ctx.child_env())
     count = reference_counter()
-    script = Script(0.0, count.request, itertools.count(1))
-    fake = FakeLLM()
-
-    async def responder(body: dict[str, Any]) -> Any:
-        return script.reply(body)
-
-    fake.responder = responder
-    await fake.start()
+    fake = await playing(Script(0.0, count.request, itertools.count(1)))
     data = ctx.scratch(f"prefix-data-{page}")
     toolbox, _ = await started_toolbox(root, data, read_page_chars=page)
     steps = agent_config(MODEL, window, OUTPUT_TOKENS)

@@ -17,12 +17,11 @@ from openai import AsyncOpenAI
 from bench import corpus
 from bench.agent_setup import agent_config
 from bench.context import Context
-from bench.fake_model import Script
+from bench.fake_model import Script, playing
 from bench.results import Aim, BenchResult, Metric
 from bench.tokenizer import ReferenceCounter, reference_counter
 from bench.toolbox import started_toolbox
 from bot.agent import Agent, HistoryStore
-from tests.fakes.fake_llm import FakeLLM
 from tools import Toolbox
 
 TITLE = "tokens: ten questions with large reads, our trimming vs a naive keep-everything loop"
@@ -137,14 +136,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     result = BenchResult("tokens", TITLE)
     root = corpus.ensure(ctx.workdir, 100, ctx.python, ctx.child_env())
     reference = reference_counter()
-    script = Script(0.0, reference.request, itertools.count(1))
-    fake = FakeLLM()
-
-    async def responder(body: dict[str, Any]) -> Any:
-        return script.reply(body)
-
-    fake.responder = responder
-    await fake.start()
+    fake = await playing(Script(0.0, reference.request, itertools.count(1)))
     toolbox, _ = await started_toolbox(root, ctx.scratch(f"tokens-data-{window}"))
     try:
         ours = await _ours(fake, toolbox, window, ctx)

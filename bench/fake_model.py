@@ -87,6 +87,18 @@ class Script:
         return reply
 
 
+async def playing(script: Script) -> FakeLLM:
+    """A fake model server on 127.0.0.1, started, that answers every request from `script`."""
+    server = FakeLLM()
+
+    async def responder(body: dict[str, Any]) -> Reply:
+        return script.reply(body)
+
+    server.responder = responder
+    await server.start()
+    return server
+
+
 def prose(chars: int) -> str:
     """About `chars` characters of answer-like Markdown: paragraphs, bold, code, a list."""
     sentences = [
@@ -113,15 +125,9 @@ async def serve(
     count = reference_counter() if usage else None
     script = Script(delay_s, count.request if count else None, itertools.count(1))
     script.answer_chars = answer_chars
-    server = FakeLLM()
+    server = await playing(script)
     server.streaming.content_chars = stream_chars
     server.streaming.delay_s = stream_delay_s
-
-    async def responder(body: dict[str, Any]) -> Reply:
-        return script.reply(body)
-
-    server.responder = responder
-    await server.start()
     print(server.base_url, flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
