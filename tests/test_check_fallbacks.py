@@ -34,11 +34,8 @@ async def fallback_llm() -> AsyncIterator[FakeLLM]:
     server = FakeLLM()
     server.models = [OWN]
     server.keys = {FALLBACK_KEY}
-    await server.start()
-    try:
+    async with server:
         yield server
-    finally:
-        await server.close()
 
 
 @pytest.fixture

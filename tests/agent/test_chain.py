@@ -19,12 +19,8 @@ COOLDOWN_S = 30.0
 
 @pytest.fixture
 async def fallback_llm() -> AsyncIterator[FakeLLM]:
-    server = FakeLLM()
-    await server.start()
-    try:
+    async with FakeLLM() as server:
         yield server
-    finally:
-        await server.close()
 
 
 def chained_agent(

@@ -37,12 +37,8 @@ HANDOVER_LINE = RUSSIAN.note_handover.format(model=FALLBACK).replace("_", "")
 @pytest.fixture
 async def fallback_llm() -> AsyncIterator[FakeLLM]:
     """The fallback model's own server."""
-    server = FakeLLM()
-    await server.start()
-    try:
+    async with FakeLLM() as server:
         yield server
-    finally:
-        await server.close()
 
 
 @pytest.fixture

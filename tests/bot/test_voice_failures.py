@@ -47,12 +47,8 @@ def _separate(server: FakeLLM) -> dict[str, Any]:
 @pytest.fixture
 async def speech_server() -> AsyncIterator[FakeLLM]:
     """A second fake server, standing in for a separate speech-to-text server."""
-    server = FakeLLM()
-    await server.start()
-    try:
+    async with FakeLLM() as server:
         yield server
-    finally:
-        await server.close()
 
 
 class TestRefusedBeforeDownload:

@@ -15,7 +15,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from aiohttp import web
 from openai import AsyncOpenAI
@@ -289,6 +289,14 @@ class FakeLLM:
             await client.close()
         if self._runner is not None:
             await self._runner.cleanup()
+
+    async def __aenter__(self) -> Self:
+        """Started for a `with` block, closed at its end."""
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()

@@ -27,12 +27,8 @@ DispatcherFactory = Callable[..., AbstractAsyncContextManager[Harness]]
 @pytest.fixture
 async def fake_llm() -> AsyncIterator[FakeLLM]:
     """A started fake model server, stopped after the test."""
-    server = FakeLLM()
-    await server.start()
-    try:
+    async with FakeLLM() as server:
         yield server
-    finally:
-        await server.close()
 
 
 @pytest.fixture
