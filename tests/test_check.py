@@ -172,15 +172,29 @@ async def _check(
     settings: Settings, capsys: pytest.CaptureFixture[str], *, offline: bool = False
 ) -> tuple[int, dict[str, str]]:
     """The exit code and each line by its subject, after checking no secret was printed."""
+    return await check_lines(settings, capsys, offline=offline, secrets=(KEY, BOT_TOKEN))
+
+
+async def check_lines(
+    settings: Settings,
+    capsys: pytest.CaptureFixture[str],
+    *,
+    offline: bool,
+    secrets: tuple[str, ...],
+    fallbacks: tuple[str, ...] = (),
+) -> tuple[int, dict[str, str]]:
+    """The exit code and each line by its subject (a line per fallback model among them),
+    after checking that none of `secrets` was printed."""
     code = await serve(settings, offline=offline)
     out = capsys.readouterr().out
-    for secret in (KEY, BOT_TOKEN):
+    for secret in secrets:
         assert secret not in out
-    lines = {line.split(":")[0][2:]: line for line in out.splitlines()}
+    lines = {line[2:].split(": ", 1)[0]: line for line in out.splitlines()}
     assert list(lines) == [
         "settings",
         "telegram",
         "model server",
+        *(f"fallback {name}" for name in fallbacks),
         "documents",
         "data folder",
         "database",

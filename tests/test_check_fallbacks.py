@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from bot.check import serve
 from bot.settings_loader import load_settings
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.fake_transcriptions import unreachable_url
+from tests.test_check import check_lines
 
 KEY = "sk-main-secret-key-4711"
 FALLBACK_KEY = "sk-fallback-secret-key-0815"
@@ -78,22 +78,15 @@ def check(
             "_env_file": None,
         }
         caplog.set_level(logging.DEBUG)
-        code = await serve(load_settings(**{**defaults, **values}), offline=offline)
-        out = capsys.readouterr().out
-        for secret in (KEY, FALLBACK_KEY, BOT_TOKEN):
-            assert secret not in out
+        code, lines = await check_lines(
+            load_settings(**{**defaults, **values}),
+            capsys,
+            offline=offline,
+            secrets=(KEY, FALLBACK_KEY, BOT_TOKEN),
+            fallbacks=tuple(fallbacks),
+        )
         for key in (KEY, FALLBACK_KEY):  # the fake Bot API's own access log holds the token
             assert key not in caplog.text
-        lines = {line[2:].split(": ", 1)[0]: line for line in out.splitlines()}
-        assert list(lines) == [
-            "settings",
-            "telegram",
-            "model server",
-            *(f"fallback {name}" for name in fallbacks),
-            "documents",
-            "data folder",
-            "database",
-        ]
         return code, lines
 
     return run
