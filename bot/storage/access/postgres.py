@@ -34,6 +34,7 @@ from bot.storage.access import (
     Via,
     codes,
 )
+from bot.storage.keys import locked_transaction
 
 if TYPE_CHECKING:
     from asyncpg.pool import PoolConnectionProxy
@@ -79,8 +80,7 @@ class PostgresAccessStore:
         code = codes.new_code()
         raw = codes.normalize(code)
         assert raw is not None
-        async with self._pool.acquire() as db, db.transaction():
-            await db.execute("SELECT pg_advisory_xact_lock($1)", _PAIRING_LOCK)
+        async with locked_transaction(self._pool, _PAIRING_LOCK) as db:
             await db.execute("DELETE FROM access_pairing_codes")
             await db.execute(
                 "INSERT INTO access_pairing_codes (code_hash, expires_at) VALUES ($1, $2)",
@@ -91,8 +91,7 @@ class PostgresAccessStore:
 
     async def redeem(self, person: Person, raw_code: str, now: float) -> PairingOutcome:
         candidate = codes.code_hash(raw_code)
-        async with self._pool.acquire() as db, db.transaction():
-            await db.execute("SELECT pg_advisory_xact_lock($1)", _PAIRING_LOCK)
+        async with locked_transaction(self._pool, _PAIRING_LOCK) as db:
             locked_until = await db.fetchval(
                 "SELECT locked_until FROM access_pairing_failures WHERE user_id = $1",
                 person.user_id,

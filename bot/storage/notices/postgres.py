@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bot.storage.keys import advisory_key
+from bot.storage.keys import advisory_key, locked_transaction
 from bot.storage.notices import MAX_READ, Change, NoticedChange, Snapshot, Subscription
 
 if TYPE_CHECKING:
@@ -96,8 +96,7 @@ class PostgresNotices:
         if not changes:
             return 0
         now = self._clock()
-        async with self._pool.acquire() as connection, connection.transaction():
-            await connection.execute("SELECT pg_advisory_xact_lock($1)", _RECORDING)
+        async with locked_transaction(self._pool, _RECORDING) as connection:
             rows = await connection.fetch(
                 "SELECT DISTINCT ON (path) path, kind, size, mtime_ns FROM notice_changes "
                 "WHERE path = ANY($1::text[]) ORDER BY path, id DESC",
@@ -119,8 +118,7 @@ class PostgresNotices:
 
     async def remembered_folder(self) -> Snapshot | None:
         """The folder as the recorded changes leave it; None before it was remembered."""
-        async with self._pool.acquire() as connection, connection.transaction():
-            await connection.execute("SELECT pg_advisory_xact_lock($1)", _RECORDING)
+        async with locked_transaction(self._pool, _RECORDING) as connection:
             if await connection.fetchval("SELECT count(*) FROM notice_files_remembered") == 0:
                 return None
             rows = await connection.fetch("SELECT path, size, mtime_ns FROM notice_files")
@@ -129,8 +127,7 @@ class PostgresNotices:
     async def remember_folder(self, files: Snapshot) -> bool:
         """Remember the folder as `files`, unless one is remembered already."""
         now = self._clock()
-        async with self._pool.acquire() as connection, connection.transaction():
-            await connection.execute("SELECT pg_advisory_xact_lock($1)", _RECORDING)
+        async with locked_transaction(self._pool, _RECORDING) as connection:
             status = await connection.execute(
                 "INSERT INTO notice_files_remembered (id, remembered_at) VALUES (1, $1) "
                 "ON CONFLICT (id) DO NOTHING",

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from bot.storage.keys import advisory_key
+from bot.storage.keys import advisory_key, locked_transaction
 from bot.storage.usage import STALE_AFTER_S, Allowance, Refusal, Tokens, UsageSum, Use, Who
 
 if TYPE_CHECKING:
@@ -39,10 +39,8 @@ class PostgresUsage:
     ) -> Refusal | None:
         """Check every allowance and write the reservation, under the askers' locks."""
         now = self._clock()
-        keys = sorted({advisory_key(_LOCKS, f"{a.who}:{a.id}") for a in allowances})
-        async with self._pool.acquire() as connection, connection.transaction():
-            for key in keys:
-                await connection.execute("SELECT pg_advisory_xact_lock($1)", key)
+        keys = [advisory_key(_LOCKS, f"{a.who}:{a.id}") for a in allowances]
+        async with locked_transaction(self._pool, *keys) as connection:
             if await connection.fetchval("SELECT 1 FROM usage WHERE question = $1", question):
                 return None
             for allowance in allowances:
