@@ -30,9 +30,9 @@ database, the history and the update claims, and its `Backend` builds the other 
 `Stores`
 (`backend/sqlite.py` and `backend/postgres.py` are its two sides).
 
-What they stand on (and `errors`, `keys` for advisory lock keys, `lost` for what a lost
-connection raises, `session` for this process's lock session, `urls` for database URLs shown
-without their passwords):
+What they stand on (and `errors`, `keys` for advisory lock keys and a transaction holding
+them, `lost` for what a lost connection raises, `session` for this process's lock session,
+`urls` for database URLs shown without their passwords):
 
 - `SqliteThread` (sqlite_thread.py): one file behind one worker thread, opened on first use by
   `connect(path, schema)`, which creates the store's tables; `transaction` for work that takes
