@@ -31,6 +31,9 @@ from tests.fakes.processes import BotProcess, bot_env, wait_in_log
 SECRET = "replica_secret-token"
 LEASE_S = 3.0
 STARTED = "started: model"
+LISTENING = "webhook mode: listening on"
+"""Logged once the webhook's socket takes connections; `STARTED` comes before it (aiogram's
+startup runs as the web app is set up, before its site listens)."""
 
 
 def _update(update_id: int, chat_id: int, text: str) -> dict[str, Any]:
@@ -187,7 +190,7 @@ class Deployment:
         self.processes.append(process)
         await process.start()
         workers = int(extra.get("WORKERS", "1"))
-        await wait_in_log(process, STARTED, workers, within_s=120)
+        await wait_in_log(process, LISTENING, workers, within_s=120)
         return Replica(process, port)
 
     async def close(self) -> None:
