@@ -2,9 +2,15 @@
 
 A stream arrives as `data: {json}` lines. Content comes in pieces; reasoning comes either as
 `reasoning_content` (never shown) or inside `<think>` tags (hidden as they stream); tool calls
-come in pieces keyed by `index` (the id and name usually in the first piece, the arguments
-split over many, several calls interleaved); `finish_reason` comes near the end and `usage`,
-when the server was asked for it, in a last chunk with no choices.
+come in pieces keyed by `index`, several calls interleaved; `finish_reason` comes near the end
+and `usage`, when the server was asked for it (and gives it), in a last chunk with no choices.
+
+Servers disagree on how a call's pieces look, and every dialect is read the same way: a call's
+id and name are set once (OpenAI sends them in the first piece only; llama-cpp-python repeats
+both in every piece, so a repeat is not appended), and only its arguments grow. A piece without
+an `index` continues the call it names by id, or the latest call; a new id, or a name arriving
+for a call whose arguments are already complete, starts the next call (servers that send each
+call whole, all at index 0). Arguments may arrive as an object instead of JSON text.
 
 The assembler turns all of that back into the body a non-streamed reply would have had, so the
 same parser reads both, and reports the visible answer text whenever it grows.
@@ -35,6 +41,38 @@ class _CallParts:
     arguments: str = ""
     arguments_object: Any = None
 
+    @property
+    def complete(self) -> bool:
+        """Whether the arguments so far are a whole JSON value (or came as an object)."""
+        if self.arguments_object is not None:
+            return True
+        if not self.arguments.strip():
+            return False
+        try:
+            json.loads(self.arguments)
+        except ValueError:
+            return False
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """What one streamed piece of a call says about which call it is."""
+
+    id: str | None
+    name: str
+    has_arguments: bool
+
+    def starts_another(self, parts: _CallParts) -> bool:
+        """Whether this piece cannot continue `parts`: it carries another id, or, once the
+        arguments of `parts` are whole, a name with arguments of its own (a repeat of the
+        same name with nothing to add is a repeat, not a new call)."""
+        if self.id is not None and parts.id is not None:
+            return self.id != parts.id
+        if not self.name or not parts.name or not parts.complete:
+            return False
+        return self.name != parts.name or self.has_arguments
+
 
 @dataclass
 class StreamAssembler:
@@ -47,6 +85,8 @@ class StreamAssembler:
     content: list[str] = field(default_factory=list)
     refusal: list[str] = field(default_factory=list)
     calls: dict[int, _CallParts] = field(default_factory=dict)
+    """The calls in the order they first appeared."""
+    _by_index: dict[int, _CallParts] = field(default_factory=dict, repr=False)
     finish_reason: str | None = None
     usage: dict[str, Any] | None = None
     error: Any = None
@@ -129,28 +169,55 @@ class StreamAssembler:
     def _take_calls(self, delta: Mapping[str, Any]) -> None:
         raw_calls = delta.get("tool_calls")
         if not raw_calls and isinstance(delta.get("function_call"), dict):
-            raw_calls = [{"index": 0, "function": delta["function_call"]}]
+            raw_calls = [{"function": delta["function_call"]}]
         if not isinstance(raw_calls, list):
             return
-        for position, raw in enumerate(raw_calls):
+        for raw in raw_calls:
             if not isinstance(raw, dict):
                 continue
-            index = raw.get("index")
-            if not isinstance(index, int) or isinstance(index, bool):
-                index = position
-            parts = self.calls.setdefault(index, _CallParts())
-            if isinstance(raw.get("id"), str) and raw["id"]:
-                parts.id = raw["id"]
             function: dict[str, Any] = (
                 raw["function"] if isinstance(raw.get("function"), dict) else raw
             )
-            if isinstance(function.get("name"), str):
-                parts.name += function["name"]
+            call_id = raw["id"] if isinstance(raw.get("id"), str) and raw["id"] else None
+            name = function["name"] if isinstance(function.get("name"), str) else ""
             arguments = function.get("arguments")
+            piece = _Piece(call_id, name, arguments not in (None, ""))
+            parts = self._parts_for(raw.get("index"), piece)
+            if call_id is not None and parts.id is None:
+                parts.id = call_id
+            if name and not parts.name:
+                parts.name = name
             if isinstance(arguments, str):
                 parts.arguments += arguments
             elif arguments is not None:
                 parts.arguments_object = arguments
+
+    def _parts_for(self, index: object, piece: _Piece) -> _CallParts:
+        """The call a piece belongs to (see the module's docstring), made when it is new.
+
+        Calls are kept in the order they first appeared; the server's `index` only says which
+        of them a piece continues, as long as the piece does not plainly start another call.
+        """
+        if piece.id is not None:
+            for parts in self.calls.values():
+                if parts.id == piece.id:
+                    return parts
+        if isinstance(index, int) and not isinstance(index, bool):
+            known = self._by_index.get(index)
+            if known is not None and not piece.starts_another(known):
+                return known
+            made = self._new_call()
+            self._by_index[index] = made
+            return made
+        latest = self.calls.get(len(self.calls) - 1)
+        if latest is None or piece.starts_another(latest):
+            return self._new_call()
+        return latest
+
+    def _new_call(self) -> _CallParts:
+        parts = _CallParts()
+        self.calls[len(self.calls)] = parts
+        return parts
 
     @staticmethod
     def _call_json(index: int, parts: _CallParts) -> dict[str, Any]:
