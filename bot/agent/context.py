@@ -46,7 +46,8 @@ class Fitted:
 
 
 def repair(messages: Sequence[Message]) -> list[Message]:
-    """Drop what a server would reject: calls without all their results and stray results.
+    """Drop what a server would reject: calls without all their results, stray results, and
+    a `null` content beside calls.
 
     An assistant message whose calls are not all answered right after it keeps its text (if
     any) and loses the calls; results that answer no preceding call are dropped.
@@ -69,6 +70,8 @@ def repair(messages: Sequence[Message]) -> list[Message]:
             index += 1
         by_id = {r.get("tool_call_id"): r for r in results}
         if len(set(wanted)) == len(wanted) and all(i in by_id for i in wanted):
+            if message.get("content") is None:  # stored before calls got "" (see replies)
+                message = {**message, "content": ""}
             repaired.append(message)
             repaired.extend(by_id[i] for i in wanted)
         elif message.get("content"):

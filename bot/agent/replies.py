@@ -40,8 +40,12 @@ class ModelReply:
     """Prompt tokens the server had cached, where it says (0 when it does not)."""
 
     def assistant_message(self, *, with_tools: bool = True) -> dict[str, Any]:
-        """The message as it goes into the history and back to the model."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        """The message as it goes into the history and back to the model.
+
+        Its content is a string even beside tool calls: OpenAI takes `""` as well as `null`
+        there, but llama-cpp-python's server refuses `null` (and a message without the key).
+        """
+        message: dict[str, Any] = {"role": "assistant", "content": self.text}
         if with_tools and self.tool_calls:
             message["tool_calls"] = [
                 {
@@ -51,8 +55,6 @@ class ModelReply:
                 }
                 for call in self.tool_calls
             ]
-        elif message["content"] is None:
-            message["content"] = ""
         return message
 
 

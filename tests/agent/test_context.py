@@ -334,8 +334,10 @@ class TestRepair:
         broken = [turn_[0], turn_[2], two_calls, turn_[2], turn_[3]]
         assert repair(broken) == [turn_[0], turn_[3]]
 
-    def test_intact_turns_are_unchanged(self) -> None:
-        assert repair(qa_turn(0)) == qa_turn(0)
+    def test_intact_turns_are_unchanged_but_for_a_null_content_beside_calls(self) -> None:
+        turn_ = qa_turn(0)
+        assert turn_[1]["content"] is None
+        assert repair(turn_) == [turn_[0], {**turn_[1], "content": ""}, *turn_[2:]]
 
     def test_compact_keeps_question_and_answer(self) -> None:
         turn_ = qa_turn(0)
