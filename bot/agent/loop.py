@@ -73,6 +73,7 @@ class _Progress:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_prompt_tokens: int = 0
+    estimated: bool = False
     sources: list[str] = field(default_factory=list)
     search_hits: list[int] = field(default_factory=list)
     results: dict[str, ToolResult] = field(default_factory=dict)
@@ -102,6 +103,7 @@ class _Progress:
             completion_tokens=self.completion_tokens,
             elapsed_s=time.monotonic() - started,
             cached_prompt_tokens=self.cached_prompt_tokens,
+            estimated=self.estimated,
         )
 
 
@@ -270,10 +272,11 @@ class Agent:
         await self._history.finish_turn(turn, done=True, usage=answer.usage)
         self._observer.question_answered(answer.usage.elapsed_s)
         logger.info(
-            "answered in %s: %d round(s), %d call(s), %d+%d tokens, %.2fs%s%s",
+            "answered in %s: %d round(s), %d call(s), %s%d+%d tokens, %.2fs%s%s",
             conversation,
             answer.usage.rounds,
             answer.usage.model_calls,
+            "~" if answer.usage.estimated else "",
             answer.usage.prompt_tokens,
             answer.usage.completion_tokens,
             answer.usage.elapsed_s,
@@ -451,7 +454,13 @@ class Agent:
             progress.handover = completion.handover
             self._counter.observe(fitted.raw_tokens, reply.prompt_tokens)
             prompt_tokens = reply.prompt_tokens or fitted.tokens
-            completion_tokens = reply.completion_tokens or 0
+            completion_tokens = reply.completion_tokens
+            if not completion_tokens and (reply.text or reply.tool_calls):
+                completion_tokens = None  # a reply with words cost some: 0 means "not told"
+            if completion_tokens is None or not reply.prompt_tokens:
+                progress.estimated = True
+            if completion_tokens is None:
+                completion_tokens = self._estimate_output(reply)
             self._observer.model_called(
                 ok=True, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
             )
@@ -460,6 +469,14 @@ class Agent:
             progress.cached_prompt_tokens += min(reply.cached_tokens, prompt_tokens)
             return reply
         raise AssertionError  # pragma: no cover - the loop always returns or raises
+
+    def _estimate_output(self, reply: ModelReply) -> int:
+        """The reply's tokens as the counter estimates them, for a server that reported no
+        usage: its text and the calls it asked for, which is what the server generated."""
+        tokens = self._counter.text(reply.text) if reply.text else 0
+        for call in reply.tool_calls:
+            tokens += self._counter.text(call.name) + self._counter.text(call.arguments)
+        return tokens
 
 
 def _failure_kind(exc: BaseException) -> str:

@@ -29,6 +29,9 @@ class Usage:
     cached_prompt_tokens: int = 0
     """The part of `prompt_tokens` the server had seen before (its cached prefix), where it
     reports one (`prompt_tokens_details.cached_tokens`)."""
+    estimated: bool = False
+    """Some of the token counts are the bot's own estimate: the server reported no usage
+    for at least one call (llama-cpp-python's server, for one, sends none in a stream)."""
 
 
 def own_conversation_keys(user_id: int) -> tuple[str, str, str]:
