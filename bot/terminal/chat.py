@@ -36,6 +36,17 @@ _ARGUMENTS_SHOWN = 120
 _TAKEN_BACK = "  ↩ (the text above was not the answer; it was taken back)"
 _QUOTE_SHOWN = 70
 _WORDS = ENGLISH_WORDS
+_FAILED = {
+    "unavailable": "the model server is down, too slow, or failed on the request",
+    "stream_cut": "the answer broke off mid-stream",
+    "auth": "the model server refused the key or does not know the model",
+    "rate_limited": "the model server is rate-limiting; try again in a minute",
+    "bad_reply": "the model server's reply could not be used",
+    "too_long": "the conversation does not fit the model's window; /reset starts anew",
+}
+"""What the reader is told of a failed question, by `AgentError.kind`: one short line. What
+the server said (a validation dump may run to hundreds of characters) is in the agent's log
+line, which the terminal shows with LOG_LEVEL=DEBUG."""
 
 
 class _Typed:
@@ -127,7 +138,8 @@ async def chat_in_terminal(
             answer = await agent.ask(conversation, question, on_event=show)
         except AgentError as exc:
             typed.break_line()
-            write(f"! {exc.kind}: {exc}")
+            failed = _FAILED.get(exc.kind, "the question could not be answered")
+            write(f"! {exc.kind}: {failed} (details: LOG_LEVEL=DEBUG)")
             continue
         typed.finish(answer.text)
         _after_answer(answer, write)
@@ -232,7 +244,8 @@ def _notes(answer: Answer) -> list[str]:
         notes.append(f"answered by the fallback model {answer.fallback_model}")
     usage = answer.usage
     notes.append(
-        f"{usage.rounds} round(s), {usage.prompt_tokens}+{usage.completion_tokens} tokens, "
+        f"{usage.rounds} round(s), {'~' if usage.estimated else ''}"
+        f"{usage.prompt_tokens}+{usage.completion_tokens} tokens, "
         f"{usage.elapsed_s:.1f}s"
     )
     return notes

@@ -91,6 +91,24 @@ class TestTerminalChat:
         assert any(line.startswith("! auth") for line in output)
         assert "теперь да" in output
 
+    async def test_a_servers_validation_dump_is_told_in_one_short_line(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory
+    ) -> None:
+        dump = "7 validation errors: " + "; ".join(
+            f"{{'type': 'string_type', 'loc': ('body', 'messages', {i}, 'content')}}"
+            for i in range(7)
+        )
+        fake_llm.reply_error(500, {"error": {"message": dump, "type": "internal_server_error"}})
+        output: list[str] = []
+
+        await chat_in_terminal(make_agent(), read_line=scripted(["раз"]), write=output.append)
+
+        (line,) = [line for line in output if line.startswith("! ")]
+        assert line.startswith("! unavailable: ")
+        assert "validation" not in line
+        assert "string_type" not in line
+        assert len(line) < 120
+
 
 class TestToolLines:
     async def test_a_failed_tool_is_marked_as_failed(
