@@ -192,6 +192,10 @@ class Agent:
         async with self._locks.hold(conversation):
             await self._history.reset(conversation)
 
+    async def has_past(self, conversation: str) -> bool:
+        """Whether the conversation's next question would carry earlier turns with it."""
+        return bool(await self._history.load_turns(conversation, 1))
+
     async def status(self, conversation: str) -> ContextStatus:
         """How much of the window the conversation would use for its next question."""
         past = await self._load(conversation)

@@ -88,7 +88,7 @@ class Budgets:
             mine = self.limits.user_budget(user_id, period, is_admin=is_admin)
             if mine is not None:
                 found.append(Allowance("user", user_id, since, mine, _near(mine), period))
-            chats = self.limits.chat_budget(chat_id, period, is_admin=is_admin)
+            chats = self.limits.chat_budget(chat_id, period, user_id=user_id, is_admin=is_admin)
             if chat_id == user_id and chat_id not in self.limits.chats:
                 chats = None
             if chats is not None:

@@ -115,24 +115,33 @@ class Limits(_Strict):
         """The time zone days and months begin in."""
         return ZoneInfo(self.timezone)
 
+    def holds(self, user_id: int, *, is_admin: bool) -> bool:
+        """Whether budgets hold this person at all: everyone but admins, and an admin too when
+        `limit_admins` is true or the file lists them in [users]. One rule for their own
+        budget and their chat's, listed or default, so an admin is never refused for what
+        a chat's members spent unless the file says so."""
+        return not is_admin or self.limit_admins or user_id in self.users
+
     def user_budget(self, user_id: int, period: Period, *, is_admin: bool) -> int | None:
-        """A person's budget for `period`: their own entry, else the default; admins have none
-        unless the file says so."""
+        """A person's budget for `period`: their own entry, else the default; None for an
+        admin the file does not hold."""
+        if not self.holds(user_id, is_admin=is_admin):
+            return None
         own = self.users.get(user_id)
         if own is not None:
             return own.of(period)
-        if is_admin and not self.limit_admins:
-            return None
         return (self.defaults.user_day if period == "day" else self.defaults.user_month) or None
 
-    def chat_budget(self, chat_id: int, period: Period, *, is_admin: bool) -> int | None:
-        """A chat's budget for `period`, as `user_budget`; an admin's question is not held to
-        a chat's default unless admins are limited."""
+    def chat_budget(
+        self, chat_id: int, period: Period, *, user_id: int, is_admin: bool
+    ) -> int | None:
+        """The budget for `period` of the chat a question from `user_id` is asked in: the
+        chat's own entry, else the default; None for an admin the file does not hold."""
+        if not self.holds(user_id, is_admin=is_admin):
+            return None
         own = self.chats.get(chat_id)
         if own is not None:
             return own.of(period)
-        if is_admin and not self.limit_admins:
-            return None
         return (self.defaults.chat_day if period == "day" else self.defaults.chat_month) or None
 
     def price(self, model: str) -> Price | None:

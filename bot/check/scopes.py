@@ -32,5 +32,5 @@ def check_scopes(settings: Settings) -> Outcome:
         return failed(SUBJECT, f"SCOPES_FILE names folders the documents folder lacks: {names}")
     default = "everything" if rules.default is None else rules.default.shown()
     return passed(
-        SUBJECT, f"{len(rules.by_id)} chats and users listed; everyone else sees {default}"
+        SUBJECT, f"{rules.entries()} chats, topics and users listed; everyone else sees {default}"
     )

@@ -66,6 +66,10 @@ class ScopeRules:
         key = (chat_id, thread_id)
         return key in self.by_topic, self.by_topic.get(key)
 
+    def entries(self) -> int:
+        """How many chats, forum topics and users the file lists (the default aside)."""
+        return len(self.by_id) + len(self.by_topic)
+
     def folders(self) -> set[str]:
         """Every folder the file names (to check that they exist)."""
         found = set(self.default.folders if self.default else ())

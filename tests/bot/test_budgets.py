@@ -121,6 +121,67 @@ class TestBudgets:
         )
 
 
+GROUP_LIMITS = f"""
+timezone = "UTC"
+limit_admins = false
+
+[chats."{GROUP_ID}"]
+day = 1000
+"""
+CHAT_REFUSED = "Дневной лимит этого чата на вопросы исчерпан"
+
+
+async def ask_in_group(harness: Harness, usage: tuple[int, int], user_id: int = USER_ID) -> None:
+    harness.llm.reply_text("Ответ из документов.", usage=usage)
+    text = f"@{BOT_USERNAME} что в договоре?"
+    mention = mention_entity(text, f"@{BOT_USERNAME}")
+    update = harness.updates.message(
+        text, user_id=user_id, chat_id=GROUP_ID, chat_type="supergroup", entities=[mention]
+    )
+    await harness.feed(update)
+
+
+class TestChatListedByName:
+    """A chat's own budget holds admins by the same rule as the defaults do."""
+
+    async def spend_the_group(
+        self, make_dispatcher: Any, tmp_path: Path, clock: FakeClock, limits: str
+    ) -> tuple[int, list[str]]:
+        """A member spends the group's day, then an admin asks there: the model requests made
+        for the admin, and what the group was sent after the member's answer."""
+        path = tmp_path / "limits.toml"
+        path.write_text(limits, encoding="utf-8")
+        async with make_dispatcher(tuning=tuning(clock), limits_file=path) as harness:
+            await ask_in_group(harness, (900, 150))
+            asked = len(harness.llm.requests)
+            before = len(texts_to(harness, GROUP_ID))
+            await ask_in_group(harness, (10, 10), user_id=ADMIN_ID)
+            return len(harness.llm.requests) - asked, texts_to(harness, GROUP_ID)[before:]
+
+    async def test_an_admin_is_answered_in_a_listed_chat_its_members_spent(
+        self, make_dispatcher: Any, tmp_path: Path, clock: FakeClock
+    ) -> None:
+        asked, sent = await self.spend_the_group(make_dispatcher, tmp_path, clock, GROUP_LIMITS)
+        assert asked == 1
+        assert sent[-1] == "Ответ из документов."
+        assert not any(CHAT_REFUSED in t for t in sent)
+
+    @pytest.mark.parametrize(
+        "limits",
+        [
+            GROUP_LIMITS.replace("limit_admins = false", "limit_admins = true"),
+            GROUP_LIMITS + f"\n[users.{ADMIN_ID}]\nday = 100_000\n",
+        ],
+        ids=["limit_admins", "listed_in_users"],
+    )
+    async def test_an_admin_the_file_limits_is_held_to_it(
+        self, make_dispatcher: Any, tmp_path: Path, clock: FakeClock, limits: str
+    ) -> None:
+        asked, sent = await self.spend_the_group(make_dispatcher, tmp_path, clock, limits)
+        assert asked == 0
+        assert CHAT_REFUSED in sent[-1]
+
+
 class TestLimitsFile:
     def test_a_bad_limits_file_stops_the_start_naming_the_line(self, tmp_path: Path) -> None:
         path = tmp_path / "limits.toml"

@@ -9,6 +9,7 @@ replies: not a name, not a count, not a snippet.
 from __future__ import annotations
 
 import json
+import logging
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -297,9 +298,13 @@ class TestScopeCommand:
             assert "<code>hr/</code>" not in shown
 
 
+def _narrowed_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "narrowed" in r.getMessage()]
+
+
 class TestWhatElseMustNotLeak:
     async def test_a_narrowed_scope_starts_the_conversation_afresh(
-        self, make_dispatcher: Any
+        self, make_dispatcher: Any, caplog: pytest.LogCaptureFixture
     ) -> None:
         async with make_dispatcher(stream="off") as harness:
             harness.llm.reply_tool_calls(("read_file", {"path": "hr/отпуск.md"}))
@@ -308,11 +313,27 @@ class TestWhatElseMustNotLeak:
             group = {"chat_id": GROUP_ID, "chat_type": "supergroup"}
             await _command(harness, "/scope документы", user_id=ADMIN_ID, **group)
             harness.llm.reply_text("Не знаю.")
-            await harness.feed(_group_question(harness, "а сколько было?"))
+            with caplog.at_level(logging.INFO):
+                await harness.feed(_group_question(harness, "а сколько было?"))
             last = json.dumps(harness.llm.requests[-1]["messages"], ensure_ascii=False)
             assert "а сколько было?" in last
             assert "28 календарных дней" not in last
             assert "сколько дней отпуска" not in last
+            assert len(_narrowed_lines(caplog)) == 1
+
+    async def test_a_scoped_conversations_first_question_narrows_nothing(
+        self, make_dispatcher: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        scopes = _scopes_file(tmp_path, f'{GROUP_ID} = ["документы"]\n')
+        async with make_dispatcher(scopes_file=scopes, stream="off") as harness:
+            harness.llm.reply_text("Первый ответ.")
+            harness.llm.reply_text("Второй ответ.")
+            with caplog.at_level(logging.INFO):
+                await harness.feed(_group_question(harness, "первый вопрос?"))
+                await harness.feed(_group_question(harness, "второй вопрос?"))
+            assert _narrowed_lines(caplog) == []
+            last = json.dumps(harness.llm.requests[-1]["messages"], ensure_ascii=False)
+            assert "первый вопрос?" in last
 
     async def test_a_source_button_is_checked_against_the_scope_at_tap_time(
         self, make_dispatcher: Any
@@ -333,6 +354,16 @@ class TestWhatElseMustNotLeak:
             assert "vpn.txt" in listing
             for outside in ("hr", "документы", "финансы", "README"):
                 assert outside not in listing
+
+    async def test_status_counts_every_entry_of_the_file_forum_topics_too(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        text = f'default = ["it"]\n{GROUP_ID} = ["hr"]\n"{GROUP_ID}/7" = ["it"]\n42 = ["*"]\n'
+        async with make_dispatcher(scopes_file=_scopes_file(tmp_path, text)) as harness:
+            status = await _command(harness, "/status", user_id=ADMIN_ID)
+            assert "SCOPES_FILE: перечислено чатов, тем и людей: 3;" in status
+            english = await _command(harness, "/status", user_id=ADMIN_ID, language_code="en")
+            assert "SCOPES_FILE: 3 chats, topics and users listed;" in english
 
     async def test_start_and_status_count_the_scopes_documents_only(
         self, make_dispatcher: Any, tmp_path: Path

@@ -41,16 +41,20 @@ class TestBudgets:
         assert limits.user_budget(42, "month", is_admin=False) is None
         assert limits.user_budget(7, "day", is_admin=False) == 50_000
         assert limits.user_budget(7, "month", is_admin=False) is None
-        assert limits.chat_budget(-1001, "day", is_admin=False) == 7
-        assert limits.chat_budget(-5, "month", is_admin=False) == 1_000_000
+        assert limits.chat_budget(-1001, "day", user_id=7, is_admin=False) == 7
+        assert limits.chat_budget(-5, "month", user_id=7, is_admin=False) == 1_000_000
 
-    def test_admins_are_held_only_to_what_names_them(self) -> None:
+    def test_admins_are_held_only_when_limited_or_listed_in_users(self) -> None:
         limits = parse_limits(FILE)
         assert limits.user_budget(7, "day", is_admin=True) is None
-        assert limits.chat_budget(-5, "month", is_admin=True) is None
+        assert limits.chat_budget(-5, "month", user_id=7, is_admin=True) is None
+        assert limits.chat_budget(-1001, "day", user_id=7, is_admin=True) is None
         assert limits.user_budget(42, "day", is_admin=True) == 100
+        assert limits.chat_budget(-1001, "day", user_id=42, is_admin=True) == 7
+        assert limits.chat_budget(-5, "month", user_id=42, is_admin=True) == 1_000_000
         everyone = parse_limits(FILE.replace("limit_admins = false", "limit_admins = true"))
         assert everyone.user_budget(7, "day", is_admin=True) == 50_000
+        assert everyone.chat_budget(-1001, "day", user_id=7, is_admin=True) == 7
 
     def test_no_file_limits_nobody(self) -> None:
         limits = load_limits(None)

@@ -15,7 +15,8 @@ class TestScopesLine:
         )
         (tmp_path / "it").mkdir()
         outcome = check_scopes(settings)
-        assert outcome.line() == "✓ scopes: 1 chats and users listed; everyone else sees it/"
+        listed = "2 chats, topics and users listed"
+        assert outcome.line() == f"✓ scopes: {listed}; everyone else sees it/"
 
     def test_a_missing_folder_or_a_file_fails_naming_them(self, tmp_path: Path) -> None:
         (tmp_path / "readme.txt").write_text("x", encoding="utf-8")
@@ -32,7 +33,7 @@ class TestScopesLine:
 
 def _write(tmp_path: Path) -> Path:
     path = tmp_path / "scopes.toml"
-    path.write_text('default = ["it"]\n42 = ["*"]\n', encoding="utf-8")
+    path.write_text('default = ["it"]\n42 = ["*"]\n"-100/7" = ["it"]\n', encoding="utf-8")
     return path
 
 

@@ -192,7 +192,7 @@ async def _scopes_section(scopes: Scopes, lang: str) -> str:
     lines = []
     if rules.configured:
         everyone = texts.folders(rules.default)
-        lines.append(texts.status_file.format(entries=len(rules.by_id), folders=everyone))
+        lines.append(texts.status_file.format(entries=rules.entries(), folders=everyone))
     if overrides:
         rows = [
             (place_key(o.chat_id, o.thread_id), o.scope, o.set_by_name, o.set_by, o.set_at)

@@ -260,11 +260,13 @@ class Asker:
 
     async def _scope(self, conversation: str, chat_context: ChatContext) -> Scope | None:
         """The scope this question is answered within. A conversation whose scope narrowed
-        since its last question starts afresh: its history may hold text from outside."""
+        since its last question starts afresh: its history may hold text from outside. One
+        with no history yet (a scoped conversation's first question) has nothing to narrow."""
         scope = await chat_context.scope()
         if self.scopes is None:
             return scope
-        if await self.scopes.narrowed_since_last(conversation, scope):
+        narrowed = await self.scopes.narrowed_since_last(conversation, scope)
+        if narrowed and await self.agent.has_past(conversation):
             log.info("the scope of %s narrowed: a new conversation starts", conversation)
             await self.agent.reset(conversation)
         return scope

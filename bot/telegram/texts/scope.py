@@ -99,7 +99,9 @@ ENGLISH_SCOPE = ScopeTexts(
     "<code>docs/hr</code>.",
     status_title="<b>Scopes set in Telegram</b>",
     status_line="• chat {chat}: {folders}, by {admin}, {when}",
-    status_file="SCOPES_FILE: {entries} chats and users listed; everyone else sees {folders}.",
+    status_file=(
+        "SCOPES_FILE: {entries} chats, topics and users listed; everyone else sees {folders}."
+    ),
 )
 
 RUSSIAN_SCOPE = ScopeTexts(
@@ -123,7 +125,9 @@ RUSSIAN_SCOPE = ScopeTexts(
     "<code>продажи</code> или <code>docs/hr</code>.",
     status_title="<b>Области, заданные в Telegram</b>",
     status_line="• чат {chat}: {folders}, задал {admin}, {when}",
-    status_file="SCOPES_FILE: перечислено чатов и людей: {entries}; остальные видят {folders}.",
+    status_file=(
+        "SCOPES_FILE: перечислено чатов, тем и людей: {entries}; остальные видят {folders}."
+    ),
 )
 
 
