@@ -64,8 +64,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     check = commands.add_parser(
         "check",
         help="apply every settings rule of `run`, then try Telegram (getMe), the model server "
-        "and each fallback model, the documents and DATA_DIR, one line each; exit 0 only when "
-        "all pass",
+        "(with one round trip with a tool) and each fallback model, the embeddings server, the "
+        "documents and DATA_DIR, one line each; exit 0 only when all pass",
     )
     check.add_argument(
         "--offline",

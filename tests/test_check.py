@@ -21,6 +21,7 @@ from bot.check.model_server import check_model_server
 from bot.cli import build_parser
 from bot.settings.model import Settings
 from bot.settings_loader import load_settings
+from tests.fakes import tool_round
 from tests.fakes.accounts import BOT_TOKEN, BOT_USERNAME
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
@@ -146,6 +147,14 @@ class TestSettingsRules:
 
 
 @pytest.fixture
+async def fake_llm() -> AsyncIterator[FakeLLM]:
+    """The fake model server, playing a model that calls the tool `check` offers it."""
+    async with FakeLLM() as server:
+        server.responder = tool_round.calls_tools
+        yield server
+
+
+@pytest.fixture
 def docs(tmp_path: Path) -> Path:
     folder = tmp_path / "docs"
     (folder / "hr").mkdir(parents=True)
@@ -194,6 +203,7 @@ async def check_lines(
         "settings",
         "telegram",
         "model server",
+        "tool calls",
         *(f"fallback {name}" for name in fallbacks),
         "documents",
         "data folder",
@@ -428,6 +438,7 @@ class TestRealThings:
         assert code == 0, lines
         assert lines["telegram"] == "· telegram: skipped (--offline)"
         assert lines["model server"] == "· model server: skipped (--offline)"
+        assert lines["tool calls"] == "· tool calls: skipped (--offline)"
         assert bot_api.calls == []
         assert fake_llm.model_listings == 0
         assert fake_llm.requests == []
@@ -481,7 +492,7 @@ class TestEntrance:
         env["TELEGRAM_API_BASE"] = bot_api.base_url
         code, out, err = await self._run(env, tmp_path, "-m", "bot", "check")
         assert code == 0, out + err
-        assert [line[:1] for line in out.splitlines()] == ["✓"] * 5 + ["·"]  # no database
+        assert [line[:1] for line in out.splitlines()] == ["✓"] * 6 + ["·"]  # no database
         assert KEY not in out + err
         assert BOT_TOKEN not in out + err
 

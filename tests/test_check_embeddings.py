@@ -9,6 +9,7 @@ from aiohttp import web
 
 from bot.check.embeddings import check_embeddings
 from bot.settings_loader import load_settings
+from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.http_server import serving
 from tests.fakes.ports import free_port
 
@@ -81,3 +82,35 @@ def test_the_key_and_url_fall_back_to_the_model_servers() -> None:
     assert settings.embedding_url == "http://127.0.0.1:11434/v1"
     key = settings.embedding_key
     assert key is not None and key.get_secret_value() == "sk-chat-key-789"
+
+
+class TestRepliesOfTheWrongShape:
+    """The fake model server's `/embeddings` answering as servers set up wrongly do: the line
+    says what is wrong and what to change, never a vector size that means nothing."""
+
+    async def test_one_vector_per_token_is_named_with_the_fix(self, fake_llm: FakeLLM) -> None:
+        fake_llm.embeddings.per_token = True
+        outcome = await check_embeddings(_settings(fake_llm.base_url))
+        assert outcome.line() == (
+            "✗ embeddings: the embeddings server returns one vector per token, not one per "
+            "text: start llama.cpp's llama-server with --pooling mean, or use an embedding "
+            f"model ({MODEL} at {fake_llm.base_url}/)"
+        )
+        assert fake_llm.embeddings.calls == 1
+
+    async def test_a_vector_with_something_else_in_it(self) -> None:
+        async def embed(_: web.Request) -> web.Response:
+            item = {"object": "embedding", "index": 0, "embedding": [0.1, "NaN", 0.3]}
+            return web.json_response({"object": "list", "data": [item], "model": MODEL})
+
+        async with serving(embed, path="/v1/embeddings", method="POST") as url:
+            outcome = await check_embeddings(_settings(f"{url}/v1"))
+        assert outcome.ok is False
+        assert outcome.text.startswith("the embeddings server sent a vector with 'NaN' among")
+
+    async def test_no_vector_at_all(self, fake_llm: FakeLLM) -> None:
+        fake_llm.embeddings.encoder = lambda texts: []
+        outcome = await check_embeddings(_settings(fake_llm.base_url))
+        assert outcome.ok is False
+        assert "\n" not in outcome.text
+        assert outcome.text.startswith("the embeddings server's reply could not be read")

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from bot.settings_loader import load_settings
+from tests.fakes import tool_round
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
@@ -40,9 +41,11 @@ async def fallback_llm() -> AsyncIterator[FakeLLM]:
 
 @pytest.fixture
 def main_llm(fake_llm: FakeLLM) -> FakeLLM:
-    """The main server: MODEL and SHARED, taking only KEY."""
+    """The main server: MODEL and SHARED, taking only KEY; MODEL calls the tool `check`
+    offers it."""
     fake_llm.models = [MAIN_MODEL, SHARED]
     fake_llm.keys = {KEY}
+    fake_llm.responder = tool_round.calls_tools
     return fake_llm
 
 

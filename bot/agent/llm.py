@@ -56,6 +56,9 @@ def build_client(settings: Settings, fallback: FallbackModel | None = None) -> A
     )
 
 
+ToolChoice = str | Mapping[str, Any] | None
+"""`tool_choice` as sent: None sends none (the server's default), else as given."""
+
 TextListener = Callable[[str], Awaitable[None]]
 """Hears the visible answer text of a streamed reply each time it changes."""
 
@@ -104,11 +107,12 @@ class ModelClient:
         self,
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None,
-        tool_choice: str | None = None,
+        tool_choice: ToolChoice = None,
         on_text: TextListener | None = None,
     ) -> ModelReply:
         """One completion; `tool_choice="none"` keeps the tools attached (some providers
-        refuse a history with tool calls but no tools) while asking for text.
+        refuse a history with tool calls but no tools) while asking for text; a mapping names
+        one function the model must call (`python -m bot check` uses it).
 
         With `on_text`, the reply is streamed when the server can, and `on_text` hears the
         visible answer text each time it changes (it may shrink back to "" when the reply
@@ -151,7 +155,7 @@ class ModelClient:
         self,
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None,
-        tool_choice: str | None,
+        tool_choice: ToolChoice,
     ) -> dict[str, Any]:
         """The SDK's arguments, with the body given as `extra_body`.
 
@@ -167,14 +171,16 @@ class ModelClient:
         if tools:
             body["tools"] = list(tools)
             if tool_choice is not None:
-                body["tool_choice"] = tool_choice
+                body["tool_choice"] = (
+                    tool_choice if isinstance(tool_choice, str) else dict(tool_choice)
+                )
         return {"model": self._model, "messages": (), "extra_body": body}
 
     async def _complete(
         self,
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None,
-        tool_choice: str | None,
+        tool_choice: ToolChoice,
     ) -> ModelReply:
         raw = await self._client.chat.completions.with_raw_response.create(
             **self._request(messages, tools, tool_choice)
@@ -185,7 +191,7 @@ class ModelClient:
         self,
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None,
-        tool_choice: str | None,
+        tool_choice: ToolChoice,
         on_text: TextListener,
     ) -> ModelReply:
         request = self._request(messages, tools, tool_choice)

@@ -3,7 +3,9 @@
 Search by meaning needs the server to embed each document's passages and each question; a
 wrong model name or key would otherwise show only as "search by meaning unavailable" in the
 results. The answer's dimension is said, so an admin sees which model answered. Failures are
-worded by the agent's error translation, with the URL tried; the key is never shown.
+worded by the agent's error translation, with the URL tried; the key is never shown. The
+answer's shape is judged by the same reading the vector build uses, so a server that sends one
+vector per token (llama.cpp without pooling) fails here, in one line saying what to change.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import openai
 from bot.agent.model_errors import translate
 from bot.check.outcome import Outcome, failed, passed, skipped
 from bot.settings.model import Settings
+from tools.vectors.embeddings import EmbeddingsShapeError, unreadable_reply, vectors_in
 
 SUBJECT = "embeddings"
 TIMEOUT_S = 20.0
@@ -34,8 +37,14 @@ async def check_embeddings(
         api_key=secret, base_url=settings.embedding_url, timeout=timeout_s, max_retries=0
     )
     url = str(client.base_url)
+    model = settings.embedding_model
     try:
-        reply = await client.embeddings.create(model=settings.embedding_model, input=[PROBE])
+        reply = await client.embeddings.create(model=model, input=[PROBE])
+        vectors = vectors_in(reply.data, 1)
+    except ValueError as exc:  # the SDK's own reading of the vectors (base64) failed
+        return failed(SUBJECT, f"{unreadable_reply(exc)} ({model} at {url})")
+    except EmbeddingsShapeError as exc:
+        return failed(SUBJECT, f"{str(exc)[:_SHOWN_CHARS]} ({model} at {url})")
     except openai.OpenAIError as exc:
 
         def scrub(text: str) -> str:
@@ -48,9 +57,4 @@ async def check_embeddings(
         return failed(SUBJECT, text if url in text else f"{text} (at {url})")
     finally:
         await client.close()
-    vectors = [item.embedding for item in reply.data]
-    if len(vectors) != 1 or not vectors[0]:
-        return failed(SUBJECT, f"{url} answered {settings.embedding_model} without a vector")
-    return passed(
-        SUBJECT, f"{settings.embedding_model} at {url} gives vectors of {len(vectors[0])} numbers"
-    )
+    return passed(SUBJECT, f"{model} at {url} gives vectors of {len(vectors[0])} numbers")

@@ -23,6 +23,8 @@ from bot.check.model_server import (
 )
 from bot.check.outcome import Outcome, failed, passed, shown, skipped
 from bot.check.scopes import check_scopes
+from bot.check.tool_round import SUBJECT as TOOL_SUBJECT
+from bot.check.tool_round import check_tool_round
 from bot.settings.model import Settings
 
 TELEGRAM_CHECK = "bot.telegram.check"
@@ -34,14 +36,24 @@ OFFLINE = "skipped (--offline)"
 async def serve(settings: Settings, *, offline: bool = False) -> int:
     """Run every check, print a line for each; 0 when none failed, 1 otherwise.
 
-    `offline` skips the checks that need the network (Telegram and the model servers).
+    `offline` skips the checks that need the network (Telegram and the model servers). The
+    round trip with a tool follows the main model's line, and is tried only when that passed.
     """
     listings = Listings()
+    main: list[Outcome] = []
+
+    async def main_model() -> Outcome:
+        outcome = await _model_server(settings, main_target(settings), listings, offline=offline)
+        main.append(outcome)
+        return outcome
+
     checks: list[Callable[[], Awaitable[Outcome]]] = [
         lambda: _settings(settings),
         lambda: _telegram(settings, offline=offline),
+        main_model,
+        lambda: _tool_round(settings, main[0], offline=offline),
     ]
-    for target in (main_target(settings), *fallback_targets(settings)):
+    for target in fallback_targets(settings):
         checks.append(partial(_model_server, settings, target, listings, offline=offline))
     if settings.embedding_model:
         checks.append(lambda: check_embeddings(settings, offline=offline))
@@ -86,6 +98,15 @@ async def _telegram(settings: Settings, *, offline: bool) -> Outcome:
     probe = importlib.import_module(TELEGRAM_CHECK)
     ok, text = await probe.get_me(settings)
     return Outcome(TELEGRAM_SUBJECT, bool(ok), str(text))
+
+
+async def _tool_round(settings: Settings, main: Outcome, *, offline: bool) -> Outcome:
+    """The round trip with a tool, when the model server's line passed."""
+    if offline:
+        return skipped(TOOL_SUBJECT, OFFLINE)
+    if main.ok is not True:
+        return skipped(TOOL_SUBJECT, "not tried (the model server line failed)")
+    return await check_tool_round(settings)
 
 
 async def _model_server(

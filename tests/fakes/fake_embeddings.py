@@ -4,7 +4,7 @@
 deterministic bag of word stems hashed into a fixed number of dimensions, so texts that share
 stems lie near each other and texts that share none do not. A test (or a benchmark) may plug
 a real model in instead. Every text embedded is recorded in `inputs`; `fail_next`,
-`answer_only`, `hang` and `delay_s` make the server misbehave the way real ones do.
+`answer_only`, `hang`, `delay_s` and `per_token` make the server misbehave the way real ones do.
 """
 
 from __future__ import annotations
@@ -63,6 +63,9 @@ class Embeddings:
         self.hang = False
         """Never answer (until the server closes)."""
         self.delay_s = 0.0
+        self.per_token = False
+        """Answer each text with a list of vectors, one per word, in whatever format was asked:
+        what llama.cpp's server sends for a model without pooling."""
         self._down_status = 503
         self._failures: deque[int] = deque()
         self._closing = closing
@@ -104,13 +107,12 @@ class Embeddings:
         if self.keep_inputs:
             self.inputs.extend(texts)
         as_base64 = body.get("encoding_format") == "base64"
+        embeddings: list[Any] = [_base64(v) if as_base64 else v for v in vectors]
+        if self.per_token:
+            embeddings = [self.encoder(text.split() or [text]) for text in texts]
         data = [
-            {
-                "object": "embedding",
-                "index": index,
-                "embedding": _base64(vector) if as_base64 else vector,
-            }
-            for index, vector in enumerate(vectors)
+            {"object": "embedding", "index": index, "embedding": embedding}
+            for index, embedding in enumerate(embeddings)
         ]
         tokens = sum(len(text.split()) + 1 for text in texts)
         self.tokens += tokens

@@ -4,7 +4,9 @@
 - `store`: the vector index on disk (a memory-mapped matrix searched exactly, within a scope);
 - `codes`: the rows' sign-bit codes in memory and the Hamming prefilter of large searches;
 - `cache`: embeddings already paid for, by model and passage digest (`EmbeddingCache`);
-- `embeddings`: the OpenAI-compatible `/embeddings` client (`EmbeddingsConfig`);
+- `embeddings`: the OpenAI-compatible `/embeddings` client (`EmbeddingsConfig`), which checks
+  each reply holds one vector per text;
+- `backoff`: how long the build waits after failed looks, longer after each in a row;
 - `passages`: documents cut into passages along their pages, sheets, headings and paragraphs;
 - `centre`: the folder's mean passage vector, partly taken from each query (`FolderCentre`);
 - `fusion`: keyword and meaning results merged, trusting each side as far as its evidence goes;

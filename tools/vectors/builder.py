@@ -6,7 +6,9 @@ every `interval` seconds, a cheap comparison of sizes and mtimes). Passages alre
 cache are never sent again: each batch is kept in the cache the moment it comes back, so a
 restart in the middle of a build embeds nothing twice, and a changed document costs only its
 changed passages. Calls are batched, paced and retried by `PassageEmbedder`; a failure is kept
-as `last_error` and the build carries on at the next look.
+as `last_error`, logged once (again only when the reason changes), and the next look waits
+longer each time it fails again (`Backoff`: 5 s doubling to 10 minutes), back to `interval` once
+a look succeeds: a server set up wrongly costs a few requests an hour, not one every 2 s.
 
 Only the process that writes the keyword index builds; others read what it wrote.
 """
@@ -16,13 +18,14 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from tools.index.indexer import Indexer
 from tools.index.store import load_text
+from tools.vectors.backoff import Backoff
 from tools.vectors.cache import EmbeddingCache, pack, unpack
 from tools.vectors.embeddings import EmbeddingsConfig, EmbeddingsError, PassageEmbedder
 from tools.vectors.passages import TARGET_CHARS, Passage, cut_passages
@@ -33,6 +36,13 @@ log = logging.getLogger(__name__)
 FILES_PER_STEP = 32
 """Documents cut, embedded and stored together: what a build holds in memory at once."""
 MAX_TEXT_BYTES = 16 * 1024 * 1024
+_FAILED = "the vector build failed (see the log)"
+Pause = Callable[[threading.Event, float], object]
+"""Waits between looks: until the event is set or the seconds have passed."""
+
+
+def _wait(wake: threading.Event, seconds: float) -> object:
+    return wake.wait(seconds)
 
 
 @dataclass(frozen=True)
@@ -55,7 +65,9 @@ class VectorBuilder:
         config: EmbeddingsConfig,
         *,
         interval: float = 2.0,
+        pause: Pause = _wait,
     ) -> None:
+        """`pause` is how the thread waits between looks (a test stands in for the clock)."""
         self.indexer = indexer
         self.store = store
         self.cache = cache
@@ -71,6 +83,8 @@ class VectorBuilder:
         self._done = 0
         self._total = 0
         self._last_error: str | None = None
+        self._pause = pause
+        self._backoff = Backoff()
         self.passes = 0
         """Turns of the builder's loop (a look at the keyword index, or a wait for it)."""
 
@@ -116,23 +130,42 @@ class VectorBuilder:
             self._wake.clear()
             with self._finished:
                 serving = self._asked
+            wait = self.interval
             if self.indexer.state.ready and self.indexer.writes:
-                try:
-                    self.follow()
-                except EmbeddingsError as exc:
-                    self._last_error = str(exc)
-                    log.warning("vectors: %s; the build goes on at the next look", exc)
-                except sqlite3.Error as exc:
-                    self._last_error = f"the index cannot be read: {exc}"
-                    log.warning("vectors: %s", self._last_error)
-                except Exception:  # the thread must live on; the traceback goes to the log
-                    self._last_error = "the vector build failed (see the log)"
-                    log.exception("vectors: the build failed")
+                wait = self._look()
             with self._finished:
                 self.passes += 1
                 self._served = serving
                 self._finished.notify_all()
-            self._wake.wait(self.interval)
+            self._pause(self._wake, wait)
+
+    def _look(self) -> float:
+        """One look; the seconds until the next, longer after each failure in a row. A
+        failure is logged when its reason is new, not at every look."""
+        before = self._last_error
+        try:
+            self.follow()
+        except EmbeddingsError as exc:
+            self._last_error = str(exc)
+        except sqlite3.Error as exc:
+            self._last_error = f"the index cannot be read: {exc}"
+        except Exception:  # the thread must live on; the traceback goes to the log, once
+            self._last_error = _FAILED
+            if before != _FAILED:
+                log.exception("vectors: the build failed; trying again less and less often")
+        else:
+            if before is not None:
+                log.info("vectors: the build works again")
+            self._backoff.reset()
+            return self.interval
+        wait = max(self._backoff.next(), self.interval)
+        if self._last_error not in (before, _FAILED):
+            log.warning(
+                "vectors: %s; trying again in %.0f s, less and less often while it fails",
+                self._last_error,
+                wait,
+            )
+        return wait
 
     def follow(self) -> None:
         """One look: vectors for new and changed documents, none for removed ones."""

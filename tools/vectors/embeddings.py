@@ -6,6 +6,12 @@ backoff on 429, 5xx, timeouts and dropped connections, and stoppable between att
 embeds its one query with `AsyncOpenAI` on the event loop under a deadline and never retries:
 a slow server costs the search at most `query_deadline_s`, then keyword results stand alone.
 
+Every reply's shape is checked where it arrives (`vectors_in`): one flat vector of numbers
+per text sent, all of one length. A server that sends something else (llama.cpp serving a model
+without pooling sends one vector per token, a list of lists) is told in one sentence saying what
+to change, instead of by numpy later with a traceback that names none of it; such an error is
+never retried, since asking again gets the same answer.
+
 Vectors come back normalised to length 1, so a dot product is their cosine. The API key is
 only handed to the clients; it is left out of the config's repr and never logged.
 """
@@ -52,8 +58,61 @@ class EmbeddingsConfig:
             self.on_tokens(self.model, tokens)
 
 
+PER_TOKEN = (
+    "the embeddings server returns one vector per token, not one per text: start llama.cpp's "
+    "llama-server with --pooling mean, or use an embedding model"
+)
+
+
 class EmbeddingsError(RuntimeError):
     """The server did not embed the texts (after the retries the caller allows)."""
+
+
+class EmbeddingsShapeError(EmbeddingsError):
+    """The server answered, but not with one flat vector of numbers per text: asking again
+    gets the same answer until the server is set up differently."""
+
+
+def vectors_in(data: Sequence[object], texts: int) -> list[list[float]]:
+    """The vectors of a reply's `data` (items with `embedding` and `index`), in the order of
+    the texts sent.
+
+    Raises:
+        EmbeddingsShapeError: what is wrong with them, and what to change.
+    """
+    items = sorted(enumerate(data), key=lambda pair: _index(*pair))
+    if len(items) != texts:
+        msg = f"the embeddings server sent {len(items)} vectors for {texts} texts"
+        raise EmbeddingsShapeError(msg)
+    vectors = [_vector(getattr(item, "embedding", None)) for _, item in items]
+    lengths = sorted({len(vector) for vector in vectors})
+    if len(lengths) > 1:
+        msg = (
+            f"the embeddings server sent vectors of different lengths ({lengths[0]} and "
+            f"{lengths[-1]} numbers) for one request"
+        )
+        raise EmbeddingsShapeError(msg)
+    return vectors
+
+
+def _index(position: int, item: object) -> int:
+    index = getattr(item, "index", None)
+    return index if isinstance(index, int) and not isinstance(index, bool) else position
+
+
+def _vector(embedding: object) -> list[float]:
+    """`embedding` if it is a flat, non-empty list of numbers."""
+    if isinstance(embedding, list) and embedding and isinstance(embedding[0], list):
+        raise EmbeddingsShapeError(PER_TOKEN)
+    if not isinstance(embedding, list) or not embedding:
+        kind = "an empty list" if isinstance(embedding, list) else type(embedding).__name__
+        msg = f"the embeddings server sent {kind} where a vector of numbers belongs"
+        raise EmbeddingsShapeError(msg)
+    for number in embedding:
+        if type(number) is not float and type(number) is not int:
+            msg = f"the embeddings server sent a vector with {repr(number)[:20]} among its numbers"
+            raise EmbeddingsShapeError(msg)
+    return embedding
 
 
 def normalised(data: Sequence[Sequence[float]]) -> np.ndarray:
@@ -91,6 +150,12 @@ def describe(exc: BaseException) -> str:
     return str(exc)[:200] or type(exc).__name__
 
 
+def unreadable_reply(exc: ValueError) -> EmbeddingsShapeError:
+    """The SDK found no vectors in the reply, or could not decode them."""
+    reason = str(exc)[:200] or type(exc).__name__
+    return EmbeddingsShapeError(f"the embeddings server's reply could not be read: {reason}")
+
+
 class PassageEmbedder:
     """The builder's side: blocking, batched, paced and retried (call from one thread)."""
 
@@ -125,6 +190,8 @@ class PassageEmbedder:
             self.calls += 1
             try:
                 reply = self._client.embeddings.create(model=self.config.model, input=list(texts))
+            except ValueError as exc:  # the SDK's own reading of the vectors (base64) failed
+                raise unreadable_reply(exc) from exc
             except openai.OpenAIError as exc:
                 if not _retryable(exc) or attempt == self.config.attempts:
                     raise EmbeddingsError(describe(exc)) from exc
@@ -133,10 +200,7 @@ class PassageEmbedder:
                     raise EmbeddingsError("stopped") from exc
                 delay = min(delay * 2, MAX_BACKOFF_S)
                 continue
-            vectors = [item.embedding for item in sorted(reply.data, key=lambda d: d.index)]
-            if len(vectors) != len(texts):
-                msg = f"the server sent {len(vectors)} vectors for {len(texts)} texts"
-                raise EmbeddingsError(msg)
+            vectors = vectors_in(reply.data, len(texts))
             self.texts += len(texts)
             self.config.heard(reply.usage)
             return normalised(vectors)
@@ -187,12 +251,12 @@ class QueryEmbedder:
             deadline = self.config.query_deadline_s
             msg = f"the embeddings server did not answer within {deadline:g} s"
             raise EmbeddingsError(msg) from exc
+        except ValueError as exc:  # the SDK's own reading of the vectors (base64) failed
+            raise unreadable_reply(exc) from exc
         except openai.OpenAIError as exc:
             raise EmbeddingsError(describe(exc)) from exc
         self.config.heard(reply.usage)
-        if not reply.data:
-            raise EmbeddingsError("the embeddings server sent no vector")
-        vector: np.ndarray = normalised([reply.data[0].embedding])[0]
+        vector: np.ndarray = normalised(vectors_in(reply.data, 1))[0]
         return vector
 
     async def close(self) -> None:

@@ -24,7 +24,7 @@ from tests.fakes.fake_transcriptions import unreachable_url
 from tools import Toolbox
 from tools.config import ToolSettings
 from tools.jail.scope import Scope
-from tools.vectors.embeddings import EmbeddingsConfig
+from tools.vectors.embeddings import PER_TOKEN, EmbeddingsConfig
 
 CONCEPTS = {
     "disposal": ("шредер", "уничтож", "shred", "dispos"),
@@ -239,6 +239,21 @@ class TestFallback:
         found = await _search(box, "отгулы")
         assert [r["path"] for r in found["results"]] == ["правила/отдых.txt"]
         assert found["meaning"] == "unavailable: the embeddings server cannot be reached"
+
+    async def test_one_vector_per_token_is_said_once_where_it_arrives(
+        self, boxes: Boxes, fake_server: FakeLLM, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """llama.cpp serving a model without pooling: the build and the search say what to
+        change, in one line each, never a numpy traceback."""
+        fake_server.embeddings.per_token = True
+        box = await boxes.start()
+        assert box.vector_status().last_error == PER_TOKEN
+        found = await _search(box, "отгулы")
+        assert [r["path"] for r in found["results"]] == ["правила/отдых.txt"]
+        assert found["meaning"] == f"unavailable: {PER_TOKEN}"
+        said = [r for r in caplog.records if r.name.startswith("tools.vectors")]
+        assert [r.levelno for r in said] == [logging.WARNING]
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
 
     async def test_a_query_the_words_side_refuses_is_told_to_the_model(
         self, boxes: Boxes, caplog: pytest.LogCaptureFixture
