@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +68,17 @@ _TRANSPORT_ERRORS = (OSError, httpx2.HTTPError, aiohttp.ClientError, EOFError)
 """What a connection that breaks while a body is read raises below the SDK."""
 
 
+_TOOL_CHOICE = re.compile(r"tool[_ ]choice", re.IGNORECASE)
+"""A refusal that names `tool_choice` (a server that does not take the parameter)."""
+
+_NO_STREAMING = re.compile(
+    r"\bstream\w*\W+(?:\w+\W+){0,4}?(?:is |are )?(?:not supported|unsupported|not implemented)"
+    r"|(?:does not|doesn't|cannot|can't) (?:support )?stream\w*",
+    re.IGNORECASE,
+)
+"""An error of any status that says streaming is not supported for this request."""
+
+
 class _StreamRefused(Exception):
     """The server will not stream, or sent a stream that cannot be read: send it whole."""
 
@@ -77,8 +89,14 @@ class ModelClient:
     Remembers, per instance, whether the server wants `max_completion_tokens` instead of
     `max_tokens` (newer OpenAI models refuse the old name; many local servers only know it),
     and, with `stream="auto"`, whether it can stream: a server that refuses a streamed request
-    or sends a stream that cannot be read gets the same call again whole, and every later call
-    is sent whole too. `stream="on"` never falls back; `"off"` never streams.
+    (llama-cpp-python answers a streamed call of a tool with HTTP 500, "Automatic streaming
+    tool choice is not supported") or sends a stream that cannot be read gets the same call
+    again whole, and every later call is sent whole too. `stream="on"` never falls back;
+    `"off"` never streams.
+
+    Tools go with `tool_choice: "auto"` unless the caller chose otherwise: it is OpenAI's
+    default, but llama-cpp-python's server ignores the tools of a request without it. A server
+    that refuses the parameter is asked again without it, and never sent it again.
     """
 
     def __init__(
@@ -91,6 +109,7 @@ class ModelClient:
         self._stream_mode = stream
         self._streams = stream != "off"
         self._usage_option = True
+        self._auto_choice = True
 
     @property
     def streams(self) -> bool:
@@ -121,7 +140,7 @@ class ModelClient:
         if on_text is not None and self._streams:
             try:
                 return await self._translated(
-                    lambda: self._stream(messages, tools, tool_choice, on_text)
+                    lambda: self._stream(messages, tools, tool_choice, on_text), tool_choice
                 )
             except _StreamRefused as exc:
                 if self._stream_mode == "on":
@@ -133,21 +152,31 @@ class ModelClient:
                 )
                 self._streams = False
                 await on_text("")
-        return await self._translated(lambda: self._complete(messages, tools, tool_choice))
+        return await self._translated(
+            lambda: self._complete(messages, tools, tool_choice), tool_choice
+        )
 
-    async def _translated(self, call: Callable[[], Awaitable[ModelReply]]) -> ModelReply:
-        """Run `call`, learning `max_completion_tokens` once, with SDK errors translated."""
+    async def _translated(
+        self, call: Callable[[], Awaitable[ModelReply]], tool_choice: ToolChoice = None
+    ) -> ModelReply:
+        """Run `call`, learning `max_completion_tokens` once, or that the server refuses an
+        implicit `tool_choice`, with SDK errors translated."""
         try:
             return await call()
         except openai.BadRequestError as exc:
-            if self._limit_param == "max_tokens" and "max_completion_tokens" in detail_of(exc):
+            detail = detail_of(exc)
+            if self._limit_param == "max_tokens" and "max_completion_tokens" in detail:
                 logger.info("server wants max_completion_tokens; retrying with it")
                 self._limit_param = "max_completion_tokens"
-                try:
-                    return await call()
-                except openai.OpenAIError as again:
-                    raise self._translate(again) from again
-            raise self._translate(exc) from exc
+            elif tool_choice is None and self._auto_choice and _TOOL_CHOICE.search(detail):
+                logger.info("server refuses tool_choice; retrying without it")
+                self._auto_choice = False
+            else:
+                raise self._translate(exc) from exc
+            try:
+                return await call()
+            except openai.OpenAIError as again:
+                raise self._translate(again) from again
         except openai.OpenAIError as exc:
             raise self._translate(exc) from exc
 
@@ -174,6 +203,8 @@ class ModelClient:
                 body["tool_choice"] = (
                     tool_choice if isinstance(tool_choice, str) else dict(tool_choice)
                 )
+            elif self._auto_choice:
+                body["tool_choice"] = "auto"
         return {"model": self._model, "messages": (), "extra_body": body}
 
     async def _complete(
@@ -211,6 +242,10 @@ class ModelClient:
                 self._usage_option = False  # older servers know streams but not this option
                 return await self._stream(messages, tools, tool_choice, on_text)
             if "stream" in detail and "max_completion_tokens" not in detail:
+                raise _StreamRefused(detail_of(exc)) from exc
+            raise
+        except openai.APIStatusError as exc:
+            if _NO_STREAMING.search(detail_of(exc)):
                 raise _StreamRefused(detail_of(exc)) from exc
             raise
         if assembler.error is not None:

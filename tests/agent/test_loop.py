@@ -182,7 +182,7 @@ class TestRoundLimit:
         last = fake_llm.requests[-1]
         assert tool_names(last) == tool_names(fake_llm.requests[0])
         assert last["tool_choice"] == "none"
-        assert all("tool_choice" not in r for r in fake_llm.requests[:3])
+        assert all(r["tool_choice"] == "auto" for r in fake_llm.requests[:3])
         assert last["messages"][-1] == {"role": "system", "content": ROUND_LIMIT_NOTE}
         assert "cut short" not in ROUND_LIMIT_NOTE  # the chat says so once, from cut_short
         assert all(tool_names(r) for r in fake_llm.requests[:3])

@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.agent import AnswerDraft
 from tests.agent.conftest import AgentFactory, ProgrammableTools, event_recorder
-from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.fake_llm import FakeLLM, error_reply, text_reply, tool_calls_reply
 
 QUESTION = "сколько сахара в шарлотке?"
 ANSWER = "Нужен 1 стакан сахара."
@@ -213,3 +213,43 @@ class TestUsageNotReported:
         )
         assert not answer.usage.estimated
         assert (answer.usage.prompt_tokens, answer.usage.completion_tokens) == (300, 12)
+
+
+class TestWhatLocalServersNeedSent:
+    async def test_tools_go_with_tool_choice_auto(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory, programmable_tools: ProgrammableTools
+    ) -> None:
+        stream = calls_stream(call_piece('{"query": "сахар"}', call_id="c1", name="search_files"))
+        await ask(fake_llm, make_agent, programmable_tools, stream, answer_stream(ANSWER))
+        assert [r.get("tool_choice") for r in fake_llm.requests] == ["auto", "auto"]
+
+    async def test_a_server_that_refuses_tool_choice_is_asked_again_without_it(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory, programmable_tools: ProgrammableTools
+    ) -> None:
+        refusal = {"error": {"message": "Unrecognized request argument: tool_choice"}}
+        fake_llm.reply(error_reply(400, refusal))
+        fake_llm.reply_raw(
+            calls_stream(call_piece('{"query": "сахар"}', call_id="c1", name="search_files")),
+            content_type="text/event-stream",
+        )
+        await ask(fake_llm, make_agent, programmable_tools, answer_stream(ANSWER))
+        assert [r.get("tool_choice") for r in fake_llm.requests] == ["auto", None, None]
+        assert programmable_tools.calls == [("search_files", {"query": "сахар"})]
+
+    async def test_a_streamed_call_the_server_cannot_stream_is_asked_whole(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory, programmable_tools: ProgrammableTools
+    ) -> None:
+        refusal = {
+            "error": {
+                "message": "Automatic streaming tool choice is not supported",
+                "type": "internal_server_error",
+            }
+        }
+        fake_llm.reply(error_reply(500, refusal))
+        fake_llm.reply(tool_calls_reply(("search_files", {"query": "сахар"})))
+        fake_llm.reply(text_reply(ANSWER))
+        _, on_event = event_recorder()
+        answer = await make_agent(programmable_tools).ask("chat:1", QUESTION, on_event)
+        assert answer.text == ANSWER
+        assert [r.get("stream") is True for r in fake_llm.requests] == [True, False, False]
+        assert programmable_tools.calls == [("search_files", {"query": "сахар"})]
