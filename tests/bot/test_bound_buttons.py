@@ -17,6 +17,7 @@ import pytest
 from aiogram.methods import AnswerCallbackQuery
 
 from bot.access import AccessPolicy
+from bot.storage.buttons import Buttons
 from bot.storage.feedback import FeedbackStore
 from bot.storage.source_links import SourceLinks
 from bot.telegram.texts import texts_for
@@ -307,3 +308,20 @@ class TestOldButtons:
             harness.updates.callback("fb:up:x", message=message, language_code="en")
         )
         _refused(harness.session.calls, texts_for("en").button_outdated)
+
+
+class TestARecordThatCannotBeRead:
+    async def test_a_tap_is_refused_plainly_and_an_answer_still_goes_out(
+        self, harness: Harness, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        answered = await ask_reading(harness, CHARLOTTE)
+        store: Buttons = harness.dp.workflow_data["buttons"]
+        await store.close()
+        _refused(
+            await _press(harness, _vote_data(answered, "up"), _on(answered)), RU.error_generic
+        )
+
+        harness.llm.reply_text("Стакан сахара.")
+        await harness.feed(harness.updates.message("сколько сахара?"))
+        assert harness.session.sent_texts()[-1].startswith("Стакан сахара.")
+        assert any("were not recorded" in r.getMessage() for r in caplog.records)
