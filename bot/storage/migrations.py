@@ -362,6 +362,19 @@ _NOTICE_FILES = (
     """,
 )
 
+_BUTTONS = (
+    """
+    CREATE TABLE buttons (
+        chat_id BIGINT NOT NULL,
+        message_id BIGINT NOT NULL,
+        data TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (chat_id, message_id, data)
+    )
+    """,
+    "CREATE INDEX buttons_created ON buttons (created_at)",
+)
+
 _EXPERTS = (
     """
     CREATE TABLE expert_requests (
@@ -447,6 +460,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "change notices: subscriptions and the changes waiting for them", _NOTICES),
     Migration(17, "forum topics' scopes set with /scope", _TOPIC_SCOPES),
     Migration(18, "change notices: the documents folder as they last saw it", _NOTICE_FILES),
+    Migration(19, "which message carries which button data", _BUTTONS),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

@@ -142,6 +142,10 @@ ENGLISH = Texts(
     source_expired="This button has expired: ask the question again.",
     source_gone="This file is no longer in the documents folder.",
     button_no_access="🔒 You do not have access to this bot.",
+    # plain: pop-ups on any button pressed where it was not put
+    button_outdated="This button is outdated and no longer works: ask again or send the "
+    "command again.",
+    button_not_here="This button does not belong to this message: nothing was done.",
     # plain: page buttons (the label, the photo's caption, pop-ups and replies on a tap)
     page_button="🖼 p. {page}",
     page_caption="{name}, p. {page}",

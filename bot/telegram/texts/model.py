@@ -122,6 +122,8 @@ class Texts:
     source_expired: str
     source_gone: str
     button_no_access: str
+    button_outdated: str
+    button_not_here: str
     source_too_big: str
     source_unreadable: str
     source_send_failed: str

@@ -147,6 +147,10 @@ RUSSIAN = Texts(
     source_expired="Эта кнопка устарела: задайте вопрос ещё раз.",
     source_gone="Этого файла больше нет в папке с документами.",
     button_no_access="🔒 У вас нет доступа к этому боту.",
+    # plain: pop-ups on any button pressed where it was not put
+    button_outdated="Эта кнопка устарела и больше не работает: спросите ещё раз или "
+    "отправьте команду заново.",
+    button_not_here="Эта кнопка не от этого сообщения: ничего не сделано.",
     # plain: page buttons (the label, the photo's caption, pop-ups and replies on a tap)
     page_button="🖼 с. {page}",
     page_caption="{name}, с. {page}",
