@@ -1,5 +1,6 @@
 """An admin limited to some folders sees nothing outside them, on any surface: the scopes they
-give with `/scope`, `/status`, `/audit`, and the Mini App's audit and scopes tabs.
+give with `/scope`, `/status`, `/audit`, `/usage` (a forum topic by its own scope), and the Mini
+App's audit, scopes and usage tabs.
 
 The admin (`ADMIN_ID`) is given `документы` in SCOPES_FILE; `hr/` and `финансы/` are outside.
 """
@@ -10,12 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from bot.telegram.texts.scope import ENGLISH_SCOPE, RUSSIAN_SCOPE
-from tests.bot.source_support import GROUP_ID
+from tests.bot.source_support import GROUP_ID, in_topic
 from tests.bot.test_admin_app import open_app  # noqa: F401  (the Mini App's fixture)
-from tests.fakes.accounts import ADMIN_ID
+from tests.fakes.accounts import ADMIN_ID, BOT_USERNAME
 from tests.fakes.harness import Harness
+from tests.fakes.updates import mention_entity
 
 SCOPED = f'{ADMIN_ID} = ["документы"]\n'
+TOPICS = SCOPED + f'{GROUP_ID} = ["документы"]\n"{GROUP_ID}/7" = ["hr"]\n'
+"""The group sees the admin's folder; its topic 7 sees `hr` only."""
 GROUP = {"chat_id": GROUP_ID, "chat_type": "supergroup", "user_id": ADMIN_ID}
 MINE = "<code>документы/</code>"
 
@@ -45,6 +49,21 @@ async def log_outside_and_inside(harness: Harness) -> None:
     await audit.record("grant", "4444", detail="user, command", **other)
 
 
+async def ask_in_group(harness: Harness, tokens: tuple[int, int], topic: int | None) -> None:
+    """A question in the group (in forum `topic`) whose answer used `tokens`."""
+    harness.llm.reply_text("Ответ.", usage=tokens)
+    text = f"@{BOT_USERNAME} что в договоре?"
+    await harness.feed(
+        harness.updates.message(
+            text,
+            chat_id=GROUP_ID,
+            chat_type="supergroup",
+            entities=[mention_entity(text, f"@{BOT_USERNAME}")],
+            **(in_topic(topic) if topic is not None else {}),
+        )
+    )
+
+
 INSIDE_AUDIT = {
     ("upload", "документы/план.md"),
     ("scope", "-100779"),
@@ -71,7 +90,7 @@ class TestScopeGivesNoMoreThanTheAdminSees:
         async with make_dispatcher(scopes_file=scopes_file(tmp_path)) as harness:
             scopes = harness.dp["scopes"]
             await scopes.set_chat(GROUP_ID, None, by=7, thread_id=5)
-            topic = {**GROUP, "message_thread_id": 5, "language_code": "en"}
+            topic = {**GROUP, **in_topic(5), "language_code": "en"}
             said = await command(harness, "/scope reset", **topic)
             assert said == ENGLISH_SCOPE.reset_beyond.format(folders=MINE)
             assert (await scopes.of_chat(GROUP_ID, 5)).source == "telegram"
@@ -128,3 +147,26 @@ class TestReportsNameNothingOutside:
             keys = {e["key"] for e in body["file"]["entries"]}
             assert keys == {str(ADMIN_ID), "-100701"}
             assert [s["place"] for s in body["set"]] == ["-100779"]
+
+
+class TestUsageByForumTopic:
+    async def test_usage_counts_a_topic_by_the_topics_scope(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path, TOPICS)) as harness:
+            await ask_in_group(harness, (100, 20), None)
+            await ask_in_group(harness, (5000, 500), 7)
+            text = await command(harness, "/usage", user_id=ADMIN_ID, language_code="en")
+        assert "Total: 120 tokens" in text
+
+    async def test_the_pages_usage_counts_a_topic_by_the_topics_scope(
+        self,
+        open_app: Any,  # noqa: F811
+        tmp_path: Path,
+    ) -> None:
+        async with open_app(scopes_file=scopes_file(tmp_path, TOPICS)) as app:
+            await ask_in_group(app.harness, (100, 20), None)
+            await ask_in_group(app.harness, (5000, 500), 7)
+            _, usage = await app.get("usage")
+            assert usage["total"]["tokens"] == 120
+            assert [c["id"] for c in usage["chats"]] == [GROUP_ID]

@@ -20,7 +20,7 @@ from bot.scopes import place_key
 from bot.scopes.viewer import sees_scope
 from bot.telegram.admin_app.desk import AdminDesk
 from bot.telegram.handlers.audit import seen_entries
-from bot.telegram.handlers.usage import visible_pairs
+from bot.telegram.handlers.usage import place_of, visible_places
 from tools.jail.scope import Scope
 
 FEEDBACK_DAYS = 14
@@ -114,14 +114,14 @@ class ReportsApi:
         now = self._desk.clock()
         since = started(now, "month", limits.zone)
         sums = await budgets.store.sums(since, utc_offset_s=utc_offset_s(now, limits.zone))
-        visible = await visible_pairs(self._desk.scopes, caller.scope, sums)
+        visible = await visible_places(self._desk.scopes, caller.scope, sums)
         first = datetime.fromtimestamp(since, tz=limits.zone).date()
         summary = summarise(
             limits,
             sums,
             first_day=first,
             last_day=datetime.fromtimestamp(now, tz=limits.zone).date(),
-            keep=lambda one: (one.user_id, one.chat_id) in visible,
+            keep=lambda one: place_of(one) in visible,
         )
         return web.json_response(
             {
