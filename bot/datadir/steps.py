@@ -60,8 +60,33 @@ def _index_open_turns(files: DataFiles) -> None:
         db.execute("PRAGMA user_version = 2")
 
 
+def _add_column(path: Path, table: str, column: str, definition: str) -> None:
+    """Add a column to a store's table, unless the file, the table or the column is not there
+    to change (a store not used yet is created with it)."""
+    if not path.exists():
+        return
+    with transaction(path) as db:
+        names = {str(row[1]) for row in db.execute(f"PRAGMA table_info({table})")}
+        if names and column not in names:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+
+
+def _scoped_reports(files: DataFiles) -> None:
+    """What keeps a scoped admin's reports within their folders: who subscribed a group to
+    change notices, the files an unanswered question's answer read, the forum topic each use
+    of the model was asked in."""
+    _add_column(files.notices, "notice_subscriptions", "subscribed_by", "INTEGER")
+    _add_column(files.unanswered, "unanswered", "files", "TEXT NOT NULL DEFAULT '[]'")
+    _add_column(files.usage, "usage", "thread_id", "INTEGER")
+
+
 STEPS: tuple[DataDirStep, ...] = (
     DataDirStep(2, "an index of the history's open questions", _index_open_turns),
+    DataDirStep(
+        3,
+        "who subscribed a group to notices, files read for unanswered questions, usage by topic",
+        _scoped_reports,
+    ),
 )
 """Every step, oldest first; the last one's version is `DATA_VERSION`."""
 

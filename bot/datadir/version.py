@@ -17,9 +17,10 @@ from pathlib import Path
 from bot.process.data_files import DataFiles
 from bot.process.version import bot_version
 
-DATA_VERSION = 2
+DATA_VERSION = 3
 """The layout this code reads and writes. 1: before versions were stamped; 2: the history
-has an index of open turns."""
+has an index of open turns; 3: notices know who subscribed a group, unanswered questions the
+files read, usage the forum topic."""
 UNSTAMPED = 1
 """The version of a DATA_DIR with the bot's files but no stamp."""
 

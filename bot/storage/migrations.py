@@ -441,6 +441,12 @@ _USAGE = (
     """,
 )
 
+_SCOPED_REPORTS = (
+    "ALTER TABLE notice_subscriptions ADD COLUMN subscribed_by BIGINT",
+    "ALTER TABLE unanswered ADD COLUMN files TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE usage ADD COLUMN thread_id BIGINT",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
     Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
@@ -460,7 +466,12 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "change notices: subscriptions and the changes waiting for them", _NOTICES),
     Migration(17, "forum topics' scopes set with /scope", _TOPIC_SCOPES),
     Migration(18, "change notices: the documents folder as they last saw it", _NOTICE_FILES),
-    Migration(19, "which message carries which button data", _BUTTONS),
+    Migration(
+        19,
+        "who subscribed a group to notices, files read for unanswered questions, usage by topic",
+        _SCOPED_REPORTS,
+    ),
+    Migration(20, "which message carries which button data", _BUTTONS),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

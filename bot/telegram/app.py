@@ -182,7 +182,7 @@ def build_dispatcher(
         unanswered=unanswered,
         gap_report=gap_report,
         gaps_digest=GapsDigest(
-            settings.gaps_digest, unanswered, gap_report, access, clock=tuning.wall_clock
+            settings.gaps_digest, unanswered, gap_report, access, scopes, clock=tuning.wall_clock
         ),
         inline_search=InlineSearch(services.toolbox, clock=tuning.clock),
         notice_store=stores.notices,

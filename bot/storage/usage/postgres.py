@@ -68,24 +68,26 @@ class PostgresUsage:
             if use.question is not None:
                 status = await connection.execute(
                     "UPDATE usage SET model = $1, kind = $2, prompt_tokens = $3, "
-                    "cached_tokens = $4, completion_tokens = $5, at = $6, done = true "
-                    "WHERE question = $7 AND NOT done",
+                    "cached_tokens = $4, completion_tokens = $5, at = $6, done = true, "
+                    "thread_id = $8 WHERE question = $7 AND NOT done",
                     *values,
                     now,
                     use.question,
+                    use.thread_id,
                 )
                 if int(status.split()[-1]):
                     return True
             added = await connection.fetchval(
                 "INSERT INTO usage (model, kind, prompt_tokens, cached_tokens, "
-                "completion_tokens, at, question, user_id, chat_id, done) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true) "
+                "completion_tokens, at, question, user_id, chat_id, done, thread_id) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10) "
                 "ON CONFLICT (question) DO NOTHING RETURNING id",
                 *values,
                 now,
                 use.question,
                 use.user_id,
                 use.chat_id,
+                use.thread_id,
             )
         return added is not None
 
@@ -109,8 +111,9 @@ class PostgresUsage:
         """Recorded use since `since`, per user, chat, model, kind and day."""
         rows = await self._pool.fetch(
             "SELECT user_id, chat_id, model, kind, floor((at + $1) / 86400)::bigint AS day, "
-            "sum(prompt_tokens) AS p, sum(cached_tokens) AS c, sum(completion_tokens) AS o "
-            "FROM usage WHERE at >= $2 AND done GROUP BY user_id, chat_id, model, kind, day",
+            "sum(prompt_tokens) AS p, sum(cached_tokens) AS c, sum(completion_tokens) AS o, "
+            "thread_id FROM usage WHERE at >= $2 AND done "
+            "GROUP BY user_id, chat_id, thread_id, model, kind, day",
             utc_offset_s,
             since,
         )
@@ -122,6 +125,7 @@ class PostgresUsage:
                 row["kind"],
                 int(row["day"]),
                 Tokens(int(row["p"]), int(row["c"]), int(row["o"])),
+                row["thread_id"],
             )
             for row in rows
         ]

@@ -164,7 +164,9 @@
       if (!file.configured && !set.length) view.append(el("p", words.scopes_none, "muted"));
       if (file.configured) {
         view.append(el("h4", words.scopes_file));
-        view.append(el("div", words.scopes_default + ": " + shown(file.default), "row"));
+        if ("default" in file) {
+          view.append(el("div", words.scopes_default + ": " + shown(file.default), "row"));
+        }
         for (const entry of file.entries) {
           view.append(el("div", entry.key + ": " + shown(entry.folders), "row"));
         }
