@@ -29,7 +29,13 @@ from bot.storage.access import Person
 from bot.storage.audit import AuditLog
 from bot.storage.feedback import FeedbackStore
 from bot.telegram.access_requests import AccessRequests
-from bot.telegram.admin_app.init_data import MAX_AGE_S, InitDataError, Opener, opener
+from bot.telegram.admin_app.init_data import (
+    MAX_AGE_S,
+    InitDataError,
+    Opener,
+    init_data_of,
+    opener,
+)
 from bot.telegram.texts import language_of
 from bot.telegram.texts.admin_app import app_texts
 from tools import Toolbox
@@ -77,13 +83,10 @@ class AdminDesk:
 
     async def caller(self, request: web.Request) -> Caller:
         """The admin a request comes from, or the refusal it gets."""
-        header = request.headers.get("Authorization", "")
-        scheme, _, init_data = header.partition(" ")
+        init_data = init_data_of(request.headers.get("Authorization", ""))
         lang = language_of(request.headers.get("Accept-Language"))
         try:
-            if scheme.lower() != "tma":
-                raise InitDataError("missing")
-            who = opener(self.token, init_data.strip(), now=self.clock(), max_age_s=self.max_age_s)
+            who = opener(self.token, init_data, now=self.clock(), max_age_s=self.max_age_s)
         except InitDataError as exc:
             log.info("admin app: a request refused (%s)", exc.problem)
             raise refusal(web.HTTPUnauthorized, app_texts(lang)["error_auth"]) from None
