@@ -11,7 +11,7 @@ uses this package; this package uses only `bot.settings.model`, `bot.process.dat
 `bot.storage`.
 """
 
-from bot.access.policy import AccessPolicy, DenyResult
+from bot.access.policy import REFUSED, AccessPolicy, DenyResult
 from bot.access.user_ids import MAX_USER_ID, user_id_of
 from bot.storage.access import (
     AccessRequest,
@@ -32,6 +32,7 @@ __all__ = [
     "MAX_USER_ID",
     "PairingOutcome",
     "Person",
+    "REFUSED",
     "RequestMessage",
     "Settled",
     "user_id_of",

@@ -11,8 +11,10 @@ commands' "Yes" button does. A refusal comes back as `{"error": "..."}` in the a
 
 from __future__ import annotations
 
+import html
 import json
 import logging
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -42,6 +44,8 @@ from tools import Toolbox
 from tools.jail.scope import Scope
 
 log = logging.getLogger(__name__)
+
+_TAG = re.compile(r"<[^>]+>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +131,11 @@ def bad(caller: Caller, detail: str) -> web.HTTPException:
 def refusal(status: type[web.HTTPException], text: str, **more: Any) -> web.HTTPException:
     """The error to raise: `{"error": text, **more}` with `status`, so the page can show it."""
     return status(text=_json_text({"error": text, **more}), content_type="application/json")
+
+
+def plain(text: str) -> str:
+    """The bot's HTML message as plain text: the page shows text, never markup."""
+    return html.unescape(_TAG.sub("", text))
 
 
 def _json_text(body: Mapping[str, Any]) -> str:

@@ -9,9 +9,7 @@ admin's scope, and each change is written to the audit log.
 from __future__ import annotations
 
 import asyncio
-import html
 import logging
-import re
 import sqlite3
 from collections.abc import AsyncGenerator, Callable
 from typing import Any
@@ -19,7 +17,7 @@ from typing import Any
 from aiohttp import BodyPartReader, web
 
 from bot.documents import DocumentError
-from bot.telegram.admin_app.desk import AdminDesk, Caller, bad, json_body, refusal
+from bot.telegram.admin_app.desk import AdminDesk, Caller, bad, json_body, plain, refusal
 from bot.telegram.texts import texts_for
 from bot.telegram.uploads import UploadError, safe_file_name, save_stream, upload_problem
 from tools.jail.scope import Scope
@@ -27,7 +25,6 @@ from tools.jail.scope import Scope
 log = logging.getLogger(__name__)
 
 _CHUNK = 64 * 1024
-_TAG = re.compile(r"<[^>]+>")
 
 
 class DocumentsApi:
@@ -152,7 +149,7 @@ class DocumentsApi:
             log.warning("admin app: upload of %r refused: %s", part.filename, exc)
             name = safe_file_name(part.filename, None)
             text = upload_problem(texts, exc, max_mb, folder, scope=caller.scope, name=name)
-            raise refusal(web.HTTPBadRequest, _plain(text)) from None
+            raise refusal(web.HTTPBadRequest, plain(text)) from None
         return {"path": saved.path, "chars": saved.chars, "error": saved.error}
 
     def _problem(self, caller: Caller, exc: DocumentError) -> web.HTTPException:
@@ -161,12 +158,7 @@ class DocumentsApi:
             text = texts.restore_conflict.format(path=exc.path)
         else:
             text = texts.path_problem(exc.problem, exc.path)
-        return refusal(web.HTTPConflict, _plain(text))
-
-
-def _plain(text: str) -> str:
-    """The bot's HTML message as plain text: the page shows text, never markup."""
-    return html.unescape(_TAG.sub("", text))
+        return refusal(web.HTTPConflict, plain(text))
 
 
 async def _in_thread(function: Callable[[Scope | None], Any], scope: Scope | None) -> Any:
