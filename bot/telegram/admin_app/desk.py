@@ -105,10 +105,13 @@ class AdminDesk:
 async def json_body(
     request: web.Request, caller: Caller, *fields: str, confirmed: bool = False
 ) -> dict[str, str]:
-    """The request's JSON object with `fields` as strings; a refusal when it is not."""
+    """The request's JSON object with `fields` as strings; a refusal when it is not.
+
+    The body is read as UTF-8, as JSON is written, whatever charset the request names.
+    """
     try:
-        body = await request.json()
-    except ValueError:
+        body = json.loads((await request.read()).decode("utf-8"))
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, or nested deeper than parsed
         raise bad(caller, "JSON") from None
     if not isinstance(body, dict):
         raise bad(caller, "JSON object")
