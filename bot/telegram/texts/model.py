@@ -155,6 +155,7 @@ class Texts:
     request_settled_already: str
     let_in: str
     access_usage: str
+    access_bad_id: str
     access_in_private: str
     allow_done: str
     allow_already: str
@@ -163,6 +164,7 @@ class Texts:
     deny_env_admin: str
     deny_env_user: str
     deny_self: str
+    deny_last_admin: str
     deny_allow_all_note: str
     users_title: str
     users_allow_all: str

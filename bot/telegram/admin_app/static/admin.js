@@ -152,7 +152,10 @@
         row.append(el("div", grant.role + " · " + when(grant.granted_at), "muted"));
         row.append(button(words.revoke, async () => {
           if (!(await ask(words.confirm_revoke.replace("{name}", name)))) return;
-          act(() => post("revoke", { user_id: grant.id, confirmed: true }));
+          act(async () => {
+            const done = await post("revoke", { user_id: grant.id, confirmed: true });
+            say(done.text);
+          });
         }));
         view.append(row);
       }
