@@ -126,7 +126,13 @@ async def _until_listening(output: asyncio.StreamReader) -> list[str]:
 
 @pytest.fixture
 async def sdk(llama_server: str) -> AsyncIterator[openai.AsyncOpenAI]:
-    client = openai.AsyncOpenAI(base_url=llama_server, api_key="local", max_retries=0)
+    # as the bot builds its client (`bot.agent.llm.build_client`): over aiohttp, with retries
+    client = openai.AsyncOpenAI(
+        base_url=llama_server,
+        api_key="local",
+        max_retries=2,
+        http_client=openai.DefaultAioHttpClient(),
+    )
     yield client
     await client.close()
 
