@@ -32,6 +32,7 @@ from tests.fakes.accounts import BOT_TOKEN, USER_ID
 from tests.fakes.bot_api_http import ApiCall, FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.sandbox_fixtures import SANDBOX_FILES
+from tests.fakes.tool_round import calls_tools
 
 API_KEY = "sk-container-test-key-5f1e2d"
 QUESTION = "Сколько сахара в шарлотке?"
@@ -72,6 +73,7 @@ def _write_documents(folder: Path) -> None:
 
 
 async def _ask(api: FakeBotApi, llm: FakeLLM, state: Path) -> None:
+    llm.responder = None  # from here on the model plays the script, not check's round trip
     llm.reply_tool_calls(("search_files", {"query": "шарлотка"}))
     llm.reply_text(ANSWER)
     answered = False
@@ -96,6 +98,7 @@ async def serve(state: Path) -> None:
     """Start the fakes, write what the container needs, serve until told to stop."""
     api = FakeBotApi(token=BOT_TOKEN)
     llm = FakeLLM()
+    llm.responder = calls_tools  # `check`'s round trip with a tool, before the question
     await api.start()
     await llm.start()
     try:
