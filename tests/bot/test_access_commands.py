@@ -10,6 +10,7 @@ from aiogram.types import BotCommandScopeChat
 from bot.access import AccessPolicy
 from bot.process.version import bot_version
 from tests.bot.access_support import expect_requests, sent_to, tap, texts_to
+from tests.bot.button_support import put_buttons
 from tests.fakes.accounts import ADMIN_ID, STRANGER_ID, USER_ID
 from tests.fakes.harness import Harness
 
@@ -103,7 +104,9 @@ class TestAllowAndDeny:
         ids = expect_requests(harness, ADMIN_ID)
         await harness.feed(harness.updates.message("пустите", user_id=STRANGER_ID))
         (copy,) = sent_to(harness, ADMIN_ID)
-        await tap(harness, copy, ids[ADMIN_ID], f"access:allow:{2**64}", ADMIN_ID)
+        made_up = f"access:allow:{2**64}"
+        await put_buttons(harness, ADMIN_ID, ids[ADMIN_ID], made_up)  # on its own message
+        await tap(harness, copy, ids[ADMIN_ID], made_up, ADMIN_ID)
         (answered,) = harness.session.called("answerCallbackQuery")
         assert not answered.show_alert
         assert _access(harness).grants() == []
