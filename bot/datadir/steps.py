@@ -60,8 +60,20 @@ def _index_open_turns(files: DataFiles) -> None:
         db.execute("PRAGMA user_version = 2")
 
 
+def _mark_estimated_usage(files: DataFiles) -> None:
+    """Uses whose tokens the bot estimated (the server reported none) are shown marked; the
+    uses already recorded were all reported."""
+    if not files.usage.exists():
+        return
+    with transaction(files.usage) as db:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(usage)")}
+        if columns and "estimated" not in columns:
+            db.execute("ALTER TABLE usage ADD COLUMN estimated INTEGER NOT NULL DEFAULT 0")
+
+
 STEPS: tuple[DataDirStep, ...] = (
     DataDirStep(2, "an index of the history's open questions", _index_open_turns),
+    DataDirStep(3, "model use: whether its tokens were estimated", _mark_estimated_usage),
 )
 """Every step, oldest first; the last one's version is `DATA_VERSION`."""
 

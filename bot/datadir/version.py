@@ -17,9 +17,9 @@ from pathlib import Path
 from bot.process.data_files import DataFiles
 from bot.process.version import bot_version
 
-DATA_VERSION = 2
+DATA_VERSION = 3
 """The layout this code reads and writes. 1: before versions were stamped; 2: the history
-has an index of open turns."""
+has an index of open turns; 3: model use says whether its tokens were estimated."""
 UNSTAMPED = 1
 """The version of a DATA_DIR with the bot's files but no stamp."""
 

@@ -428,6 +428,8 @@ _USAGE = (
     """,
 )
 
+_USAGE_ESTIMATED = ("ALTER TABLE usage ADD COLUMN estimated BOOLEAN NOT NULL DEFAULT false",)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
     Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
@@ -447,6 +449,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "change notices: subscriptions and the changes waiting for them", _NOTICES),
     Migration(17, "forum topics' scopes set with /scope", _TOPIC_SCOPES),
     Migration(18, "change notices: the documents folder as they last saw it", _NOTICE_FILES),
+    Migration(19, "model use: whether its tokens were estimated", _USAGE_ESTIMATED),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

@@ -254,7 +254,9 @@ class Asker:
                 usage.prompt_tokens, usage.cached_prompt_tokens, usage.completion_tokens
             )
             model = answer.fallback_model or main_model  # the model that wrote it is paid
-            await budgets.record(Use(model, "answer", tokens, user_id, chat_id, key))
+            await budgets.record(
+                Use(model, "answer", tokens, user_id, chat_id, key, estimated=usage.estimated)
+            )
 
         return counted
 
