@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.datadir import backup, restore
+from bot.datadir import DATA_VERSION, backup, restore
 from bot.settings_loader import load_settings
 from tests.fakes.fake_llm import Reply, text_reply, tool_calls_reply
 from tests.fakes.fixtures import DispatcherFactory
@@ -120,7 +120,7 @@ class TestBackupWhileAnswering:
         assert not (dest / "search-index.terms").exists()
         manifest = json.loads((dest / "backup.json").read_text(encoding="utf-8"))
         assert "history.sqlite3" in manifest["databases"]
-        assert manifest["data_version"] == 2
+        assert manifest["data_version"] == DATA_VERSION
         for turns, states in at_backup.values():
             assert states == ["done", "open"]
             assert len(turns) == 1
@@ -192,7 +192,7 @@ class TestRefusals:
         (source / "backup.json").write_text(json.dumps(manifest), encoding="utf-8")
         settings = load_settings(data_dir=tmp_path / "data", sandbox_dir=tmp_path / "docs")
         assert await restore.serve(settings, src=str(source)) == 2
-        assert "newer than this bot's 2" in capsys.readouterr().err
+        assert f"newer than this bot's {DATA_VERSION}" in capsys.readouterr().err
 
 
 class TestCommandLine:
