@@ -26,8 +26,9 @@ from bot.process import exit_codes
 from bot.process.data_files import DataDirError
 from bot.settings.env_file import warn_of_env_file
 from bot.settings.model import Settings
+from bot.settings.secret_values import log_secrets
 from bot.settings_loader import SettingsError, load_settings
-from bot.storage import DatabaseUnavailable, StorageError, database_secrets
+from bot.storage import DatabaseUnavailable, StorageError
 
 log = logging.getLogger("bot")
 
@@ -84,7 +85,7 @@ def run_command(command: str, settings: Settings, **options: Any) -> int:
     level = settings.log_level
     if command in ("chat", "check", "eval") and level == "INFO":
         level = "WARNING"  # keep the terminal conversation (the checks' lines, the table) readable
-    setup_logging(level, secrets=_secrets(settings), log_format=settings.log_format)
+    setup_logging(level, secrets=log_secrets(settings), log_format=settings.log_format)
     if command not in ("check", "run"):  # check shows them; run once, not in every worker
         warn_of_env_file(settings.env_file_notes)
     front_door = importlib.import_module(FRONT_DOORS[command])
@@ -113,19 +114,6 @@ _REFUSALS: tuple[tuple[type[Exception], str, int], ...] = (
 )
 """What stops a command before it can start, the one line it is logged as, and the exit code
 (first match wins: `DatabaseUnavailable` is a `StorageError` that a restart may get past)."""
-
-
-def _secrets(settings: Settings) -> list[str]:
-    values = [
-        settings.bot_token,
-        settings.openai_api_key,
-        settings.transcribe_api_key,
-        settings.webhook_secret,
-    ]
-    found = [v.get_secret_value().strip() for v in values if v is not None]
-    if settings.database_url is not None:
-        found += database_secrets(settings.database_url.get_secret_value())
-    return found
 
 
 if __name__ == "__main__":

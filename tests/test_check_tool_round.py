@@ -36,7 +36,7 @@ class TestAServerThatCallsTools:
         )
         ask, result = fake_llm.requests
         assert ask["stream"] is True and result["stream"] is True
-        assert "tool_choice" not in ask, "asked as the bot asks: the model chooses"
+        assert ask["tool_choice"] == "auto", "asked as the bot asks: the model chooses"
         assert [t["function"]["name"] for t in ask["tools"]] == [TOOL_NAME]
         assistant, tool = result["messages"][-2:]
         (call,) = assistant["tool_calls"]
@@ -57,7 +57,7 @@ class TestAServerThatFallsShort:
         outcome = await check_tool_round(_settings(fake_llm))
         assert outcome.line() == f"✗ tool calls: the model did not call the tool: {NO_TOOLS_HINT}"
         asked = [request.get("tool_choice") for request in fake_llm.requests]
-        assert asked == [None, {"type": "function", "function": {"name": TOOL_NAME}}]
+        assert asked == ["auto", {"type": "function", "function": {"name": TOOL_NAME}}]
 
     async def test_a_server_that_calls_tools_only_when_told(self, fake_llm: FakeLLM) -> None:
         fake_llm.responder = tool_round.calls_only_when_told

@@ -5,13 +5,17 @@ from __future__ import annotations
 import io
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from bot.logs import setup_logging
 from bot.logs.context import question_context
+from bot.settings.model import Settings
+from bot.settings.secret_values import log_secrets, secret_fields
+from bot.settings_loader import load_settings
 from tests.fakes.accounts import BOT_TOKEN, USER_ID
 from tests.fakes.fixtures import DispatcherFactory
 
@@ -19,14 +23,16 @@ API_KEY = "sk-test-secret-key-123"  # the harness's OPENAI_API_KEY
 
 
 @contextmanager
-def json_logging(level: str = "INFO") -> Iterator[io.StringIO]:
+def json_logging(
+    level: str = "INFO", secrets: Sequence[str] = (BOT_TOKEN, API_KEY)
+) -> Iterator[io.StringIO]:
     """The root logger writing JSON lines to a buffer, as `python -m bot` sets it up; the
     test runner's own handlers are put back afterwards."""
     root = logging.getLogger()
     handlers, old_level = list(root.handlers), root.level
     stream = io.StringIO()
     try:
-        setup_logging(level, secrets=[BOT_TOKEN, API_KEY], log_format="json", stream=stream)
+        setup_logging(level, secrets=secrets, log_format="json", stream=stream)
         yield stream
     finally:
         for handler in list(root.handlers):
@@ -109,3 +115,71 @@ class TestDuringAQuestion:
         text = stream.getvalue()
         assert BOT_TOKEN not in text
         assert API_KEY not in text
+
+
+DISTINCT = {
+    "bot_token": "987654321:AAF-distinct_bot_token_value_xyz",
+    "openai_api_key": "sk-distinct-main-key-1111",
+    "fallback_api_keys": "model-c=sk-distinct-fallback-key-2222",
+    "embedding_api_key": "sk-distinct-embedding-key-3333",
+    "transcribe_api_key": "sk-distinct-transcribe-key-4444",
+    "database_url": "postgresql://bot:Pg-distinct-pass-5555@db.example/docs",
+    "webhook_secret": "distinct_webhook_secret_6666",
+}
+"""A value of each secret field that its rules accept; a field added later gets its own."""
+PIECES = ["sk-distinct-fallback-key-2222", "Pg-distinct-pass-5555", "Proxy-distinct-pass-7777"]
+"""Secrets held inside a value: a fallback model's key, a database's and a proxy's password."""
+
+
+def _typed_secret(name: str) -> bool:
+    return "SecretStr" in str(Settings.model_fields[name].annotation)
+
+
+def _every_secret_set(tmp_path: Path) -> Settings:
+    """Settings with every SecretStr field set to a value of its own."""
+    values = {
+        name: DISTINCT.get(name, f"distinct-{name}-value-9999")
+        for name in Settings.model_fields
+        if _typed_secret(name)
+    }
+    return load_settings(
+        data_dir=tmp_path / "data",
+        fallback_models="model-c@https://fallback.example/v1",
+        embedding_model="text-embedding-3-small",
+        openai_base_url="https://bot:Proxy-distinct-pass-7777@proxy.example/v1",
+        webhook_url="https://bot.example.org/telegram",
+        **values,
+    )
+
+
+class TestSecretsFromTheSettings:
+    def test_every_secret_field_and_the_secrets_inside_them_are_masked(
+        self, tmp_path: Path
+    ) -> None:
+        settings = _every_secret_set(tmp_path)
+        values = [
+            getattr(settings, name).get_secret_value()
+            for name in Settings.model_fields
+            if _typed_secret(name)
+        ]
+        assert len(values) >= len(DISTINCT)
+        with json_logging(secrets=log_secrets(settings)) as stream:
+            log = logging.getLogger("bot.example")
+            for value in [*values, *PIECES]:
+                log.warning("calling https://api.example/%s/x", value)
+        text = stream.getvalue()
+        for value in [*values, *PIECES]:
+            assert value not in text
+        assert text.count("***") == len(values + PIECES)
+
+    def test_a_field_said_to_be_secret_is_typed_so_and_found(self) -> None:
+        """A secret added as a plain str would escape the masking: its description says
+        "(secret)", as every secret's does, so it is caught here."""
+        described = {
+            name
+            for name, field in Settings.model_fields.items()
+            if "(secret)" in (field.description or "")
+        }
+        typed = {name for name in Settings.model_fields if _typed_secret(name)}
+        assert described == typed
+        assert set(secret_fields()) == typed

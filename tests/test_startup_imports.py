@@ -82,6 +82,7 @@ POSTGRES_STORES = (
     "bot.storage.unanswered.postgres",
     "bot.storage.usage.postgres",
     "bot.storage.notices.postgres",
+    "bot.storage.buttons.postgres",
 )
 """Our stores on PostgreSQL, which the composition root imports only with DATABASE_URL."""
 

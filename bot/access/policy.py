@@ -3,7 +3,9 @@
 `AccessPolicy` is the one place access is decided. ADMIN_IDS, ALLOWED_USER_IDS and ALLOW_ALL
 say who may ask; ALLOWED_CHAT_IDS says in which groups, whoever asks. The environment's lists
 always win: a grant adds people, it never takes away what the environment gives, and an admin
-from the environment cannot be denied from Telegram. Grants live in the access database and
+from the environment cannot be denied from Telegram. An admin cannot deny themselves, nor the
+last admin, so the bot always keeps someone who can manage it; `/deny` and the admins' page
+both ask `deny`, so one rule serves both. Grants live in the access database and
 are mirrored in memory, so the check every update meets costs no disk access; every change is
 written first and mirrored once it is committed. The bot is the only writer of grants
 (`python -m bot pair` only writes codes, which are read from the database at each attempt);
@@ -13,6 +15,7 @@ read the mirror again (`AccessStore.watch`).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Literal
@@ -30,9 +33,13 @@ from bot.storage.access import (
 )
 from bot.storage.audit import Action, AuditLog
 
-DenyResult = Literal["env_admin", "env_user", "removed", "not_granted"]
-"""What `/deny` did: nothing (an admin from the environment), removed the Telegram grant (but
-ALLOWED_USER_IDS still lets them in), removed it, or found nothing to remove."""
+DenyResult = Literal["self", "last_admin", "env_admin", "env_user", "removed", "not_granted"]
+"""What a denial did: nothing (the admin named themselves, the last admin, or an admin from the
+environment), removed the Telegram grant (but ALLOWED_USER_IDS still lets them in), removed it,
+or found nothing to remove."""
+
+REFUSED: frozenset[DenyResult] = frozenset({"self", "last_admin", "env_admin"})
+"""The denials that change nothing because a rule forbids them."""
 
 
 class AccessPolicy:
@@ -56,6 +63,7 @@ class AccessPolicy:
         self._audit = audit
         self._grants: dict[int, Grant] = {}
         self._languages: dict[int, str] = {}
+        self._denying = asyncio.Lock()
 
     async def load(self) -> None:
         """Read the grants and the admins' languages from the database."""
@@ -179,11 +187,20 @@ class AccessPolicy:
     async def deny(
         self, user_id: int, *, by: Person | None = None
     ) -> tuple[DenyResult, Grant | None]:
-        """Take away access granted in Telegram; the environment's lists are left as they are."""
-        if user_id in self._settings.admin_ids:
-            return "env_admin", None
-        removed = await self._db.remove_grant(user_id)
-        self._grants.pop(user_id, None)
+        """Take away access granted in Telegram, unless `by` names themselves or `user_id` is
+        the last admin; the environment's lists are left as they are.
+
+        One denial at a time: two admins denying each other at once leave one of them.
+        """
+        async with self._denying:
+            if by is not None and by.user_id == user_id:
+                return "self", None
+            if user_id in self._settings.admin_ids:
+                return "env_admin", None
+            if self.is_admin(user_id) and not self.admin_ids() - {user_id}:
+                return "last_admin", None
+            removed = await self._db.remove_grant(user_id)
+            self._grants.pop(user_id, None)
         if removed is not None:
             await self._record("revoke", removed, by=by, how="command")
         if user_id in self._settings.allowed_user_ids:

@@ -282,6 +282,11 @@ class ModelClient:
         except _TRANSPORT_ERRORS as exc:
             msg = f"the model's answer was cut off mid-stream ({type(exc).__name__})"
             raise ModelStreamCut(msg, assembler.visible) from exc
+        if not assembler.ended and not assembler.chunks:
+            # llama-cpp-python does this when the model chooses a tool in a stream: it fails
+            # after sending the headers ("Automatic streaming tool choice is not supported")
+            msg = "the server closed a streamed reply before sending any of it"
+            raise _StreamRefused(msg)
         if not assembler.ended:
             msg = "the model's answer was cut off mid-stream (the connection closed early)"
             raise ModelStreamCut(msg, assembler.visible)

@@ -7,11 +7,11 @@ through the bot's own model client, streamed when the bot streams: a request wit
 tool (`get_time`, defined only here), the call that comes back, its result sent the way the
 loop sends it (the assistant message with the call, then a `tool` message), and an answer.
 
-The first request is asked as the bot asks (the model chooses whether to call). When no call
-comes, it is asked again naming the function in `tool_choice` (then "required", then "auto",
-as far as the server takes them), to tell a server that cannot call tools from one that calls
-them only when told to. The protocol is judged, not the answer: a call came with the tool's
-name and JSON arguments, the result was accepted, some text came back.
+The first request is asked as the bot asks (`tool_choice` "auto": the model chooses whether to
+call). When no call comes, it is asked again naming the function in `tool_choice` (then
+"required", as far as the server takes them), to tell a server that cannot call tools from one
+that calls them only when told to. The protocol is judged, not the answer: a call came with the
+tool's name and JSON arguments, the result was accepted, some text came back.
 """
 
 from __future__ import annotations
@@ -54,7 +54,6 @@ QUESTION: Sequence[Mapping[str, Any]] = (
 FORCING: tuple[ToolChoice, ...] = (
     {"type": "function", "function": {"name": TOOL_NAME}},
     "required",
-    "auto",
 )
 NO_TOOLS_HINT = (
     "start llama_cpp.server with --chat_format chatml-function-calling, or use a model/server "
@@ -63,8 +62,7 @@ NO_TOOLS_HINT = (
 ONLY_WHEN_TOLD = (
     "the model called the tool only when the request named it in tool_choice; asked as the "
     "bot asks, it answered without it, so answers would not search the documents: use a "
-    "model/server that calls tools by itself (llama_cpp.server ignores tools unless a request "
-    "sets tool_choice)"
+    "model trained for tool calling, or a chat format that lets the model choose tools"
 )
 
 

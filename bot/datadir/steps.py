@@ -60,20 +60,36 @@ def _index_open_turns(files: DataFiles) -> None:
         db.execute("PRAGMA user_version = 2")
 
 
-def _mark_estimated_usage(files: DataFiles) -> None:
-    """Uses whose tokens the bot estimated (the server reported none) are shown marked; the
-    uses already recorded were all reported."""
-    if not files.usage.exists():
+def _add_column(path: Path, table: str, column: str, definition: str) -> None:
+    """Add a column to a store's table, unless the file, the table or the column is not there
+    to change (a store not used yet is created with it)."""
+    if not path.exists():
         return
-    with transaction(files.usage) as db:
-        columns = {row[1] for row in db.execute("PRAGMA table_info(usage)")}
-        if columns and "estimated" not in columns:
-            db.execute("ALTER TABLE usage ADD COLUMN estimated INTEGER NOT NULL DEFAULT 0")
+    with transaction(path) as db:
+        names = {str(row[1]) for row in db.execute(f"PRAGMA table_info({table})")}
+        if names and column not in names:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+
+
+def _reports_columns(files: DataFiles) -> None:
+    """What keeps a scoped admin's reports within their folders (who subscribed a group to
+    change notices, the files an unanswered question's answer read, the forum topic each use
+    of the model was asked in), and whether a use's tokens were the bot's estimate (the server
+    reported none; the uses already recorded were all reported)."""
+    _add_column(files.notices, "notice_subscriptions", "subscribed_by", "INTEGER")
+    _add_column(files.unanswered, "unanswered", "files", "TEXT NOT NULL DEFAULT '[]'")
+    _add_column(files.usage, "usage", "thread_id", "INTEGER")
+    _add_column(files.usage, "usage", "estimated", "INTEGER NOT NULL DEFAULT 0")
 
 
 STEPS: tuple[DataDirStep, ...] = (
     DataDirStep(2, "an index of the history's open questions", _index_open_turns),
-    DataDirStep(3, "model use: whether its tokens were estimated", _mark_estimated_usage),
+    DataDirStep(
+        3,
+        "who subscribed a group to notices, files read for unanswered questions, usage by topic "
+        "and whether its tokens were estimated",
+        _reports_columns,
+    ),
 )
 """Every step, oldest first; the last one's version is `DATA_VERSION`."""
 

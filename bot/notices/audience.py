@@ -1,11 +1,13 @@
 """Who may still hear what, asked each time a digest is sent, never only at subscription.
 
 A private subscription speaks to its user: they must still be allowed to use the bot, and only
-paths inside the scope a question of theirs in that chat would see are named. A group's speaks
-to everyone in the group: the bot must still be allowed to answer there, and only paths inside
-the group's own scope (set with /scope or SCOPES_FILE; the forum topic's, when it was made in
-one) are named. The scope is compared as the jail compares it, with its folders spelled as they
-are on disk.
+paths inside the scope a question of theirs in that chat would see are named. A group's speaks to
+everyone in the group: the bot must still be allowed to answer there, and only paths inside the
+group's own scope (set with /scope or SCOPES_FILE; the forum topic's, when it was made in one) are
+named, and of those only what the admin who subscribed the group may see there (a question of
+theirs in that group): an admin limited to some folders cannot have a group told of others, and an
+admin who lost access has the group told nothing. The scope is compared as the jail compares it,
+with its folders spelled as they are on disk.
 """
 
 from __future__ import annotations
@@ -48,7 +50,13 @@ class Audience:
         else:
             if not self._access.may_answer_in_group(chat_id):
                 return None
-            scope = (await self._scopes.of_chat(chat_id, topic)).scope
+            by = subscription.subscribed_by
+            if by is None:
+                scope = (await self._scopes.of_chat(chat_id, topic)).scope
+            elif self._access.may_use(by):
+                scope = await self._scopes.for_question(chat_id, by, topic)
+            else:
+                return None
         if scope is None:
             return _everything
         spelled = await asyncio.to_thread(self._spelled, scope)

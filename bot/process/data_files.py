@@ -28,6 +28,7 @@ UNANSWERED_FILE = "unanswered.sqlite3"
 EXPERTS_FILE = "experts.sqlite3"
 USAGE_FILE = "usage.sqlite3"
 NOTICES_FILE = "notices.sqlite3"
+BUTTONS_FILE = "buttons.sqlite3"
 DATA_VERSION_FILE = "data_version.json"
 HEARTBEAT_FILE = "heartbeat"
 
@@ -109,6 +110,11 @@ class DataFiles:
         return self.root / NOTICES_FILE
 
     @property
+    def buttons(self) -> Path:
+        """Which of the bot's messages carries which button data, for 90 days (SQLite)."""
+        return self.root / BUTTONS_FILE
+
+    @property
     def index(self) -> Path:
         """The search index (SQLite), rebuilt from the documents when missing."""
         return self.root / INDEX_FILE
@@ -157,4 +163,5 @@ class DataFiles:
             self.experts,
             self.usage,
             self.notices,
+            self.buttons,
         )

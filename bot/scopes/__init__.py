@@ -1,8 +1,8 @@
 """Scopes: which folders of the documents folder each chat and each user may see.
 
-`rules` reads SCOPES_FILE, bot.storage.scopes keeps the changes admins make from Telegram, and
+`rules` reads SCOPES_FILE, bot.storage.scopes keeps the changes admins make from Telegram,
 `scopes` answers the one question the front door asks: within which scope is this question
-answered.
+answered, and `viewer` the one every report asks: may this viewer see this path.
 No aiogram here; the tools enforce a scope, this package only decides it.
 """
 

@@ -68,8 +68,27 @@ class Scopes:
         """The scope a question asked in `chat_id` (in forum topic `thread_id`, if any) by
         `user_id` is answered within."""
         chat = await self.of_chat(chat_id, thread_id)
-        own = self.rules.of(user_id) if user_id is not None else self.rules.default
+        own = self.own(user_id) if user_id is not None else self.rules.default
         return intersect(chat.scope, own)
+
+    def own(self, user_id: int) -> Scope | None:
+        """A person's own scope, wherever they are: their entry, else the default. No chat
+        they are in shows them more, and no chat an admin sets may be given more."""
+        return self.rules.of(user_id)
+
+    async def of_viewer(self, user_id: int) -> Scope | None:
+        """What a person is shown of the documents folder outside any one group: their
+        questions' scope in their private chat with the bot (what an admin's reports name)."""
+        return await self.for_question(user_id, user_id)
+
+    async def after_reset(self, chat_id: int, thread_id: int | None = None) -> Scope | None:
+        """The scope the chat (or topic) would have without its own `/scope`."""
+        if thread_id is not None:
+            listed, scope = self.rules.topic(chat_id, thread_id)
+            if listed:
+                return scope
+            return (await self.of_chat(chat_id)).scope
+        return self.rules.of(chat_id)
 
     async def set_chat(
         self,

@@ -3,6 +3,7 @@
 - `model`: `Settings`, every environment variable with its default, rule and description (the
   help text and the docs' configuration page are made from it);
 - `fallbacks`: FALLBACK_MODELS and FALLBACK_API_KEYS read into the models after the main one;
+- `secret_values`: what the logs mask, found from the model's secret fields, so none is left out;
 - `env_file`: what a `.env` file holds that no setting takes (unknown keys, unreadable lines),
   said once at start and by `check`.
 

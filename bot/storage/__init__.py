@@ -23,7 +23,8 @@ machine; PostgreSQL only: on one machine the toolbox keeps them in DATA_DIR itse
 `experts/` (questions sent to the experts' group and their replies, kept like the history),
 `usage/` (tokens spent on the model per question, reserved against budgets, kept like the
 history), `notices/` (subscriptions to change notices, and the changes waiting for their
-digests).
+digests), `buttons/` (which message carries which button data, what every tap is checked
+against).
 
 `backend` is the one place that chooses SQLite or PostgreSQL: `open_backend` opens the
 database, the history and the update claims, and its `Backend` builds the other stores as

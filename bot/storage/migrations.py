@@ -362,6 +362,19 @@ _NOTICE_FILES = (
     """,
 )
 
+_BUTTONS = (
+    """
+    CREATE TABLE buttons (
+        chat_id BIGINT NOT NULL,
+        message_id BIGINT NOT NULL,
+        data TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (chat_id, message_id, data)
+    )
+    """,
+    "CREATE INDEX buttons_created ON buttons (created_at)",
+)
+
 _EXPERTS = (
     """
     CREATE TABLE expert_requests (
@@ -428,7 +441,12 @@ _USAGE = (
     """,
 )
 
-_USAGE_ESTIMATED = ("ALTER TABLE usage ADD COLUMN estimated BOOLEAN NOT NULL DEFAULT false",)
+_SCOPED_REPORTS = (
+    "ALTER TABLE notice_subscriptions ADD COLUMN subscribed_by BIGINT",
+    "ALTER TABLE unanswered ADD COLUMN files TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE usage ADD COLUMN thread_id BIGINT",
+    "ALTER TABLE usage ADD COLUMN estimated BOOLEAN NOT NULL DEFAULT false",
+)
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
@@ -449,7 +467,13 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "change notices: subscriptions and the changes waiting for them", _NOTICES),
     Migration(17, "forum topics' scopes set with /scope", _TOPIC_SCOPES),
     Migration(18, "change notices: the documents folder as they last saw it", _NOTICE_FILES),
-    Migration(19, "model use: whether its tokens were estimated", _USAGE_ESTIMATED),
+    Migration(
+        19,
+        "who subscribed a group to notices, files read for unanswered questions, usage by topic "
+        "and whether its tokens were estimated",
+        _SCOPED_REPORTS,
+    ),
+    Migration(20, "which message carries which button data", _BUTTONS),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

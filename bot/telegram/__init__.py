@@ -6,14 +6,17 @@
   `tuning` (timing knobs), `albums`, `downloads` (files from Telegram, with a size limit),
   `uploads`, `upload_parts` and `upload_kinds` (what an admin's upload may be, and where it
   goes), `recordings` (what a voice question carries), `menu` (the command menu per language);
-- `access_requests` (a stranger's request, with buttons for every admin), `check` (getMe for
-  `python -m bot check`), `api_errors` (the Bot API's failures, counted), `webhook` and
-  `exactly_once` (the webhook route, each update claimed once), `workers` (the parent of
-  several webhook workers); `unanswered` (an answer's question kept when the documents had
-  nothing for it) and `gaps_digest` (their digest, sent to every admin when due);
+- `access_requests` (a stranger's request, with buttons for every admin), `access_changes`
+  (letting someone in or denying them, the same from the commands and the admins' page),
+  `check` (getMe for `python -m bot check`), `api_errors` (the Bot API's failures, counted),
+  `button_records` (which message carries which button data, recorded as it is sent),
+  `webhook` and `exactly_once` (the webhook route, each update claimed once), `workers` (the
+  parent of several webhook workers); `unanswered` (an answer's question kept when the
+  documents had nothing for it) and `gaps_digest` (their digest, sent to every admin when due);
   `inline_search` (the documents an inline query finds in the asker's scope, kept briefly);
   `change_notices` (the digests of changed documents, sent to their subscribers);
-- `middlewares/` (access, rate limit, paste joining, per-conversation order),
+- `middlewares/` (access, a tap counts only on its own message, rate limit, paste joining,
+  per-conversation order),
   `handlers/` (one router per feature), `admin_app/` (the admins' Mini App: its page and API
   on the bot's own web server);
 - `output/` (the status message, the answer shown as it is written, answer delivery, edit

@@ -30,6 +30,7 @@ from bot.storage.access.codes import LIFETIME_S
 from bot.storage.pending_status import PendingStatusStore
 from bot.telegram.access_requests import AccessRequests
 from bot.telegram.api_errors import count_api_errors
+from bot.telegram.button_records import record_buttons, stop_recording
 from bot.telegram.change_notices import ChangeNotices
 from bot.telegram.context import ChatContextMiddleware
 from bot.telegram.gaps_digest import GapsDigest
@@ -40,6 +41,7 @@ from bot.telegram.inline_search import InlineSearch
 from bot.telegram.menu import register_commands
 from bot.telegram.middlewares import (
     AccessMiddleware,
+    BoundButtons,
     BudgetMiddleware,
     ConversationOrderMiddleware,
     InFlight,
@@ -152,6 +154,7 @@ def build_dispatcher(
         audit=audit,
         documents=documents,
         confirmations=stores.confirmations,
+        buttons=stores.buttons,
         feedback=stores.feedback,
         experts=stores.experts,
         forgetting=Forgetting(
@@ -160,6 +163,7 @@ def build_dispatcher(
             source_links,
             access,
             stores.confirmations,
+            buttons=stores.buttons,
             unanswered=unanswered,
             feedback=stores.feedback,
             experts=stores.experts,
@@ -178,7 +182,7 @@ def build_dispatcher(
         unanswered=unanswered,
         gap_report=gap_report,
         gaps_digest=GapsDigest(
-            settings.gaps_digest, unanswered, gap_report, access, clock=tuning.wall_clock
+            settings.gaps_digest, unanswered, gap_report, access, scopes, clock=tuning.wall_clock
         ),
         inline_search=InlineSearch(services.toolbox, clock=tuning.clock),
         notice_store=stores.notices,
@@ -197,6 +201,7 @@ def build_dispatcher(
     dp.update.outer_middleware(ChatContextMiddleware(scopes))
     dp.update.outer_middleware(PairingMiddleware(access, app_url=settings.admin_app_url))
     dp.update.outer_middleware(AccessMiddleware(access, access_requests))
+    dp.callback_query.outer_middleware(BoundButtons(stores.buttons))
     dp.message.middleware(
         RateLimitMiddleware(
             settings.rate_limit_per_hour, metrics=services.metrics, shared=stores.rate_window
@@ -216,6 +221,7 @@ def build_dispatcher(
     )
     dp.include_routers(*make_routers())
     dp.startup.register(count_api_errors)
+    dp.startup.register(record_buttons)
     dp.startup.register(_on_startup)
     dp.shutdown.register(_on_shutdown)
     dp.startup.register(_check_scopes)
@@ -223,6 +229,7 @@ def build_dispatcher(
     dp.shutdown.register(_stop_digest)
     dp.startup.register(_start_notices)
     dp.shutdown.register(_stop_notices)
+    dp.shutdown.register(stop_recording)  # last: what the others send until then is recorded
     return dp
 
 

@@ -1,10 +1,10 @@
 """The digest of unanswered questions, sent to every admin in the language they last used.
 
-`GapsDigest.start` runs the schedule (`bot.gaps.schedule`) for the bot it is given; the
-schedule decides when a digest is due and that this process is the one sending it, this module
-what it says and to whom: each admin (ADMIN_IDS and those granted in Telegram), nothing when
-no question went unanswered. An admin who cannot be reached (never opened the chat, blocked the
-bot) costs a log line, not the others' digests.
+`GapsDigest.start` runs the schedule (`bot.gaps.schedule`) for the bot it is given; the schedule
+decides when a digest is due and that this process is the one sending it, this module what it says
+and to whom: each admin (ADMIN_IDS and those granted in Telegram), the questions within their own
+folders (as `/gaps` shows them), nothing when none went unanswered. An admin who cannot be reached
+(never opened the chat, blocked the bot) costs a log line, not the others' digests.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from aiogram.exceptions import TelegramAPIError
 from bot.access import AccessPolicy
 from bot.gaps.report import GapReport
 from bot.gaps.schedule import DigestSchedule, Every
+from bot.scopes import Scopes
 from bot.storage.unanswered import UnansweredLog
 from bot.telegram.texts.gaps import gaps_texts
 
@@ -35,6 +36,7 @@ class GapsDigest:
         store: UnansweredLog,
         report: GapReport,
         access: AccessPolicy,
+        scopes: Scopes,
         *,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -42,6 +44,7 @@ class GapsDigest:
         self._store = store
         self._report = report
         self._access = access
+        self._scopes = scopes
         self._clock = clock
         self._running: DigestSchedule | None = None
 
@@ -68,12 +71,14 @@ class GapsDigest:
             self._running = None
 
     async def send(self, bot: Bot, start: float, end: float) -> int:
-        """The questions of [start, end), grouped, to every admin; how many got it."""
-        gaps = await self._report.between(start, end)
-        if not gaps:
-            return 0
+        """The questions of [start, end), grouped, to every admin who may see some of them;
+        how many got it."""
         sent = 0
         for admin in sorted(self._access.admin_ids()):
+            viewer = await self._scopes.of_viewer(admin)
+            gaps = await self._report.between(start, end, viewer=viewer)
+            if not gaps:
+                continue
             texts = gaps_texts(self._access.language(admin) or "en")
             try:
                 await bot.send_message(admin, texts.listing(gaps, start=start), parse_mode="HTML")

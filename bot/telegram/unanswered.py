@@ -33,6 +33,7 @@ async def note_unanswered(
             conversation=chat_context.conversation,
             language=chat_context.language,
             reason=reason,
+            files=answer.sources,
         )
     except Exception as exc:  # any store's failure: the answer still goes out
         log.warning("an unanswered question was not kept: %s", exc)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -195,3 +196,22 @@ class TestRequests:
         await policy.close()
         with pytest.raises(sqlite3.ProgrammingError):
             await policy.issue_code()
+
+
+class TestDenying:
+    async def test_nobody_denies_themselves_or_the_last_admin(self, policy: AccessPolicy) -> None:
+        await policy.pair(OWNER, _raw(await policy.issue_code()))
+        assert await policy.deny(OWNER.user_id, by=OWNER) == ("self", None)
+        assert await policy.deny(OWNER.user_id) == ("last_admin", None)
+        assert policy.is_admin(OWNER.user_id)
+
+    async def test_two_admins_denying_each_other_at_once_leave_one(
+        self, policy: AccessPolicy
+    ) -> None:
+        await policy.pair(OWNER, _raw(await policy.issue_code()))
+        await policy.pair(GUEST, _raw(await policy.issue_code()))
+        results = await asyncio.gather(
+            policy.deny(GUEST.user_id, by=OWNER), policy.deny(OWNER.user_id, by=GUEST)
+        )
+        assert sorted(result for result, _ in results) == ["last_admin", "removed"]
+        assert len(policy.admin_ids()) == 1

@@ -253,3 +253,17 @@ class TestWhatLocalServersNeedSent:
         assert answer.text == ANSWER
         assert [r.get("stream") is True for r in fake_llm.requests] == [True, False, False]
         assert programmable_tools.calls == [("search_files", {"query": "сахар"})]
+
+    async def test_a_stream_closed_before_its_first_piece_is_asked_whole(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory, programmable_tools: ProgrammableTools
+    ) -> None:
+        # llama-cpp-python fails this way when the model chooses a tool in a stream: the
+        # headers of a stream go out, then the connection closes with nothing in it
+        fake_llm.reply_raw(b"", content_type="text/event-stream")
+        fake_llm.reply(tool_calls_reply(("search_files", {"query": "сахар"})))
+        fake_llm.reply(text_reply(ANSWER))
+        _, on_event = event_recorder()
+        answer = await make_agent(programmable_tools).ask("chat:1", QUESTION, on_event)
+        assert answer.text == ANSWER
+        assert [r.get("stream") is True for r in fake_llm.requests] == [True, False, False]
+        assert programmable_tools.calls == [("search_files", {"query": "сахар"})]

@@ -9,7 +9,7 @@ from aiogram.types import BotCommandScopeChat
 
 from bot.access import AccessPolicy
 from bot.process.version import bot_version
-from tests.bot.access_support import expect_requests, sent_to, texts_to
+from tests.bot.access_support import expect_requests, sent_to, tap, texts_to
 from tests.fakes.accounts import ADMIN_ID, STRANGER_ID, USER_ID
 from tests.fakes.harness import Harness
 
@@ -79,6 +79,36 @@ class TestAllowAndDeny:
         assert "/deny 123456789" in await _admin(harness, "/deny @somebody")
         assert _access(harness).grants() == []
 
+    async def test_a_number_that_is_no_telegram_user_id_is_answered(
+        self, harness: Harness
+    ) -> None:
+        for command in (
+            "/allow 9999999999999999999",
+            "/allow 18446744073709551616",
+            f"/allow {2**52}",
+            "/allow 0",
+            "/deny -5",
+            "/allow １２",
+        ):
+            reply = await _admin(harness, command)
+            assert "не ID пользователя Telegram" in reply, command
+            assert f"от 1 до {2**52 - 1}" in reply
+        assert _access(harness).grants() == []
+        assert "теперь может" in await _admin(harness, f"/allow {2**52 - 1}")
+        assert _access(harness).may_use(2**52 - 1)
+
+    async def test_a_made_up_request_button_of_no_user_changes_nothing(
+        self, harness: Harness
+    ) -> None:
+        ids = expect_requests(harness, ADMIN_ID)
+        await harness.feed(harness.updates.message("пустите", user_id=STRANGER_ID))
+        (copy,) = sent_to(harness, ADMIN_ID)
+        await tap(harness, copy, ids[ADMIN_ID], f"access:allow:{2**64}", ADMIN_ID)
+        (answered,) = harness.session.called("answerCallbackQuery")
+        assert not answered.show_alert
+        assert _access(harness).grants() == []
+        assert not harness.session.called("editMessageText")
+
 
 class TestTheEnvironmentWins:
     async def test_an_admin_from_env_cannot_be_denied(self, harness: Harness) -> None:
@@ -103,6 +133,16 @@ class TestTheEnvironmentWins:
         async with make_dispatcher(allow_all=True) as harness:
             await _admin(harness, f"/allow {STRANGER_ID}")
             assert "ALLOW_ALL" in await _admin(harness, f"/deny {STRANGER_ID}")
+
+    async def test_an_admin_cannot_deny_themselves_even_when_paired(
+        self, make_dispatcher: Any
+    ) -> None:
+        async with make_dispatcher(admin_ids=frozenset()) as harness:
+            code = await _access(harness).issue_code()
+            await harness.feed(harness.updates.command(f"/start {code}", user_id=4004))
+            assert "самого себя" in await _admin(harness, "/deny 4004", 4004)
+            assert _access(harness).is_admin(4004)
+            assert not harness.session.called("deleteMyCommands")
 
     async def test_a_denied_paired_admin_loses_the_admin_menu(self, harness: Harness) -> None:
         code = await _access(harness).issue_code()

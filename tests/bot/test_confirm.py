@@ -53,7 +53,7 @@ class TestWhoSettles:
         yes, _ = button_data(question)
         await tap(harness, question, _QUESTION_ID, yes, USER_ID)
         await _tap_in(harness, ELSEWHERE, yes, ADMIN_ID)
-        assert _popped_up(harness) == [RU.confirm_expired, RU.confirm_expired]
+        assert _popped_up(harness) == [RU.confirm_expired, RU.button_outdated]
         assert trashed.exists(), "a tap by someone else or elsewhere does nothing"
 
         await tap(harness, question, _QUESTION_ID, yes, ADMIN_ID)
@@ -73,7 +73,7 @@ class TestWhoSettles:
         harness.llm.reply_text("Ответ.")
         await harness.feed(harness.updates.message("где рецепт шарлотки?", user_id=ADMIN_ID))
         await tap(harness, question, _QUESTION_ID, borrowed, ADMIN_ID)
-        assert _popped_up(harness) == [RU.confirm_expired]
+        assert _popped_up(harness) == [RU.button_not_here]
         assert not harness.session.called("editMessageText")
         harness.llm.reply_text("Ответ.")
         await harness.feed(harness.updates.message("а сколько яблок?", user_id=ADMIN_ID))
@@ -112,7 +112,11 @@ class TestWhatTheQuestionBecomes:
         question = await _ask(harness, f"/rm {CHARLOTTE}")
         yes, _ = button_data(question)
         harness.session.add_result("answerCallbackQuery", True)
-        unreadable = {"chat": {"id": ADMIN_ID, "type": "private"}, "message_id": 1, "date": 0}
+        unreadable = {
+            "chat": {"id": ADMIN_ID, "type": "private"},
+            "message_id": _QUESTION_ID,
+            "date": 0,
+        }
         await harness.feed(harness.updates.callback(yes, user_id=ADMIN_ID, message=unreadable))
         assert _popped_up(harness) == [RU.confirm_expired]
         assert (harness.settings.sandbox_dir / CHARLOTTE).exists()

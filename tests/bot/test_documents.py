@@ -17,6 +17,7 @@ from bot.storage.audit import AuditLog
 from bot.telegram.texts import texts_for
 from bot.telegram.tuning import Tuning
 from tests.bot.access_support import button_data, sent_to, tap, texts_to, tuning
+from tests.bot.button_support import put_buttons
 from tests.fakes.accounts import ADMIN_ID, USER_ID, bot_user_json
 from tests.fakes.clock import FakeClock
 from tests.fakes.harness import Harness
@@ -391,7 +392,9 @@ class TestScoped:
             listing = await _ask(harness, "/trash")
             assert CHARLOTTE in str(listing.text) and "отпуск" not in str(listing.text)
             assert len(button_data(listing)) == 1
-            await tap(harness, listing, _QUESTION_ID, f"restore:{outside_item}", ADMIN_ID)
+            kept = f"restore:{outside_item}"  # as a listing made before the scope was set had it
+            await put_buttons(harness, ADMIN_ID, _QUESTION_ID, kept)
+            await tap(harness, listing, _QUESTION_ID, kept, ADMIN_ID)
             assert not (sandbox_dir / "hr/отпуск.md").exists()
             (gone,) = [a for a in harness.session.called("answerCallbackQuery") if a.text]
             assert "уже нет в корзине" in str(gone.text)

@@ -18,6 +18,7 @@ from bot.documents.retention import Retention
 from bot.storage.audit import AuditLog
 from bot.storage.experts import ExpertRequests
 from tests.bot.access_support import tuning
+from tests.bot.button_support import put_buttons
 from tests.bot.source_support import (
     CHARLOTTE,
     Answered,
@@ -39,6 +40,7 @@ QUESTION = "сколько стоит кофе в офисе?"
 PROMPT_ID = 7_100
 FORWARD_ID = 7_200
 NOTE_ID = 7_300
+DELIVERED_ID = 7_350
 REPLY_ID = 7_400
 EXPERT_ANSWER = "Кофе в офисе бесплатный, <капсулы> у Марины."
 
@@ -163,7 +165,8 @@ def _reply(harness: Harness, forward: SendMessage, expert: int) -> Update:
 
 
 async def _expert_replies(harness: Harness, forward: SendMessage, expert: int) -> SendMessage:
-    """An expert replies; the bot's note under the reply."""
+    """An expert replies; the bot's note under the reply (sent after the answer to the asker)."""
+    _next_message_id(harness, USER_ID, DELIVERED_ID)
     _next_message_id(harness, EXPERTS, NOTE_ID)
     before = len(_sent_to(harness, EXPERTS))
     await harness.feed(_reply(harness, forward, expert))
@@ -220,7 +223,10 @@ class TestTheButton:
         edit = harness.session.called("editMessageReplyMarkup")[-1]
         labels = [b.text for row in edit.reply_markup.inline_keyboard for b in row]
         assert "🧑‍🏫 Спросить эксперта" not in labels
-        await tap(harness, answered, "xp:" + answered.votes[1][1].removeprefix("fb:down:"))
+        made_while_on = "xp:" + answered.votes[1][1].removeprefix("fb:down:")
+        message = answered.message
+        await put_buttons(harness, USER_ID, message["message_id"], made_while_on)
+        await tap(harness, answered, made_while_on)
         assert _pop_up(harness) == "Вопросы экспертам отключены."
         assert not [
             c
@@ -265,8 +271,12 @@ class TestSending:
         forward = await _ask_expert(experts, answered)
         await tap(experts, answered, _button(answered.markup, "xp:"))
         assert _pop_up(experts) == "Этот вопрос уже отправлен экспертам."
-        choice = _button(_sent_with(experts, USER_ID, "Показать экспертам").reply_markup, "xpn:n:")
-        await tap(experts, answered, choice)
+        prompt = _sent_with(experts, USER_ID, "Показать экспертам")
+        choice = _button(prompt.reply_markup, "xpn:n:")
+        shown = Answered(
+            _bot_message(USER_ID, PROMPT_ID, prompt), InlineKeyboardMarkup(inline_keyboard=[])
+        )
+        await tap(experts, shown, choice)
         assert _pop_up(experts) == "Этот вопрос уже отправлен экспертам."
         assert _sent_to(experts, EXPERTS) == [forward]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import Any
 
 from bot.access import AccessPolicy
@@ -120,6 +121,31 @@ class TestGapsCommand:
         assert NONSENSE not in texts_to(harness, USER_ID)[-1]
 
 
+class TestAScopedAdmin:
+    async def test_is_not_shown_questions_whose_answers_read_outside_their_folders(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        scopes = tmp_path / "scopes.toml"
+        scopes.write_text(f'{ADMIN_ID} = ["документы"]\n', encoding="utf-8")
+        clock = FakeClock()
+        async with make_dispatcher(tuning=tuning(clock), scopes_file=scopes) as harness:
+            await harness.feed(harness.updates.command("/start", user_id=ADMIN_ID))
+            harness.llm.reply_tool_calls(("search_files", {"query": NONSENSE}))
+            harness.llm.reply_tool_calls(("read_file", {"path": "hr/отпуск.md"}))
+            harness.llm.reply_text("Про это в документах нет, есть только правила отпусков.")
+            await harness.feed(harness.updates.message(f"Где лежит {NONSENSE} в отделе кадров?"))
+            await ask_unfound(harness, f"Что такое {NONSENSE}?")
+            text = await gaps(harness)
+            assert f"«Что такое {NONSENSE}?»" in text
+            assert "отделе кадров" not in text
+            next_monday_morning(clock)
+            assert await harness.dp["gaps_digest"].schedule(harness.bot).tick(clock())
+            sent = digests_to_admin(harness)[-1]
+            assert sent != text
+            assert f"«Что такое {NONSENSE}?»" in sent
+            assert "отделе кадров" not in sent
+
+
 class TestDeletion:
     async def test_forget_deletes_the_persons_unanswered_questions(self, harness: Harness) -> None:
         await ask_unfound(harness, f"Что такое {NONSENSE}?")
@@ -202,9 +228,9 @@ class TestDigest:
             try:
                 store: UnansweredLog = PostgresUnanswered(other, clock=clock)
                 access: AccessPolicy = harness.dp["access"]
-                second = GapsDigest(
-                    "weekly", store, GapReport(store, clock=clock), access, clock=clock
-                )
+                report = GapReport(store, clock=clock)
+                scopes = harness.dp["scopes"]
+                second = GapsDigest("weekly", store, report, access, scopes, clock=clock)
                 first: GapsDigest = harness.dp["gaps_digest"]
                 next_monday_morning(clock)
                 won = await asyncio.gather(

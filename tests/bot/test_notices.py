@@ -317,6 +317,35 @@ class TestGroups:
             assert sent.message_thread_id == 7
 
 
+class TestAScopedAdminsGroup:
+    async def test_a_group_hears_only_of_what_its_subscriber_may_see(
+        self, make_dispatcher: Any, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        clock = FakeClock()
+        scopes = scopes_file(tmp_path, f'{ADMIN_ID} = ["документы"]\n')
+        async with make_dispatcher(tuning=tuning(clock), scopes_file=scopes) as harness:
+            await command(harness, "/scope *", user_id=ADMIN_ID, chat_id=GROUP_ID)
+            await command(harness, "/subscribe", user_id=ADMIN_ID, chat_id=GROUP_ID)
+            drop(sandbox_dir, f"hr/{POLICY}")
+            drop(sandbox_dir, "документы/план.txt")
+            await quiet_period(harness, clock)
+            assert digests_to(harness, GROUP_ID) == ["🔔 Новое в документах: документы/план.txt"]
+
+    async def test_the_subscribers_scope_when_sending_decides(
+        self, make_dispatcher: Any, sandbox_dir: Path, tmp_path: Path
+    ) -> None:
+        clock = FakeClock()
+        async with make_dispatcher(tuning=tuning(clock)) as harness:
+            await command(harness, "/subscribe", user_id=ADMIN_ID, chat_id=GROUP_ID)
+        scopes = scopes_file(tmp_path, f'{ADMIN_ID} = ["документы"]\n')
+        async with make_dispatcher(tuning=tuning(clock), scopes_file=scopes) as harness:
+            await tick(harness, clock)
+            drop(sandbox_dir, f"hr/{POLICY}")
+            drop(sandbox_dir, "документы/план.txt")
+            await quiet_period(harness, clock)
+            assert digests_to(harness, GROUP_ID) == ["🔔 Новое в документах: документы/план.txt"]
+
+
 class TestAcrossWorkersAndRestarts:
     async def test_changes_seen_before_a_restart_are_told_after_it(
         self, make_dispatcher: Any, sandbox_dir: Path

@@ -23,6 +23,7 @@ from bot.storage.source_links import LIFETIME_S, SourceLinks
 from bot.telegram.output.source_buttons import source_buttons
 from bot.telegram.texts import ENGLISH, RUSSIAN, Texts
 from tests.bot.access_support import tuning
+from tests.bot.button_support import put_buttons
 from tests.bot.source_support import GROUP_ID, Answered, answers, ask_reading, tap
 from tests.fakes.accounts import ADMIN_ID, STRANGER_ID, USER_ID
 from tests.fakes.clock import FakeClock
@@ -78,8 +79,15 @@ async def _answer_with_pages(
     chat_id = int(answered.message["chat"]["id"])
     markup = await source_buttons(links, chat_id, [path], {path: pages}, texts=RUSSIAN)
     assert markup is not None
+    await _put(harness, answered, *(str(b.callback_data) for b in markup.inline_keyboard[0]))
     harness.session.calls.clear()
     return answered, markup
+
+
+async def _put(harness: Harness, answered: Answered, *data: str) -> None:
+    """The answer carries buttons with `data`, as if the bot had offered them."""
+    message = answered.message
+    await put_buttons(harness, message["chat"]["id"], message["message_id"], *data)
 
 
 def _page_data(markup: InlineKeyboardMarkup, index: int = 0) -> str:
@@ -237,7 +245,7 @@ class TestRefusals:
                 answered.markup,
             )
             await tap(harness, elsewhere, _page_data(markup))
-            assert "нет доступа" in _popup(harness)
+            assert _popup(harness) == RUSSIAN.button_outdated
 
     async def test_a_scope_narrowed_since_the_answer_is_refused(self, started: Any) -> None:
         async with started() as harness:
@@ -272,6 +280,7 @@ class TestRefusals:
     ) -> None:
         async with started() as harness:
             answered, _ = await _answer_with_pages(harness, RULES, [2])
+            await _put(harness, answered, data)
             await tap(harness, answered, data)
             assert "устарела" in _popup(harness)
 
@@ -279,6 +288,7 @@ class TestRefusals:
         async with started() as harness:
             answered, markup = await _answer_with_pages(harness, RULES, [2])
             source_id = str(markup.inline_keyboard[0][0].callback_data).removeprefix("src:")
+            await _put(harness, answered, f"pg:{source_id}")
             await tap(harness, answered, f"pg:{source_id}")
             assert "устарела" in _popup(harness)
 

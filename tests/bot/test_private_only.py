@@ -86,7 +86,7 @@ class TestRestoreButtons:
             harness.updates.callback(restore, user_id=ADMIN_ID, message=shown_in_group)
         )
         (answer,) = harness.session.called("answerCallbackQuery")[-1:]
-        assert answer.text == RU.admin_only and answer.show_alert
+        assert answer.text == RU.button_outdated and answer.show_alert
         assert not (harness.settings.sandbox_dir / CHARLOTTE).exists()
 
     async def test_a_tap_by_someone_not_an_admin_is_refused(self, harness: Harness) -> None:

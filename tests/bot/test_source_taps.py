@@ -16,7 +16,9 @@ import pytest
 
 from bot.storage.source_links import LIFETIME_S
 from bot.storage.source_links.sqlite import SqliteSourceLinks
+from bot.telegram.texts import texts_for
 from tests.bot.access_support import tuning
+from tests.bot.button_support import put_buttons
 from tests.bot.source_support import (
     CHARLOTTE,
     Answered,
@@ -45,6 +47,12 @@ async def _answered(harness: Harness, *paths: str, **kwargs: Any) -> Answered:
     return answered
 
 
+async def _put(harness: Harness, answered: Answered, data: str) -> None:
+    """The answer carries a button with `data`, so a tap with it reaches the handler."""
+    message = answered.message
+    await put_buttons(harness, message["chat"]["id"], message["message_id"], data)
+
+
 class TestWho:
     async def test_a_stranger_is_refused_and_sent_nothing(self, harness: Harness) -> None:
         answered = await _answered(harness, CHARLOTTE, group=True)
@@ -63,7 +71,7 @@ class TestWho:
             answered.markup,
         )
         await tap(harness, elsewhere, answered.data[0])
-        assert "нет доступа" in _refusal(harness)
+        assert _refusal(harness) == texts_for("ru").button_outdated
 
     async def test_a_group_the_bot_no_longer_serves_is_refused(self, make_dispatcher: Any) -> None:
         async with make_dispatcher() as harness:
@@ -101,6 +109,7 @@ class TestWhere:
         links = harness.dp.workflow_data["source_links"]
         assert isinstance(links, SqliteSourceLinks)
         (planted,) = await links.issue(USER_ID, [path])
+        await _put(harness, answered, f"src:{planted}")
         await tap(harness, answered, f"src:{planted}")
         assert "больше нет" in _refusal(harness)
 
@@ -120,6 +129,7 @@ class TestWhen:
 
     async def test_an_unknown_id_says_expired(self, harness: Harness) -> None:
         answered = await _answered(harness, CHARLOTTE)
+        await _put(harness, answered, "src:AAAAAAAAAAAA")
         await tap(harness, answered, "src:AAAAAAAAAAAA")
         assert "устарела" in _refusal(harness)
 
@@ -138,6 +148,7 @@ class TestWhen:
         self, harness: Harness, caplog: pytest.LogCaptureFixture, data: str
     ) -> None:
         answered = await _answered(harness, CHARLOTTE)
+        await _put(harness, answered, data)
         with caplog.at_level(logging.DEBUG, logger="bot.telegram.handlers.sources"):
             await tap(harness, answered, data)
         assert "устарела" in _refusal(harness)

@@ -160,6 +160,37 @@ class TestUsageMarkedEstimated:
         assert not (old_data / "usage.sqlite3").exists()
 
 
+def columns(path: Path, table: str) -> list[str]:
+    with sqlite3.connect(path) as db:
+        return [str(row[1]) for row in db.execute(f"PRAGMA table_info({table})")]
+
+
+class TestVersionThree:
+    def test_notices_unanswered_and_usage_get_their_new_columns(self, tmp_path: Path) -> None:
+        files = DataFiles(tmp_path)
+        old = {
+            files.notices: "CREATE TABLE notice_subscriptions (chat_id INTEGER, folder TEXT)",
+            files.unanswered: "CREATE TABLE unanswered (id INTEGER PRIMARY KEY, question TEXT)",
+            files.usage: "CREATE TABLE usage (id INTEGER PRIMARY KEY, chat_id INTEGER)",
+        }
+        for path, table in old.items():
+            with sqlite3.connect(path) as db:
+                db.execute(table)
+        with sqlite3.connect(files.unanswered) as db:
+            db.execute("INSERT INTO unanswered (question) VALUES ('где справка')")
+        (tmp_path / "data_version.json").write_text('{"data_version": 2}', encoding="utf-8")
+        assert upgrade(files) == 2
+        assert stamp(tmp_path) == 3
+        assert columns(files.notices, "notice_subscriptions")[-1] == "subscribed_by"
+        assert columns(files.usage, "usage")[-2:] == ["thread_id", "estimated"]
+        with sqlite3.connect(files.unanswered) as db:
+            assert db.execute("SELECT question, files FROM unanswered").fetchall() == [
+                ("где справка", "[]")
+            ]
+        STEPS[1].apply(files)  # again, as after a failure between two files: nothing to add
+        assert columns(files.usage, "usage").count("thread_id") == 1
+
+
 class TestFailedUpgrade:
     def test_a_failing_step_is_rolled_back_and_the_old_schema_still_works(
         self, old_data: Path, caplog: pytest.LogCaptureFixture

@@ -40,15 +40,15 @@ async def never_calls(request: dict[str, Any]) -> Reply | None:
 
 
 async def calls_only_when_told(request: dict[str, Any]) -> Reply | None:
-    """llama_cpp.server's chatml-function-calling: tools are used only when the request sets
-    `tool_choice`, and a named function is the form it takes."""
+    """A model that, left to choose (`tool_choice` "auto" or none), answers in text, and
+    calls the tool only when the request names it; other forcing forms are refused."""
     name = _offered(request)
     if name is None:
         return None
     choice = request.get("tool_choice")
     if isinstance(choice, dict):
         return tool_calls_reply((name, {}), id_prefix="call_told")
-    if choice is not None:
+    if choice not in (None, "auto"):
         return error_reply(500, {"error": {"message": f"tool_choice {choice!r} not supported"}})
     return text_reply("It is noon, probably.")
 

@@ -277,9 +277,13 @@ async def test_a_grant_made_by_one_worker_reaches_the_others(
         await asyncio.wait_for(reloaded.wait(), 10)
         assert two.is_admin(OWNER.user_id)
         reloaded.clear()
-        await one.deny(OWNER.user_id)
+        await one.decide(GUEST.user_id, allow=True, by=OWNER, via="command")
         await asyncio.wait_for(reloaded.wait(), 10)
-        assert not two.may_use(OWNER.user_id)
+        assert two.may_use(GUEST.user_id)
+        reloaded.clear()
+        assert (await one.deny(GUEST.user_id, by=OWNER))[0] == "removed"
+        await asyncio.wait_for(reloaded.wait(), 10)
+        assert not two.may_use(GUEST.user_id)
         await one.close()
         await two.close()
     finally:

@@ -82,6 +82,15 @@ class TestNoticeStore:
         )
         assert subscription.user_id is None
 
+    async def test_a_group_remembers_the_admin_who_subscribed_it(
+        self, notices: NoticeStore
+    ) -> None:
+        assert await notices.subscribe(GROUP, "", user_id=None, language="ru", subscribed_by=7)
+        assert not await notices.subscribe(GROUP, "", user_id=None, language="en", subscribed_by=8)
+        await notices.subscribe(USER, "hr", user_id=USER, language="ru")
+        by = {(s.chat_id, s.subscribed_by) for s in await notices.subscriptions()}
+        assert by == {(GROUP, 7), (USER, None)}
+
     async def test_the_same_change_seen_twice_is_kept_once(self, notices: NoticeStore) -> None:
         assert await notices.record([added("a.txt")]) == 1
         assert await notices.record([added("a.txt")]) == 0

@@ -76,6 +76,20 @@ class TestUnanswered:
         assert [q.asked_at for q in everything] == [10_000.0, 10_100.0, 10_200.0]
         assert len(everything[-1].question) == MAX_QUESTION
 
+    async def test_the_files_its_answer_read_come_back(self, unanswered: UnansweredLog) -> None:
+        await unanswered.mark(
+            "сколько дней отпуска",
+            chat_id=7,
+            user_id=7,
+            conversation="chat:7",
+            language="ru",
+            reason="not_from_documents",
+            files=("hr/отпуск.md", "документы/план.md"),
+        )
+        await ask(unanswered, "где взять справку", 8)
+        found = await unanswered.since(0.0)
+        assert [q.files for q in found] == [("hr/отпуск.md", "документы/план.md"), ()]
+
     async def test_old_marks_and_a_persons_marks_are_deleted(
         self, unanswered: UnansweredLog, clock: FakeClock
     ) -> None:

@@ -23,6 +23,8 @@ a person's access."""
 
 SHOWN = 20
 """Entries `/audit` shows."""
+SCOPE_RESET = "SCOPES_FILE"
+"""A scope entry's detail when a chat went back to SCOPES_FILE (it names no folder)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from bot.storage.access import AccessStore
 from bot.storage.albums import AlbumMemory
 from bot.storage.audit import AuditLog
+from bot.storage.buttons import Buttons
 from bot.storage.claims import UpdateClaims
 from bot.storage.confirmations import Confirmations
 from bot.storage.experts import ExpertRequests
@@ -63,6 +64,8 @@ class Stores:
     """Tokens spent on the model, for budgets and `/usage`."""
     notices: NoticeStore
     """Subscriptions to change notices and the changes waiting for them."""
+    buttons: Buttons
+    """Which message carries which button data, what every tap is checked against."""
 
 
 class Backend(Protocol):
@@ -108,6 +111,7 @@ def closed_by(closing: AsyncExitStack, stores: Stores) -> Stores:
         stores.experts,
         stores.usage,
         stores.notices,
+        stores.buttons,
     ):
         closing.push_async_callback(store.close)
     return stores

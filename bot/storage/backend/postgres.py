@@ -12,6 +12,7 @@ from bot.storage.access.postgres import PostgresAccessStore
 from bot.storage.albums.postgres import PostgresAlbums
 from bot.storage.audit.postgres import PostgresAuditLog
 from bot.storage.backend import Stores, closed_by
+from bot.storage.buttons.postgres import PostgresButtons
 from bot.storage.claims import UpdateClaims
 from bot.storage.claims.postgres import PostgresUpdateClaims
 from bot.storage.confirmations.postgres import PostgresConfirmations
@@ -73,6 +74,7 @@ class PostgresBackend:
                 experts=PostgresExpertRequests(database, clock=clock),
                 usage=PostgresUsage(database, clock=clock),
                 notices=PostgresNotices(database, clock=clock),
+                buttons=PostgresButtons(database),
             ),
         )
 

@@ -12,6 +12,7 @@ from bot.storage.access.sqlite import SqliteAccessStore
 from bot.storage.albums.memory import Albums
 from bot.storage.audit.sqlite import SqliteAuditLog
 from bot.storage.backend import Stores, closed_by
+from bot.storage.buttons.sqlite import SqliteButtons
 from bot.storage.claims import UpdateClaims
 from bot.storage.claims.sqlite import SqliteUpdateClaims
 from bot.storage.confirmations.sqlite import SqliteConfirmations
@@ -71,6 +72,7 @@ class SqliteBackend:
                 experts=SqliteExpertRequests(files.experts, clock=clock),
                 usage=SqliteUsage(files.usage, clock=clock),
                 notices=SqliteNotices(files.notices, clock=clock),
+                buttons=SqliteButtons(files.buttons, clock=clock),
             ),
         )
 

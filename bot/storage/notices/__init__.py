@@ -13,9 +13,9 @@ what changed while no bot ran is told; the folder is remembered whole once, at t
 
 `claim` moves one subscription's `sent_through` forward only if it still holds what the caller
 read: one conditional write, so of several workers (or a process before and after a restart)
-exactly one sends each digest. A private subscription belongs to its user (`/forget` deletes
-it); a group's belongs to the group. `SqliteNotices` (sqlite.py) keeps them in a small file in
-DATA_DIR, `PostgresNotices` (postgres.py) in the shared database.
+exactly one sends each digest. A private subscription belongs to its user (`/forget` deletes it); a
+group's belongs to the group, and remembers the admin who made it. `SqliteNotices` (sqlite.py)
+keeps them in a small file in DATA_DIR, `PostgresNotices` (postgres.py) in the shared database.
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ class Subscription:
     language: str
     sent_through: int
     """The id of the last change its digests covered."""
+    subscribed_by: int | None = None
+    """The admin who subscribed a group: its digests name only what they may see there."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +87,11 @@ class NoticeStore(Protocol):
         thread_id: int | None = None,
         user_id: int | None,
         language: str,
+        subscribed_by: int | None = None,
     ) -> bool:
-        """Subscribe a chat (a forum topic of it) to a folder from the next change on; False
-        when it already was (its language is updated then)."""
+        """Subscribe a chat (a forum topic of it) to a folder from the next change on, for
+        `subscribed_by` (a group's admin); False when it already was (its language is updated
+        then)."""
 
     async def unsubscribe(
         self, chat_id: int, folder: str | None = None, *, thread_id: int | None = None

@@ -22,7 +22,7 @@ from bot.storage.notices import MAX_READ, Change, NoticedChange, Snapshot, Subsc
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase
 
-_SUBSCRIPTION = "chat_id, thread_id, folder, user_id, language, sent_through"
+_SUBSCRIPTION = "chat_id, thread_id, folder, user_id, language, sent_through, subscribed_by"
 _RECORDING = advisory_key("notices", "record")
 NO_TOPIC = 0
 """The topic column of a chat without topics (a key column cannot be NULL)."""
@@ -45,11 +45,12 @@ class PostgresNotices:
         thread_id: int | None = None,
         user_id: int | None,
         language: str,
+        subscribed_by: int | None = None,
     ) -> bool:
         """Subscribe from the next change on; False (language updated) when it already was."""
         inserted = await self._pool.fetchval(
             f"INSERT INTO notice_subscriptions ({_SUBSCRIPTION}) "
-            "VALUES ($1, $2, $3, $4, $5, (SELECT coalesce(max(id), 0) FROM notice_changes)) "
+            "VALUES ($1, $2, $3, $4, $5, (SELECT coalesce(max(id), 0) FROM notice_changes), $6) "
             "ON CONFLICT (chat_id, thread_id, folder) DO UPDATE SET language = excluded.language "
             "RETURNING xmax = 0",
             chat_id,
@@ -57,6 +58,7 @@ class PostgresNotices:
             folder,
             user_id,
             language,
+            subscribed_by,
         )
         return bool(inserted)
 
@@ -213,4 +215,5 @@ def _subscription(row: Any) -> Subscription:
         row["user_id"],
         str(row["language"]),
         int(row["sent_through"]),
+        row["subscribed_by"],
     )

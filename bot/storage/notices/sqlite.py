@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS notice_subscriptions (
     user_id INTEGER,
     language TEXT NOT NULL,
     sent_through INTEGER NOT NULL,
+    subscribed_by INTEGER,
     PRIMARY KEY (chat_id, thread_id, folder)
 );
 CREATE INDEX IF NOT EXISTS notice_subscriptions_by_user ON notice_subscriptions (user_id);
@@ -44,7 +45,7 @@ CREATE TABLE IF NOT EXISTS notice_files_remembered (
 );
 """
 
-_SUBSCRIPTION = "chat_id, thread_id, folder, user_id, language, sent_through"
+_SUBSCRIPTION = "chat_id, thread_id, folder, user_id, language, sent_through, subscribed_by"
 NO_TOPIC = 0
 """The topic column of a chat without topics (a key column cannot be NULL)."""
 
@@ -70,10 +71,11 @@ class SqliteNotices:
         thread_id: int | None = None,
         user_id: int | None,
         language: str,
+        subscribed_by: int | None = None,
     ) -> bool:
         """Subscribe from the next change on; False (language updated) when it already was."""
         key = (chat_id, thread_id or NO_TOPIC, folder)
-        return await self._db.run(lambda db: _subscribe(db, key, user_id, language))
+        return await self._db.run(lambda db: _subscribe(db, key, user_id, language, subscribed_by))
 
     async def unsubscribe(
         self, chat_id: int, folder: str | None = None, *, thread_id: int | None = None
@@ -180,15 +182,25 @@ class SqliteNotices:
         await self._db.close()
 
 
-def _subscription(row: tuple[int, int, str, int | None, str, int]) -> Subscription:
-    chat_id, thread_id, folder, user_id, language, sent_through = row
+def _subscription(row: tuple[int, int, str, int | None, str, int, int | None]) -> Subscription:
+    chat_id, thread_id, folder, user_id, language, sent_through, by = row
     return Subscription(
-        int(chat_id), thread_id or None, str(folder), user_id, str(language), int(sent_through)
+        int(chat_id),
+        thread_id or None,
+        str(folder),
+        user_id,
+        str(language),
+        int(sent_through),
+        by,
     )
 
 
 def _subscribe(
-    db: sqlite3.Connection, key: tuple[int, int, str], user_id: int | None, language: str
+    db: sqlite3.Connection,
+    key: tuple[int, int, str],
+    user_id: int | None,
+    language: str,
+    subscribed_by: int | None,
 ) -> bool:
     with transaction(db):
         updated = db.execute(
@@ -200,8 +212,8 @@ def _subscribe(
             return False
         db.execute(
             f"INSERT INTO notice_subscriptions ({_SUBSCRIPTION}) VALUES (?, ?, ?, ?, ?, "
-            "(SELECT coalesce(max(id), 0) FROM notice_changes))",
-            (*key, user_id, language),
+            "(SELECT coalesce(max(id), 0) FROM notice_changes), ?)",
+            (*key, user_id, language, subscribed_by),
         )
         return True
 

@@ -3,7 +3,8 @@
 A question is marked when no document was read for it, when every search it made found
 nothing, when its answer was labelled not from the documents, or when its asker said so with a
 👎. Each mark keeps the question's own words (cut to `MAX_QUESTION`), where and by whom it was
-asked and the asker's language, never the answer. They are deleted by the history's rules:
+asked, the asker's language and the files its answer read (so an admin is shown only questions
+whose files lie within their folders), never the answer. They are deleted by the history's rules:
 after HISTORY_DAYS (`delete_older`) and with the asker's `/forget` (`forget_user`).
 
 The same store keeps when the last digest of them went out (`claim_digest`): one row that only
@@ -14,6 +15,8 @@ workers send it once. `SqliteUnanswered` (sqlite.py) keeps both in a small file 
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -40,6 +43,8 @@ class UnansweredQuestion:
     reason: Reason
     asked_at: float
     """Unix time."""
+    files: tuple[str, ...] = ()
+    """The files its answer read (a question marked unanswered may still have read some)."""
 
 
 class UnansweredLog(Protocol):
@@ -54,8 +59,10 @@ class UnansweredLog(Protocol):
         conversation: str,
         language: str,
         reason: Reason,
+        files: Sequence[str] = (),
     ) -> None:
-        """Keep one question (its first `MAX_QUESTION` characters), stamped now."""
+        """Keep one question (its first `MAX_QUESTION` characters) and the files its answer
+        read, stamped now."""
 
     async def since(self, start: float, end: float | None = None) -> list[UnansweredQuestion]:
         """Questions marked at `start` or later (and before `end`), oldest first; the newest
@@ -74,6 +81,16 @@ class UnansweredLog(Protocol):
 
     async def close(self) -> None:
         """Finish the writes asked for and release the storage."""
+
+
+def files_json(files: Sequence[str]) -> str:
+    """The files read, as the `files` column keeps them on both backends."""
+    return json.dumps(list(files), ensure_ascii=False)
+
+
+def files_of(text: str) -> tuple[str, ...]:
+    """The `files` column read back."""
+    return tuple(str(f) for f in json.loads(text))
 
 
 def bounded(question: str) -> str:

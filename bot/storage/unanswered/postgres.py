@@ -8,15 +8,22 @@ wait for the first and then finds the row already moved, so exactly one of them 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from bot.storage.unanswered import MAX_READ, Reason, UnansweredQuestion, bounded
+from bot.storage.unanswered import (
+    MAX_READ,
+    Reason,
+    UnansweredQuestion,
+    bounded,
+    files_json,
+    files_of,
+)
 
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase
 
-_COLUMNS = "question, chat_id, user_id, conversation, language, reason, asked_at"
+_COLUMNS = "question, chat_id, user_id, conversation, language, reason, asked_at, files"
 
 
 class PostgresUnanswered:
@@ -37,10 +44,11 @@ class PostgresUnanswered:
         conversation: str,
         language: str,
         reason: Reason,
+        files: Sequence[str] = (),
     ) -> None:
         """Keep one question, stamped now."""
         await self._pool.execute(
-            f"INSERT INTO unanswered ({_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            f"INSERT INTO unanswered ({_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
             bounded(question),
             chat_id,
             user_id,
@@ -48,6 +56,7 @@ class PostgresUnanswered:
             language,
             reason,
             self._clock(),
+            files_json(files),
         )
 
     async def since(self, start: float, end: float | None = None) -> list[UnansweredQuestion]:
@@ -68,6 +77,7 @@ class PostgresUnanswered:
                 str(row["language"]),
                 row["reason"],
                 float(row["asked_at"]),
+                files_of(row["files"]),
             )
             for row in reversed(rows)
         ]

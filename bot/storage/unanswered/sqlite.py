@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bot.storage.sqlite_thread import SqliteThread, transaction
-from bot.storage.unanswered import MAX_READ, Reason, UnansweredQuestion, bounded
+from bot.storage.unanswered import (
+    MAX_READ,
+    Reason,
+    UnansweredQuestion,
+    bounded,
+    files_json,
+    files_of,
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS unanswered (
@@ -20,7 +27,8 @@ CREATE TABLE IF NOT EXISTS unanswered (
     conversation TEXT NOT NULL,
     language TEXT NOT NULL,
     reason TEXT NOT NULL,
-    asked_at REAL NOT NULL
+    asked_at REAL NOT NULL,
+    files TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS unanswered_by_time ON unanswered (asked_at);
 CREATE INDEX IF NOT EXISTS unanswered_by_user ON unanswered (user_id);
@@ -30,7 +38,7 @@ CREATE TABLE IF NOT EXISTS gaps_digest (
 );
 """
 
-_COLUMNS = "question, chat_id, user_id, conversation, language, reason, asked_at"
+_COLUMNS = "question, chat_id, user_id, conversation, language, reason, asked_at, files"
 
 
 class SqliteUnanswered:
@@ -55,12 +63,22 @@ class SqliteUnanswered:
         conversation: str,
         language: str,
         reason: Reason,
+        files: Sequence[str] = (),
     ) -> None:
         """Keep one question, stamped now, committed before this returns."""
-        row = (bounded(question), chat_id, user_id, conversation, language, reason, self._clock())
+        row = (
+            bounded(question),
+            chat_id,
+            user_id,
+            conversation,
+            language,
+            reason,
+            self._clock(),
+            files_json(files),
+        )
         await self._db.run(
             lambda db: db.execute(
-                f"INSERT INTO unanswered ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", row
+                f"INSERT INTO unanswered ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row
             )
         )
 
@@ -74,8 +92,8 @@ class SqliteUnanswered:
             ).fetchall()
         )
         return [
-            UnansweredQuestion(str(q), int(c), u, str(k), str(lang), r, float(at))
-            for q, c, u, k, lang, r, at in reversed(rows)
+            UnansweredQuestion(str(q), int(c), u, str(k), str(lang), r, float(at), files_of(f))
+            for q, c, u, k, lang, r, at, f in reversed(rows)
         ]
 
     async def delete_older(self, cutoff: float) -> int:

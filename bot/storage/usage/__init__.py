@@ -69,6 +69,8 @@ class Use:
     chat_id: int | None = None
     question: str | None = None
     """The question's key (`question_key`); None for uses that belong to no question."""
+    thread_id: int | None = None
+    """The forum topic the question was asked in, whose scope decides who sees its use."""
     estimated: bool = False
     """Whether `tokens` were estimated by the bot: the server reported no usage."""
 
@@ -97,8 +99,8 @@ class Refusal:
 
 @dataclass(frozen=True, slots=True)
 class UsageSum:
-    """Tokens summed for one user, chat, model, kind and day (days counted from the Unix
-    epoch in the report's time zone)."""
+    """Tokens summed for one user, chat (and forum topic), model, kind and day (days counted
+    from the Unix epoch in the report's time zone)."""
 
     user_id: int | None
     chat_id: int | None
@@ -106,6 +108,8 @@ class UsageSum:
     kind: Kind
     day: int
     tokens: Tokens
+    thread_id: int | None = None
+    """The forum topic, for use in one."""
 
 
 class UsageStore(Protocol):

@@ -78,23 +78,25 @@ class PostgresUsage:
                 status = await connection.execute(
                     "UPDATE usage SET model = $1, kind = $2, prompt_tokens = $3, "
                     "cached_tokens = $4, completion_tokens = $5, estimated = $6, at = $7, "
-                    "done = true WHERE question = $8 AND NOT done",
+                    "done = true, thread_id = $9 WHERE question = $8 AND NOT done",
                     *values,
                     now,
                     use.question,
+                    use.thread_id,
                 )
                 if int(status.split()[-1]):
                     return True
             added = await connection.fetchval(
                 "INSERT INTO usage (model, kind, prompt_tokens, cached_tokens, "
-                "completion_tokens, estimated, at, question, user_id, chat_id, done) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true) "
+                "completion_tokens, estimated, at, question, user_id, chat_id, done, thread_id) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true, $11) "
                 "ON CONFLICT (question) DO NOTHING RETURNING id",
                 *values,
                 now,
                 use.question,
                 use.user_id,
                 use.chat_id,
+                use.thread_id,
             )
         return added is not None
 
@@ -119,8 +121,8 @@ class PostgresUsage:
         rows = await self._pool.fetch(
             "SELECT user_id, chat_id, model, kind, floor((at + $1) / 86400)::bigint AS day, "
             "sum(prompt_tokens) AS p, sum(cached_tokens) AS c, sum(completion_tokens) AS o, "
-            f"{_ESTIMATED} AS e FROM usage WHERE at >= $2 AND done "
-            "GROUP BY user_id, chat_id, model, kind, day",
+            f"{_ESTIMATED} AS e, thread_id FROM usage WHERE at >= $2 AND done "
+            "GROUP BY user_id, chat_id, thread_id, model, kind, day",
             utc_offset_s,
             since,
         )
@@ -132,6 +134,7 @@ class PostgresUsage:
                 row["kind"],
                 int(row["day"]),
                 Tokens(int(row["p"]), int(row["c"]), int(row["o"]), int(row["e"])),
+                row["thread_id"],
             )
             for row in rows
         ]

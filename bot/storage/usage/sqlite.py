@@ -34,7 +34,8 @@ CREATE TABLE IF NOT EXISTS usage (
     completion_tokens INTEGER NOT NULL,
     at REAL NOT NULL,
     done INTEGER NOT NULL,
-    estimated INTEGER NOT NULL DEFAULT 0
+    estimated INTEGER NOT NULL DEFAULT 0,
+    thread_id INTEGER
 );
 CREATE INDEX IF NOT EXISTS usage_by_user ON usage (user_id, at);
 CREATE INDEX IF NOT EXISTS usage_by_chat ON usage (chat_id, at);
@@ -108,15 +109,15 @@ class SqliteUsage:
         rows = await self._db.run(
             lambda db: db.execute(
                 "SELECT user_id, chat_id, model, kind, CAST((at + ?) / 86400 AS INTEGER) AS day, "
-                f"sum(prompt_tokens), sum(cached_tokens), sum(completion_tokens), {_ESTIMATED} "
-                "FROM usage WHERE at >= ? AND done = 1 "
-                "GROUP BY user_id, chat_id, model, kind, day",
+                f"sum(prompt_tokens), sum(cached_tokens), sum(completion_tokens), {_ESTIMATED}, "
+                "thread_id FROM usage WHERE at >= ? AND done = 1 "
+                "GROUP BY user_id, chat_id, thread_id, model, kind, day",
                 (utc_offset_s, since),
             ).fetchall()
         )
         return [
-            UsageSum(u, c, str(m), k, int(d), Tokens(int(p), int(ca), int(co), int(e)))
-            for u, c, m, k, d, p, ca, co, e in rows
+            UsageSum(u, c, str(m), k, int(d), Tokens(int(p), int(ca), int(co), int(e)), t)
+            for u, c, m, k, d, p, ca, co, e, t in rows
         ]
 
     async def claim_warning(self, subject: str, period: str) -> bool:
@@ -191,17 +192,17 @@ def _record(db: sqlite3.Connection, use: Use, now: float) -> bool:
         if use.question is not None:
             filled = db.execute(
                 "UPDATE usage SET model = ?, kind = ?, prompt_tokens = ?, cached_tokens = ?, "
-                "completion_tokens = ?, estimated = ?, at = ?, done = 1 "
+                "completion_tokens = ?, estimated = ?, at = ?, done = 1, thread_id = ? "
                 "WHERE question = ? AND done = 0",
-                (*values, use.question),
+                (*values, use.thread_id, use.question),
             ).rowcount
             if filled:
                 return True
         added = db.execute(
             "INSERT INTO usage (model, kind, prompt_tokens, cached_tokens, completion_tokens, "
-            "estimated, at, question, user_id, chat_id, done) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING",
-            (*values, use.question, use.user_id, use.chat_id),
+            "estimated, at, question, user_id, chat_id, done, thread_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT DO NOTHING",
+            (*values, use.question, use.user_id, use.chat_id, use.thread_id),
         ).rowcount
         return bool(added)
 

@@ -7,6 +7,7 @@ log in a page inside Telegram.
   for anyone else), the JSON body read, and refusals as `{"error": ...}` in their language;
 - `documents`: the documents and trash tabs: each document's index state, the trash, and
   move, delete, restore and upload through the jail and services the commands use, audited;
+- `form`: the upload's multipart form, read within bounds (a malformed one is a 400);
 - `people`: the people tab: who has access and revoking it, who waits to be let in (answered
   as the request's buttons in Telegram answer it), letting someone in by id; and `me`;
 - `reports`: the scopes, audit, feedback and usage tabs, read as the commands read them;

@@ -11,8 +11,10 @@ commands' "Yes" button does. A refusal comes back as `{"error": "..."}` in the a
 
 from __future__ import annotations
 
+import html
 import json
 import logging
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,13 +31,21 @@ from bot.storage.access import Person
 from bot.storage.audit import AuditLog
 from bot.storage.feedback import FeedbackStore
 from bot.telegram.access_requests import AccessRequests
-from bot.telegram.admin_app.init_data import MAX_AGE_S, InitDataError, Opener, opener
+from bot.telegram.admin_app.init_data import (
+    MAX_AGE_S,
+    InitDataError,
+    Opener,
+    init_data_of,
+    opener,
+)
 from bot.telegram.texts import language_of
 from bot.telegram.texts.admin_app import app_texts
 from tools import Toolbox
 from tools.jail.scope import Scope
 
 log = logging.getLogger(__name__)
+
+_TAG = re.compile(r"<[^>]+>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,13 +87,10 @@ class AdminDesk:
 
     async def caller(self, request: web.Request) -> Caller:
         """The admin a request comes from, or the refusal it gets."""
-        header = request.headers.get("Authorization", "")
-        scheme, _, init_data = header.partition(" ")
+        init_data = init_data_of(request.headers.get("Authorization", ""))
         lang = language_of(request.headers.get("Accept-Language"))
         try:
-            if scheme.lower() != "tma":
-                raise InitDataError("missing")
-            who = opener(self.token, init_data.strip(), now=self.clock(), max_age_s=self.max_age_s)
+            who = opener(self.token, init_data, now=self.clock(), max_age_s=self.max_age_s)
         except InitDataError as exc:
             log.info("admin app: a request refused (%s)", exc.problem)
             raise refusal(web.HTTPUnauthorized, app_texts(lang)["error_auth"]) from None
@@ -98,10 +105,13 @@ class AdminDesk:
 async def json_body(
     request: web.Request, caller: Caller, *fields: str, confirmed: bool = False
 ) -> dict[str, str]:
-    """The request's JSON object with `fields` as strings; a refusal when it is not."""
+    """The request's JSON object with `fields` as strings; a refusal when it is not.
+
+    The body is read as UTF-8, as JSON is written, whatever charset the request names.
+    """
     try:
-        body = await request.json()
-    except ValueError:
+        body = json.loads((await request.read()).decode("utf-8"))
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, or nested deeper than parsed
         raise bad(caller, "JSON") from None
     if not isinstance(body, dict):
         raise bad(caller, "JSON object")
@@ -124,6 +134,11 @@ def bad(caller: Caller, detail: str) -> web.HTTPException:
 def refusal(status: type[web.HTTPException], text: str, **more: Any) -> web.HTTPException:
     """The error to raise: `{"error": text, **more}` with `status`, so the page can show it."""
     return status(text=_json_text({"error": text, **more}), content_type="application/json")
+
+
+def plain(text: str) -> str:
+    """The bot's HTML message as plain text: the page shows text, never markup."""
+    return html.unescape(_TAG.sub("", text))
 
 
 def _json_text(body: Mapping[str, Any]) -> str:

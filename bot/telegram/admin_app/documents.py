@@ -9,25 +9,27 @@ admin's scope, and each change is written to the audit log.
 from __future__ import annotations
 
 import asyncio
-import html
 import logging
-import re
 import sqlite3
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import Callable
 from typing import Any
 
-from aiohttp import BodyPartReader, web
+from aiohttp import BodyPartReader, MultipartReader, web
 
 from bot.documents import DocumentError
-from bot.telegram.admin_app.desk import AdminDesk, Caller, bad, json_body, refusal
+from bot.telegram.admin_app.desk import AdminDesk, Caller, bad, json_body, plain, refusal
+from bot.telegram.admin_app.form import (
+    MAX_FOLDER_BYTES,
+    FormError,
+    file_chunks,
+    folder_field,
+    next_part,
+)
 from bot.telegram.texts import texts_for
 from bot.telegram.uploads import UploadError, safe_file_name, save_stream, upload_problem
 from tools.jail.scope import Scope
 
 log = logging.getLogger(__name__)
-
-_CHUNK = 64 * 1024
-_TAG = re.compile(r"<[^>]+>")
 
 
 class DocumentsApi:
@@ -108,40 +110,41 @@ class DocumentsApi:
         return web.json_response({"path": item.path})
 
     async def upload(self, request: web.Request) -> web.Response:
-        """A multipart form: `folder` (optional, first) and `file`; saved as a sent document
-        is, within the admin's scope."""
+        """A multipart form: `folder` (optional, first, at most `MAX_FOLDER_BYTES`) and
+        `file`; saved as a sent document is, within the admin's scope."""
         caller = await self._desk.caller(request)
         try:
             reader = await request.multipart()
         except (AssertionError, ValueError):  # aiohttp asserts on a body that is not multipart
             raise bad(caller, "multipart/form-data") from None
+        try:
+            saved = await self._saved_from(caller, reader)
+        except FormError as exc:
+            raise _form_problem(caller, exc) from None
+        person = caller.person
+        await self._desk.audit.record(
+            "upload", saved["path"], actor_id=person.user_id, actor_name=person.name
+        )
+        return web.json_response(saved)
+
+    async def _saved_from(self, caller: Caller, reader: MultipartReader) -> dict[str, Any]:
+        """The form's folder, then its file saved there."""
         folder: str | None = None
-        while (part := await reader.next()) is not None:
-            if not isinstance(part, BodyPartReader):
-                raise bad(caller, "multipart/form-data")
+        while (part := await next_part(reader)) is not None:
             if part.name == "folder":
-                folder = (await part.text()).strip() or None
+                folder = await folder_field(part)
             elif part.name == "file":
-                saved = await self._save(caller, part, folder)
-                person = caller.person
-                await self._desk.audit.record(
-                    "upload", saved["path"], actor_id=person.user_id, actor_name=person.name
-                )
-                return web.json_response(saved)
+                return await self._save(caller, part, folder)
         raise bad(caller, "file")
 
     async def _save(
         self, caller: Caller, part: BodyPartReader, folder: str | None
     ) -> dict[str, Any]:
-        async def chunks() -> AsyncGenerator[bytes, None]:
-            while chunk := await part.read_chunk(_CHUNK):
-                yield chunk
-
         texts = texts_for(caller.lang)
         max_mb = self._desk.max_upload_mb
         try:
             saved = await save_stream(
-                chunks(),
+                file_chunks(part),
                 part.filename,
                 folder,
                 self._desk.toolbox,
@@ -152,7 +155,7 @@ class DocumentsApi:
             log.warning("admin app: upload of %r refused: %s", part.filename, exc)
             name = safe_file_name(part.filename, None)
             text = upload_problem(texts, exc, max_mb, folder, scope=caller.scope, name=name)
-            raise refusal(web.HTTPBadRequest, _plain(text)) from None
+            raise refusal(web.HTTPBadRequest, plain(text)) from None
         return {"path": saved.path, "chars": saved.chars, "error": saved.error}
 
     def _problem(self, caller: Caller, exc: DocumentError) -> web.HTTPException:
@@ -161,12 +164,14 @@ class DocumentsApi:
             text = texts.restore_conflict.format(path=exc.path)
         else:
             text = texts.path_problem(exc.problem, exc.path)
-        return refusal(web.HTTPConflict, _plain(text))
+        return refusal(web.HTTPConflict, plain(text))
 
 
-def _plain(text: str) -> str:
-    """The bot's HTML message as plain text: the page shows text, never markup."""
-    return html.unescape(_TAG.sub("", text))
+def _form_problem(caller: Caller, exc: FormError) -> web.HTTPException:
+    if exc.problem == "folder_long":
+        text = caller.words["error_folder_long"].format(max=MAX_FOLDER_BYTES)
+        return refusal(web.HTTPBadRequest, text)
+    return bad(caller, "folder" if exc.problem == "folder_text" else "multipart/form-data")
 
 
 async def _in_thread(function: Callable[[Scope | None], Any], scope: Scope | None) -> Any:

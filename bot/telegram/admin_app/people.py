@@ -3,7 +3,9 @@ in, and letting someone in by their id.
 
 A stranger's access request is answered through the same function as its buttons in Telegram
 (`bot.telegram.access_requests`), so it is settled once, whichever comes first; letting someone
-in by id goes the way `/allow` does.
+in by id and revoking go the way `/allow` and `/deny` do (`bot.telegram.access_changes`), under
+the same rules (an admin cannot revoke themselves or the last admin) and in the same words.
+A user id must be a Telegram user id (`bot.access.user_id_of`), else 400 saying so.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from collections.abc import Mapping
 
 from aiohttp import web
 
+from bot.access import REFUSED, user_id_of
+from bot.telegram.access_changes import allow, bad_user_id, deny, deny_reply
 from bot.telegram.access_requests import DECISIONS, settled_already
-from bot.telegram.admin_app.desk import AdminDesk, Caller, bad, json_body, refusal
+from bot.telegram.admin_app.desk import AdminDesk, Caller, bad, json_body, plain, refusal
 from bot.telegram.texts import texts_for
 
 
@@ -80,11 +84,18 @@ class PeopleApi:
         )
 
     async def revoke(self, request: web.Request) -> web.Response:
+        """Take a person's access away, as `/deny ID` does: `result` says what became of it,
+        `text` says it in the admin's words; one the rules refuse gets 409 saying why."""
         caller = await self._desk.caller(request)
         body = await json_body(request, caller, "user_id", confirmed=True)
         user_id = _person_id(caller, body)
-        result, _ = await self._desk.access.deny(user_id, by=caller.person)
-        return web.json_response({"result": result})
+        desk = self._desk
+        result = await deny(desk.bot, desk.access, user_id, by=caller.person)
+        texts = texts_for(caller.lang)
+        text = plain(deny_reply(texts, result, user_id, allow_all=desk.access.allow_all))
+        if result in REFUSED:
+            raise refusal(web.HTTPConflict, text, result=result)
+        return web.json_response({"result": result, "text": text})
 
     async def allow(self, request: web.Request) -> web.Response:
         """Let a person in by their numeric id, as `/allow ID` does: a request they sent is
@@ -93,13 +104,10 @@ class PeopleApi:
         body = await json_body(request, caller, "user_id")
         user_id = _person_id(caller, body)
         desk = self._desk
-        access = desk.access
-        if access.is_admin(user_id) or user_id in access.env_users or access.granted(user_id):
-            return web.json_response({"result": "already"})
-        await desk.access_requests.settle(
-            desk.bot, user_id, allow=True, by=caller.person, via="command"
+        let_in = await allow(
+            desk.bot, desk.access, desk.access_requests, user_id, by=caller.person
         )
-        return web.json_response({"result": "allowed"})
+        return web.json_response({"result": "allowed" if let_in else "already"})
 
     async def answer(self, request: web.Request) -> web.Response:
         """Let in or ignore a waiting request (`action`: allow or ignore), as its buttons in
@@ -109,12 +117,12 @@ class PeopleApi:
         caller = await self._desk.caller(request)
         body = await json_body(request, caller, "user_id", "action")
         user_id = _person_id(caller, body)
-        allow = DECISIONS.get(body["action"])
-        if allow is None:
+        let_in = DECISIONS.get(body["action"])
+        if let_in is None:
             raise bad(caller, "action")
         desk = self._desk
         answer = await desk.access_requests.answer(
-            desk.bot, user_id, allow=allow, by=caller.person
+            desk.bot, user_id, allow=let_in, by=caller.person
         )
         earlier = answer.earlier
         if earlier is not None:
@@ -127,15 +135,13 @@ class PeopleApi:
         settled = answer.settled
         if settled.request is None and settled.grant is None:
             raise refusal(web.HTTPNotFound, caller.words["error_no_request"].format(id=user_id))
-        return web.json_response({"result": "allowed" if allow else "ignored"})
+        return web.json_response({"result": "allowed" if let_in else "ignored"})
 
 
 def _person_id(caller: Caller, body: Mapping[str, str]) -> int:
-    """The Telegram user id a request's body names; a refusal when it names none."""
-    try:
-        user_id = int(body["user_id"])
-    except ValueError:
-        raise bad(caller, "user_id") from None
-    if user_id <= 0:
-        raise bad(caller, "user_id")
+    """The Telegram user id a request's body names; a 400 saying so when it names none."""
+    user_id = user_id_of(body["user_id"])
+    if user_id is None:
+        text = plain(bad_user_id(texts_for(caller.lang), body["user_id"]))
+        raise refusal(web.HTTPBadRequest, text)
     return user_id

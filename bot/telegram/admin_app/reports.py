@@ -1,5 +1,9 @@
 """The tabs that report and change nothing: the chats' and topics' folders (from SCOPES_FILE and
 set by `/scope`), the audit log, the votes per day, and this month's usage as `/usage` counts it.
+
+Each names only what lies within the admin's own folders, by the same rules as the commands:
+a scope entry (the file's default included) is listed when all its folders are inside them, the
+audit log as `/audit` filters it, the usage as `/usage` does.
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ from aiohttp import web
 from bot.budgets.periods import started, utc_offset_s
 from bot.budgets.report import Spend, summarise
 from bot.scopes import place_key
-from bot.storage.audit import SHOWN
+from bot.scopes.viewer import sees_scope
 from bot.telegram.admin_app.desk import AdminDesk
-from bot.telegram.handlers.usage import visible_pairs
+from bot.telegram.handlers.audit import seen_entries
+from bot.telegram.handlers.usage import place_of, visible_places
 from tools.jail.scope import Scope
 
 FEEDBACK_DAYS = 14
@@ -29,21 +34,27 @@ class ReportsApi:
         self._desk = desk
 
     async def scopes(self, request: web.Request) -> web.Response:
-        await self._desk.caller(request)
+        caller = await self._desk.caller(request)
+        viewer = caller.scope
         rules = self._desk.scopes.rules
-        entries = [{"key": str(k), "folders": _folders(s)} for k, s in rules.by_id.items()]
+        entries = [
+            {"key": str(k), "folders": _folders(s)}
+            for k, s in rules.by_id.items()
+            if sees_scope(viewer, s)
+        ]
         entries += [
             {"key": place_key(chat, topic), "folders": _folders(s)}
             for (chat, topic), s in rules.by_topic.items()
+            if sees_scope(viewer, s)
         ]
         overrides = await self._desk.scopes.store.chat_overrides()
+        overrides = [o for o in overrides if sees_scope(viewer, o.scope)]
+        file: dict[str, Any] = {"configured": rules.configured, "entries": entries}
+        if sees_scope(viewer, rules.default):
+            file["default"] = _folders(rules.default)
         return web.json_response(
             {
-                "file": {
-                    "configured": rules.configured,
-                    "default": _folders(rules.default),
-                    "entries": entries,
-                },
+                "file": file,
                 "set": [
                     {
                         "place": place_key(o.chat_id, o.thread_id),
@@ -57,8 +68,8 @@ class ReportsApi:
         )
 
     async def audit(self, request: web.Request) -> web.Response:
-        await self._desk.caller(request)
-        entries = await self._desk.audit.recent(SHOWN)
+        caller = await self._desk.caller(request)
+        entries = await seen_entries(self._desk.audit, caller.scope)
         return web.json_response(
             {
                 "entries": [
@@ -103,14 +114,14 @@ class ReportsApi:
         now = self._desk.clock()
         since = started(now, "month", limits.zone)
         sums = await budgets.store.sums(since, utc_offset_s=utc_offset_s(now, limits.zone))
-        visible = await visible_pairs(self._desk.scopes, caller.scope, sums)
+        visible = await visible_places(self._desk.scopes, caller.scope, sums)
         first = datetime.fromtimestamp(since, tz=limits.zone).date()
         summary = summarise(
             limits,
             sums,
             first_day=first,
             last_day=datetime.fromtimestamp(now, tz=limits.zone).date(),
-            keep=lambda one: (one.user_id, one.chat_id) in visible,
+            keep=lambda one: place_of(one) in visible,
         )
         return web.json_response(
             {

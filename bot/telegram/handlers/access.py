@@ -1,7 +1,9 @@
 """Admins manage access from Telegram: `/allow ID`, `/deny ID`, `/users`, and request buttons.
 
 The environment's lists always win: an admin from ADMIN_IDS cannot be denied here, and someone
-in ALLOWED_USER_IDS keeps access until removed from `.env`. The commands work in private chats
+in ALLOWED_USER_IDS keeps access until removed from `.env`; nor can an admin deny themselves or
+the last admin. The admins' page changes access the same way (`bot.telegram.access_changes`).
+The commands work in private chats
 only, so the list of people never lands in a group. A tap on a request's button is checked
 here again (the access check lets every user through, admins or not): only admins decide.
 """
@@ -14,7 +16,8 @@ from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject, MagicData
 from aiogram.types import CallbackQuery, InaccessibleMessage, Message
 
-from bot.access import AccessPolicy
+from bot.access import AccessPolicy, user_id_of
+from bot.telegram.access_changes import allow, bad_user_id, deny, deny_reply
 from bot.telegram.access_requests import (
     DECISIONS,
     AccessDecision,
@@ -26,7 +29,6 @@ from bot.telegram.context import ChatContext
 from bot.telegram.handlers.access_lists import users_listing
 from bot.telegram.handlers.private import in_private, reply_with
 from bot.telegram.handlers.replies import say
-from bot.telegram.menu import take_admin_menu
 from bot.telegram.tuning import Tuning
 
 log = logging.getLogger(__name__)
@@ -46,12 +48,6 @@ def make_router() -> Router:
     return router
 
 
-def _target(command: CommandObject) -> int | None:
-    """The user id a command names, or None when it names none."""
-    argument = (command.args or "").strip()
-    return int(argument) if argument.lstrip("-").isdigit() and len(argument) < 20 else None
-
-
 async def _named_user(
     message: Message,
     command: CommandObject,
@@ -62,10 +58,15 @@ async def _named_user(
     chat_context: ChatContext,
 ) -> int | None:
     """The user id an admin's `/allow` or `/deny` names; None once the admin was told that
-    it names none."""
-    user_id = _target(command)
+    it names none: how to name one, or that the number is no Telegram user id."""
+    argument = (command.args or "").strip()
+    user_id = user_id_of(argument)
     if user_id is None or message.from_user is None:
-        text = chat_context.texts.access_usage.format(command=name)
+        texts = chat_context.texts
+        if argument.lstrip("-").isdecimal():
+            text = bad_user_id(texts, argument)
+        else:
+            text = texts.access_usage.format(command=name)
         await say(bot, chat_context, text, tuning)
         return None
     return user_id
@@ -88,13 +89,10 @@ async def on_allow(
     )
     if user_id is None or message.from_user is None:
         return
-    shown = f"<code>{user_id}</code>"
-    if access.is_admin(user_id) or user_id in access.env_users or access.granted(user_id):
-        await say(bot, chat_context, texts.allow_already.format(id=shown), tuning)
-        return
     admin = person_of(message.from_user)
-    await access_requests.settle(bot, user_id, allow=True, by=admin, via="command")
-    await say(bot, chat_context, texts.allow_done.format(id=shown), tuning)
+    let_in = await allow(bot, access, access_requests, user_id, by=admin)
+    reply = texts.allow_done if let_in else texts.allow_already
+    await say(bot, chat_context, reply.format(id=f"<code>{user_id}</code>"), tuning)
 
 
 async def on_deny(
@@ -107,28 +105,13 @@ async def on_deny(
     chat_context: ChatContext,
 ) -> None:
     """Take away access granted in Telegram; say when `.env` still lets the person in."""
-    texts = chat_context.texts
     user_id = await _named_user(
         message, command, "deny", bot=bot, tuning=tuning, chat_context=chat_context
     )
     if user_id is None or message.from_user is None:
         return
-    if user_id == message.from_user.id:
-        await say(bot, chat_context, texts.deny_self, tuning)
-        return
-    result, removed = await access.deny(user_id, by=person_of(message.from_user))
-    log.info("admin %d denied user %d: %s", message.from_user.id, user_id, result)
-    if removed is not None and removed.role == "admin":
-        await take_admin_menu(bot, user_id)
-    shown = f"<code>{user_id}</code>"
-    reply = {
-        "env_admin": texts.deny_env_admin,
-        "env_user": texts.deny_env_user,
-        "removed": texts.deny_done,
-        "not_granted": texts.deny_not_granted,
-    }[result].format(id=shown)
-    if result == "removed" and access.allow_all:
-        reply += "\n" + texts.deny_allow_all_note
+    result = await deny(bot, access, user_id, by=person_of(message.from_user))
+    reply = deny_reply(chat_context.texts, result, user_id, allow_all=access.allow_all)
     await say(bot, chat_context, reply, tuning)
 
 
@@ -150,15 +133,20 @@ async def on_decision(
 ) -> None:
     """A tap on "let in" or "ignore" under a request: the first admin's tap settles it."""
     texts = chat_context.texts
-    allow = DECISIONS.get(callback_data.action)
-    if not is_admin or allow is None:
+    let_in = DECISIONS.get(callback_data.action)
+    if not is_admin or let_in is None:
         log.warning(
             "user %d pressed an access request button but may not decide", query.from_user.id
         )
         await query.answer(texts.admin_only, show_alert=True)
         return
+    user_id = user_id_of(callback_data.user_id)
+    if user_id is None:  # no button of ours carries it: the data was made up
+        log.warning("admin %d sent a request button of no user", query.from_user.id)
+        await query.answer()
+        return
     answer = await access_requests.answer(
-        bot, callback_data.user_id, allow=allow, by=person_of(query.from_user)
+        bot, user_id, allow=let_in, by=person_of(query.from_user)
     )
     earlier = answer.earlier
     if earlier is None:

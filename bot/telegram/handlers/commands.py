@@ -19,6 +19,7 @@ from bot.access import AccessPolicy
 from bot.agent import Agent
 from bot.process.version import bot_version
 from bot.scopes import Scopes, place_key
+from bot.scopes.viewer import sees_scope
 from bot.settings.model import Settings
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.access_lists import status_section
@@ -30,6 +31,7 @@ from bot.telegram.texts import Texts
 from bot.telegram.texts.scope import scope_texts
 from bot.telegram.tuning import Tuning
 from tools import Toolbox
+from tools.jail.scope import Scope
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +161,8 @@ async def on_status(
             text += "\n\n" + chat_context.texts.models_status(models)
         text += "\n\n" + status_section(chat_context.texts, access)
         if scopes is not None:
-            text += await _scopes_section(scopes, chat_context.language)
+            viewer = await chat_context.scope()
+            text += await _scopes_section(scopes, chat_context.language, viewer)
     await say(bot, chat_context, text, tuning)
 
 
@@ -185,13 +188,14 @@ async def _documents_seen(toolbox: Toolbox, chat_context: ChatContext) -> int:
     return len(await asyncio.to_thread(toolbox.allowed_files, scope))
 
 
-async def _scopes_section(scopes: Scopes, lang: str) -> str:
-    """Admins' `/status`: SCOPES_FILE in one line, then each chat's scope set in Telegram."""
+async def _scopes_section(scopes: Scopes, lang: str, viewer: Scope | None) -> str:
+    """Admins' `/status`: SCOPES_FILE in one line, then each chat's scope set in Telegram; only
+    those within the admin's own folders (`viewer`)."""
     texts = scope_texts(lang)
     rules = scopes.rules
-    overrides = await scopes.store.chat_overrides()
+    overrides = [o for o in await scopes.store.chat_overrides() if sees_scope(viewer, o.scope)]
     lines = []
-    if rules.configured:
+    if rules.configured and sees_scope(viewer, rules.default):
         everyone = texts.folders(rules.default)
         lines.append(texts.status_file.format(entries=rules.entries(), folders=everyone))
     if overrides:

@@ -291,6 +291,7 @@ async def _keep_as_unanswered(
             conversation=asked.conversation,
             language=language,
             reason="feedback",
+            files=asked.files,
         )
     except (sqlite3.Error, OSError, StorageError) as exc:
         log.warning("a question said to be missing from the documents was not kept: %s", exc)

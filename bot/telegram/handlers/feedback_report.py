@@ -19,6 +19,7 @@ from aiogram import Bot, F, Router
 from aiogram.filters import Command, MagicData
 from aiogram.types import Message
 
+from bot.scopes.viewer import sees_all
 from bot.storage.feedback import FeedbackRecord, FeedbackStore, Vote
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.private import in_private, reply_with
@@ -27,7 +28,6 @@ from bot.telegram.texts.feedback import FeedbackTexts, feedback_texts
 from bot.telegram.texts.names import visible
 from bot.telegram.texts.people import when
 from bot.telegram.tuning import Tuning
-from tools.jail.scope import Scope
 
 DAYS = 7
 WEEKS = 4
@@ -67,7 +67,7 @@ async def on_feedback(
     since = datetime(first_monday.year, first_monday.month, first_monday.day, tzinfo=UTC)
     votes = await feedback.votes_since(min(since.timestamp(), now - DAYS * _DAY_S))
     scope = await chat_context.scope()
-    disliked = [r for r in await feedback.disliked(LOOKED_AT) if _within(r, scope)]
+    disliked = [r for r in await feedback.disliked(LOOKED_AT) if sees_all(scope, r.answered.files)]
     texts = feedback_texts(chat_context.language)
     days = [today - timedelta(days=n) for n in reversed(range(DAYS))]
     weeks = [monday - timedelta(weeks=n) for n in reversed(range(WEEKS))]
@@ -129,11 +129,6 @@ def _files(texts: FeedbackTexts, disliked: Sequence[FeedbackRecord]) -> list[str
         texts.file_line.format(path=escape(visible(_cut(path, 120))), n=n)
         for path, n in read.most_common(SHOWN)
     ]
-
-
-def _within(record: FeedbackRecord, scope: Scope | None) -> bool:
-    """Whether the admin may see this answer: every file it read is inside their scope."""
-    return scope is None or all(scope.covers(path) for path in record.answered.files)
 
 
 def _cut(text: str, limit: int) -> str:

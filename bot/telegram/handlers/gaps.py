@@ -1,5 +1,6 @@
 """`/gaps`: the questions the documents could not answer in the last days, grouped, for admins
-in a private chat (it shows what people asked)."""
+in a private chat (it shows what people asked), within the admin's folders: a question whose
+answer read a file outside them is left out, as `/feedback` leaves it out."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ async def on_gaps(
     tuning: Tuning,
     chat_context: ChatContext,
 ) -> None:
-    """The groups of the last `RECENT_DAYS` days, most asked first."""
-    gaps = await gap_report.recent(RECENT_DAYS)
+    """The groups of the last `RECENT_DAYS` days within the admin's scope, most asked first."""
+    gaps = await gap_report.recent(RECENT_DAYS, viewer=await chat_context.scope())
     texts = gaps_texts(chat_context.language)
     await say(bot, chat_context, texts.listing(gaps, days=RECENT_DAYS), tuning)

@@ -2,11 +2,12 @@
 change or go in a folder.
 
 `/subscribe hr` subscribes the chat to `hr` (a folder within the sender's scope there),
-`/subscribe` to everything the sender may see; `/unsubscribe hr` ends one, `/unsubscribe`
-every one of the chat; `/subscriptions` lists them. In a forum topic each works on that
-topic's own subscriptions, whose notices go there. In a group only an admin of the bot may
-subscribe or unsubscribe (the group hears the notices, within the group's own scope); anyone
-there may list them. The digests themselves are sent by `bot.telegram.change_notices`.
+`/subscribe` to everything the sender may see; `/unsubscribe hr` ends one, `/unsubscribe` every one
+of the chat; `/subscriptions` lists them. In a forum topic each works on that topic's own
+subscriptions, whose notices go there. In a group only an admin of the bot may subscribe or
+unsubscribe (the group hears the notices, within the group's own scope and what the admin who
+subscribed it may see there); anyone there may list them. The digests themselves are sent by
+`bot.telegram.change_notices`.
 """
 
 from __future__ import annotations
@@ -75,8 +76,14 @@ async def on_subscribe(
     replaced = inside(folders, folder)
     for old in replaced:
         await notice_store.unsubscribe(chat_id, old, thread_id=topic)
+    by = message.from_user.id if chat_context.is_group else None
     if not await notice_store.subscribe(
-        chat_id, folder, thread_id=topic, user_id=user_id, language=chat_context.language
+        chat_id,
+        folder,
+        thread_id=topic,
+        user_id=user_id,
+        language=chat_context.language,
+        subscribed_by=by,
     ):
         await say(bot, chat_context, texts.already.format(folder=texts.folder(folder)), tuning)
         return

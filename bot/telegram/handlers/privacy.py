@@ -3,12 +3,13 @@
 "Their conversations" are the ones keyed by them: their private chat with the bot
 (`chat:<id>`) and their own questions and the bot's answers in groups (`chat:<group>:user:<id>`,
 as each member has a conversation of their own there). Other members' conversations in the same
-group are theirs and stay. With them go the ids behind source buttons in their private chat,
-their access request and what it noted (their access itself stays), and any other confirm
-button they left waiting, the answers they were given with their 👍/👎 and comments, their
-questions kept as unanswered for `/gaps`, and their private chat's change notice subscriptions
-(a group's stay: they are the group's). The admins' audit log is not touched: it is the
-record of what admins did, not of anyone's questions.
+group are theirs and stay. With them go the ids behind source buttons in their private chat
+and the record of which button is on which message there, their access request and what it
+noted (their access itself stays), and any other confirm button they left waiting, the answers
+they were given with their 👍/👎 and comments, their questions kept as unanswered for `/gaps`,
+and their private chat's change notice subscriptions (a group's stay: they are the group's).
+The admins' audit log is not touched: it is the record of what admins did, not of anyone's
+questions.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.access import AccessPolicy
 from bot.agent import KeyedLocks
+from bot.storage.buttons import Buttons
 from bot.storage.confirmations import Confirmations, Pending
 from bot.storage.experts import ExpertRequests
 from bot.storage.feedback import FeedbackStore
@@ -53,6 +55,7 @@ class Forgetting:
     source_links: SourceLinks
     access: AccessPolicy
     confirmations: Confirmations
+    buttons: Buttons | None = None
     feedback: FeedbackStore | None = None
     unanswered: UnansweredLog | None = None
     experts: ExpertRequests | None = None
@@ -66,6 +69,8 @@ class Forgetting:
             await self.source_links.forget_chat(user_id)
             await self.access.forget(user_id)
             await self.confirmations.forget_user(user_id)
+            if self.buttons is not None:
+                await self.buttons.forget_chat(user_id)
             if self.feedback is not None:
                 await self.feedback.forget_user(user_id)
             if self.unanswered is not None:

@@ -234,7 +234,9 @@ class Asker:
         key = question_key(chat_id, message.message_id, "transcription")
 
         async def counted(tokens: Tokens) -> None:
-            await budgets.record(Use(model, "transcription", tokens, user_id, chat_id, key))
+            await budgets.record(
+                Use(model, "transcription", tokens, user_id, chat_id, key, _topic(message))
+            )
 
         return counted
 
@@ -255,7 +257,16 @@ class Asker:
             )
             model = answer.fallback_model or main_model  # the model that wrote it is paid
             await budgets.record(
-                Use(model, "answer", tokens, user_id, chat_id, key, estimated=usage.estimated)
+                Use(
+                    model,
+                    "answer",
+                    tokens,
+                    user_id,
+                    chat_id,
+                    key,
+                    _topic(message),
+                    estimated=usage.estimated,
+                )
             )
 
         return counted
@@ -396,3 +407,8 @@ async def _ask(
     if not parts:
         return [Chunk.from_html(escape(texts.error_bad_reply))], (), {}, None
     return parts, result.sources, pages_by_source(result.quotes), result
+
+
+def _topic(message: Message) -> int | None:
+    """The forum topic a message was sent in (a reply thread outside a forum is none)."""
+    return message.message_thread_id if message.is_topic_message else None

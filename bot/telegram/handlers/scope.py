@@ -3,7 +3,9 @@
 `/scope` shows the chat's folders and where they come from; `/scope sales, common` sets them
 (folders must exist in the documents folder), `/scope *` gives everything and `/scope reset`
 goes back to SCOPES_FILE. A change is stored in DATA_DIR and overrides the file for this chat.
-Anyone else gets the usual "admins only". Works in groups too: a group's scope is set there,
+Anyone else gets the usual "admins only". An admin gives no chat more than they see themselves
+(their own folders, `Scopes.own`): neither a set scope nor a reset to the file may reach
+beyond them. Works in groups too: a group's scope is set there,
 and inside a forum topic it is that topic's alone (the rest of the group keeps the group's).
 """
 
@@ -18,7 +20,8 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
 from bot.scopes import Scopes, place_key
-from bot.storage.audit import AuditLog, record_scope_change
+from bot.scopes.viewer import sees_scope
+from bot.storage.audit import SCOPE_RESET, AuditLog, record_scope_change
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import say
 from bot.telegram.texts.people import who
@@ -101,11 +104,16 @@ async def on_scope(
     if not args:
         await say(bot, chat_context, await _current(texts, scopes, chat_id, thread_id), tuning)
         return
+    viewer = scopes.own(admin.id)
     if args.casefold() in RESET_WORDS:
+        if not sees_scope(viewer, await scopes.after_reset(chat_id, thread_id)):
+            text = texts.reset_beyond.format(folders=texts.folders(viewer))
+            await say(bot, chat_context, text, tuning)
+            return
         cleared = await scopes.reset_chat(chat_id, by=admin.id, thread_id=thread_id)
         if cleared and audit is not None:
             await record_scope_change(
-                audit, place, ["SCOPES_FILE"], actor_id=admin.id, actor_name=admin.full_name
+                audit, place, [SCOPE_RESET], actor_id=admin.id, actor_name=admin.full_name
             )
         now = (await scopes.of_chat(chat_id, thread_id)).scope
         template = texts.reset_done if cleared else texts.reset_nothing
@@ -118,6 +126,9 @@ async def on_scope(
             await say(bot, chat_context, problem, tuning)
             return
     scope = Scope.of(names)
+    if not sees_scope(viewer, scope):
+        await say(bot, chat_context, texts.beyond.format(folders=texts.folders(viewer)), tuning)
+        return
     await scopes.set_chat(
         chat_id, scope, by=admin.id, by_name=admin.full_name, thread_id=thread_id
     )

@@ -3,7 +3,8 @@
 Anyone: their own use today and this month, each beside its budget. Admins, in a private chat:
 the month's total, the top users and chats, each model, each day, and a chart of the days as a
 picture (drawn off the event loop). An admin with a scope sees only the people and chats whose
-questions are answered within it, as they see only those documents.
+questions are answered within it, as they see only those documents; a forum topic's use counts
+by the topic's own scope.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from bot.budgets.limits import Period
 from bot.budgets.periods import started, utc_offset_s
 from bot.budgets.report import Spend, Summary, spend_of, summarise
 from bot.scopes import Scopes
+from bot.scopes.viewer import sees_scope
 from bot.storage.usage import Tokens, UsageSum
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import say
@@ -115,7 +117,7 @@ async def _admin_report(
     since = started(now, "month", limits.zone)
     sums = await budgets.store.sums(since, utc_offset_s=utc_offset_s(now, limits.zone))
     scope = await chat_context.scope()
-    visible = await visible_pairs(scopes, scope, sums)
+    visible = await visible_places(scopes, scope, sums)
     first = datetime.fromtimestamp(since, tz=limits.zone).date()
     today = datetime.fromtimestamp(now, tz=limits.zone).date()
     summary = summarise(
@@ -123,7 +125,7 @@ async def _admin_report(
         sums,
         first_day=first,
         last_day=today,
-        keep=lambda one: (one.user_id, one.chat_id) in visible,
+        keep=lambda one: place_of(one) in visible,
     )
     month = f"{first:%Y-%m}"
     await say(bot, chat_context, _admin_text(texts, budgets, summary, month, scope), tuning)
@@ -143,21 +145,31 @@ async def _admin_report(
     )
 
 
-async def visible_pairs(
+Place = tuple[int | None, int | None, int | None]
+"""Whose use: (user, chat, forum topic)."""
+
+
+def place_of(one: UsageSum) -> Place:
+    """Where a sum's use was asked: who, in which chat and forum topic."""
+    return (one.user_id, one.chat_id, one.thread_id)
+
+
+async def visible_places(
     scopes: Scopes, scope: Scope | None, sums: Sequence[UsageSum]
-) -> set[tuple[int | None, int | None]]:
-    """The (user, chat) pairs whose questions are answered within `scope`: all of them for an
-    admin who sees everything; use that belongs to no question only for those."""
-    pairs = {(one.user_id, one.chat_id) for one in sums}
+) -> set[Place]:
+    """The (user, chat, topic) places whose questions are answered within `scope` (a topic's
+    by the topic's own scope): all of them for an admin who sees everything; use that belongs
+    to no question only for those."""
+    places = {place_of(one) for one in sums}
     if scope is None:
-        return pairs
-    kept: set[tuple[int | None, int | None]] = set()
-    for user_id, chat_id in pairs:
+        return places
+    kept: set[Place] = set()
+    for user_id, chat_id, thread_id in places:
         if chat_id is None:
             continue
-        theirs = await scopes.for_question(chat_id, user_id)
-        if theirs is not None and all(scope.covers(folder) for folder in theirs.folders):
-            kept.add((user_id, chat_id))
+        theirs = await scopes.for_question(chat_id, user_id, thread_id)
+        if theirs is not None and sees_scope(scope, theirs):
+            kept.add((user_id, chat_id, thread_id))
     return kept
 
 

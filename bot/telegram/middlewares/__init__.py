@@ -1,5 +1,6 @@
 """Middlewares, one job each: `pairing` (a code makes its sender the admin), `access` (who may
-use the bot, where), `rate_limit` (a sliding hour of questions per user), `budget` (token
+use the bot, where), `bound_buttons` (a tap counts only on the message its button was
+made for), `rate_limit` (a sliding hour of questions per user), `budget` (token
 budgets per day and month, LIMITS_FILE), `order` (one update of a conversation at a time),
 `pastes` (a long paste Telegram split, joined again),
 `in_flight` (the handler tasks running, so shutdown lets them finish) and `notices` (whom the
@@ -7,6 +8,7 @@ bot told something recently, so refusals do not flood).
 """
 
 from bot.telegram.middlewares.access import AccessMiddleware
+from bot.telegram.middlewares.bound_buttons import BoundButtons
 from bot.telegram.middlewares.budget import BudgetMiddleware
 from bot.telegram.middlewares.in_flight import InFlight
 from bot.telegram.middlewares.order import ConversationOrderMiddleware
@@ -16,6 +18,7 @@ from bot.telegram.middlewares.rate_limit import RateLimitMiddleware, SlidingWind
 
 __all__ = [
     "AccessMiddleware",
+    "BoundButtons",
     "BudgetMiddleware",
     "ConversationOrderMiddleware",
     "InFlight",

@@ -67,6 +67,7 @@ RUSSIAN_APP: Mapping[str, str] = MappingProxyType(
         "error_failed": "Не получилось, подробности в журнале бота.",
         "error_confirm": "Действие не подтверждено.",
         "error_no_request": "Запроса на доступ от {id} нет.",
+        "error_folder_long": "Слишком длинное имя папки: не больше {max} байт.",
     }
 )
 
@@ -129,6 +130,7 @@ ENGLISH_APP: Mapping[str, str] = MappingProxyType(
         "error_failed": "That did not work; the bot's log says why.",
         "error_confirm": "The action was not confirmed.",
         "error_no_request": "There is no access request from {id}.",
+        "error_folder_long": "The folder name is too long: at most {max} bytes.",
     }
 )
 

@@ -144,6 +144,10 @@ ENGLISH = Texts(
     source_expired="This button has expired: ask the question again.",
     source_gone="This file is no longer in the documents folder.",
     button_no_access="🔒 You do not have access to this bot.",
+    # plain: pop-ups on any button pressed where it was not put
+    button_outdated="This button is outdated and no longer works: ask again or send the "
+    "command again.",
+    button_not_here="This button does not belong to this message: nothing was done.",
     # plain: page buttons (the label, the photo's caption, pop-ups and replies on a tap)
     page_button="🖼 p. {page}",
     page_caption="{name}, p. {page}",
@@ -190,6 +194,7 @@ ENGLISH = Texts(
     access_usage="Add the person's numeric Telegram ID, for example "
     "<code>/{command} 123456789</code>. People without access see their ID when they write "
     "to me.",
+    access_bad_id="⚠️ {value} is not a Telegram user id: ids are whole numbers from 1 to {max}.",
     access_in_private="🔒 Access is managed in a private chat with me, so that the list of "
     "people stays out of the group.",
     allow_done="✅ {id} may use the bot now.",
@@ -201,6 +206,8 @@ ENGLISH = Texts(
     deny_env_user="⚠️ {id} is listed in ALLOWED_USER_IDS in .env, so they keep their access: "
     "remove them there and restart the bot.",
     deny_self="⚠️ You cannot take away your own access.",
+    deny_last_admin="⚠️ {id} is the bot's only admin: without them nobody could manage the "
+    "bot. Make someone else an admin first.",
     deny_allow_all_note="ℹ️ ALLOW_ALL is on, so everyone may still use the bot.",
     users_title="<b>Who may use the bot</b>",
     users_allow_all="🌐 ALLOW_ALL is on: everyone may use the bot.",

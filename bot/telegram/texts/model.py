@@ -125,6 +125,8 @@ class Texts:
     source_expired: str
     source_gone: str
     button_no_access: str
+    button_outdated: str
+    button_not_here: str
     source_too_big: str
     source_unreadable: str
     source_send_failed: str
@@ -156,6 +158,7 @@ class Texts:
     request_settled_already: str
     let_in: str
     access_usage: str
+    access_bad_id: str
     access_in_private: str
     allow_done: str
     allow_already: str
@@ -164,6 +167,7 @@ class Texts:
     deny_env_admin: str
     deny_env_user: str
     deny_self: str
+    deny_last_admin: str
     deny_allow_all_note: str
     users_title: str
     users_allow_all: str

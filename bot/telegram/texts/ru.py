@@ -149,6 +149,10 @@ RUSSIAN = Texts(
     source_expired="Эта кнопка устарела: задайте вопрос ещё раз.",
     source_gone="Этого файла больше нет в папке с документами.",
     button_no_access="🔒 У вас нет доступа к этому боту.",
+    # plain: pop-ups on any button pressed where it was not put
+    button_outdated="Эта кнопка устарела и больше не работает: спросите ещё раз или "
+    "отправьте команду заново.",
+    button_not_here="Эта кнопка не от этого сообщения: ничего не сделано.",
     # plain: page buttons (the label, the photo's caption, pop-ups and replies on a tap)
     page_button="🖼 с. {page}",
     page_caption="{name}, с. {page}",
@@ -194,6 +198,7 @@ RUSSIAN = Texts(
     "<i>где рецепт шарлотки?</i>",
     access_usage="Укажите числовой ID человека в Telegram, например "
     "<code>/{command} 123456789</code>. Люди без доступа видят свой ID, когда пишут мне.",
+    access_bad_id="⚠️ {value} — не ID пользователя Telegram: ID — целое число от 1 до {max}.",
     access_in_private="🔒 Доступом управляют в личном чате со мной, чтобы список людей не попал "
     "в группу.",
     allow_done="✅ {id} теперь может пользоваться ботом.",
@@ -205,6 +210,8 @@ RUSSIAN = Texts(
     deny_env_user="⚠️ {id} указан в ALLOWED_USER_IDS в .env, поэтому доступ у него остаётся: "
     "удалите его там и перезапустите бота.",
     deny_self="⚠️ Нельзя забрать доступ у самого себя.",
+    deny_last_admin="⚠️ {id} — единственный администратор бота: без него ботом некому "
+    "управлять. Сначала сделайте администратором кого-то ещё.",
     deny_allow_all_note="ℹ️ Включён ALLOW_ALL, поэтому ботом по-прежнему может пользоваться "
     "кто угодно.",
     users_title="<b>Кто может пользоваться ботом</b>",

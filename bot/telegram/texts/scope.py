@@ -33,6 +33,8 @@ class ScopeTexts:
     missing: str
     not_a_folder: str
     bad_name: str
+    beyond: str
+    reset_beyond: str
     status_title: str
     status_line: str
     status_file: str
@@ -97,6 +99,9 @@ ENGLISH_SCOPE = ScopeTexts(
     not_a_folder="❌ {folder} is a file, not a folder.",
     bad_name="❌ {folder} cannot name a folder: use a plain path such as <code>sales</code> or "
     "<code>docs/hr</code>.",
+    beyond="❌ A chat can be given only folders you see yourself: {folders}.",
+    reset_beyond="❌ Going back to SCOPES_FILE would give this chat more than you see yourself; "
+    "it can be given only {folders}.",
     status_title="<b>Scopes set in Telegram</b>",
     status_line="• chat {chat}: {folders}, by {admin}, {when}",
     status_file=(
@@ -123,6 +128,9 @@ RUSSIAN_SCOPE = ScopeTexts(
     not_a_folder="❌ {folder} — это файл, а не папка.",
     bad_name="❌ {folder} не может быть папкой: напишите простой путь, например "
     "<code>продажи</code> или <code>docs/hr</code>.",
+    beyond="❌ Чату можно дать только те папки, которые видите вы сами: {folders}.",
+    reset_beyond="❌ Возврат к SCOPES_FILE дал бы этому чату больше, чем видите вы сами; "
+    "ему можно дать только {folders}.",
     status_title="<b>Области, заданные в Telegram</b>",
     status_line="• чат {chat}: {folders}, задал {admin}, {when}",
     status_file=(

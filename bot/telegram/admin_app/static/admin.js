@@ -152,7 +152,10 @@
         row.append(el("div", grant.role + " · " + when(grant.granted_at), "muted"));
         row.append(button(words.revoke, async () => {
           if (!(await ask(words.confirm_revoke.replace("{name}", name)))) return;
-          act(() => post("revoke", { user_id: grant.id, confirmed: true }));
+          act(async () => {
+            const done = await post("revoke", { user_id: grant.id, confirmed: true });
+            say(done.text);
+          });
         }));
         view.append(row);
       }
@@ -164,7 +167,9 @@
       if (!file.configured && !set.length) view.append(el("p", words.scopes_none, "muted"));
       if (file.configured) {
         view.append(el("h4", words.scopes_file));
-        view.append(el("div", words.scopes_default + ": " + shown(file.default), "row"));
+        if ("default" in file) {
+          view.append(el("div", words.scopes_default + ": " + shown(file.default), "row"));
+        }
         for (const entry of file.entries) {
           view.append(el("div", entry.key + ": " + shown(entry.folders), "row"));
         }

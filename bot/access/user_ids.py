@@ -1,0 +1,27 @@
+"""Telegram user ids as the bot takes them from people: one check, at every edge.
+
+Telegram's Bot API documents a user's id as positive with at most 52 significant bits, so it
+fits a 64-bit integer and a double. An id an admin types (`/allow ID`, `/deny ID`), or the
+admins' page sends, is taken only within that range: a longer number would not fit the
+databases' 64-bit columns, and is nobody's id anyway.
+"""
+
+from __future__ import annotations
+
+MAX_USER_ID = 2**52 - 1
+"""The largest Telegram user id: "at most 52 significant bits" (Bot API, `User.id`)."""
+
+
+def user_id_of(value: object) -> int | None:
+    """The Telegram user id `value` names (an int, or a string of ASCII digits), or None when
+    it names none: not a whole number, or outside 1..MAX_USER_ID."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        if not (text.isascii() and text.isdigit()) or len(text) > len(str(MAX_USER_ID)):
+            return None
+        value = int(text)
+    if not isinstance(value, int):
+        return None
+    return value if 1 <= value <= MAX_USER_ID else None

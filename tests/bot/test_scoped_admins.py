@@ -1,0 +1,171 @@
+"""An admin limited to some folders sees nothing outside them, on any surface: the scopes they
+give with `/scope`, `/status`, `/audit`, `/usage` (a forum topic by its own scope), and the Mini
+App's audit, scopes and usage tabs.
+
+The admin (`ADMIN_ID`) is given `документы` in SCOPES_FILE; `hr/` and `финансы/` are outside.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from bot.telegram.texts.scope import ENGLISH_SCOPE, RUSSIAN_SCOPE
+from tests.bot.source_support import GROUP_ID, in_topic
+from tests.fakes.accounts import ADMIN_ID, BOT_USERNAME
+from tests.fakes.harness import Harness
+from tests.fakes.updates import mention_entity
+
+SCOPED = f'{ADMIN_ID} = ["документы"]\n'
+TOPICS = SCOPED + f'{GROUP_ID} = ["документы"]\n"{GROUP_ID}/7" = ["hr"]\n'
+"""The group sees the admin's folder; its topic 7 sees `hr` only."""
+GROUP = {"chat_id": GROUP_ID, "chat_type": "supergroup", "user_id": ADMIN_ID}
+MINE = "<code>документы/</code>"
+
+
+def scopes_file(tmp_path: Path, text: str = SCOPED) -> Path:
+    path = tmp_path / "scopes.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+async def command(harness: Harness, text: str, **where: Any) -> str:
+    await harness.feed(harness.updates.command(text, **where))
+    return str(harness.session.called("sendMessage")[-1].text)
+
+
+async def log_outside_and_inside(harness: Harness) -> None:
+    """Audit entries about paths and chats inside and outside the admin's folders."""
+    audit = harness.dp["audit"]
+    other = {"actor_id": 7, "actor_name": "Other"}
+    await audit.record("upload", "hr/зарплаты.xlsx", **other)
+    await audit.record("upload", "документы/план.md", **other)
+    await audit.record("move", "документы/старое.md", detail="финансы/старое.md", **other)
+    await audit.record("delete", "финансы/бюджет_2024.csv", **other)
+    await audit.record("scope", "-100777", detail="hr, документы", **other)
+    await audit.record("scope", "-100778", detail="*", **other)
+    await audit.record("scope", "-100779", detail="документы", **other)
+    await audit.record("grant", "4444", detail="user, command", **other)
+
+
+async def ask_in_group(harness: Harness, tokens: tuple[int, int], topic: int | None) -> None:
+    """A question in the group (in forum `topic`) whose answer used `tokens`."""
+    harness.llm.reply_text("Ответ.", usage=tokens)
+    text = f"@{BOT_USERNAME} что в договоре?"
+    await harness.feed(
+        harness.updates.message(
+            text,
+            chat_id=GROUP_ID,
+            chat_type="supergroup",
+            entities=[mention_entity(text, f"@{BOT_USERNAME}")],
+            **(in_topic(topic) if topic is not None else {}),
+        )
+    )
+
+
+INSIDE_AUDIT = {
+    ("upload", "документы/план.md"),
+    ("scope", "-100779"),
+    ("grant", "4444"),
+}
+
+
+class TestScopeGivesNoMoreThanTheAdminSees:
+    async def test_a_scoped_admin_cannot_open_a_group_wider(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path)) as harness:
+            refused = RUSSIAN_SCOPE.beyond.format(folders=MINE)
+            assert await command(harness, "/scope *", **GROUP) == refused
+            assert await command(harness, "/scope hr", **GROUP) == refused
+            assert await command(harness, "/scope документы, hr", **GROUP) == refused
+            assert (await harness.dp["scopes"].of_chat(GROUP_ID)).source == "default"
+            done = await command(harness, "/scope документы", **GROUP)
+            assert done == RUSSIAN_SCOPE.set_done.format(folders=MINE)
+
+    async def test_a_reset_that_would_widen_the_chat_is_refused(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path)) as harness:
+            scopes = harness.dp["scopes"]
+            await scopes.set_chat(GROUP_ID, None, by=7, thread_id=5)
+            topic = {**GROUP, **in_topic(5), "language_code": "en"}
+            said = await command(harness, "/scope reset", **topic)
+            assert said == ENGLISH_SCOPE.reset_beyond.format(folders=MINE)
+            assert (await scopes.of_chat(GROUP_ID, 5)).source == "telegram"
+
+    async def test_an_admin_who_sees_everything_still_gives_everything(
+        self, make_dispatcher: Any
+    ) -> None:
+        async with make_dispatcher() as harness:
+            done = await command(harness, "/scope *", **GROUP)
+            assert done == RUSSIAN_SCOPE.set_done.format(folders=RUSSIAN_SCOPE.everything)
+
+
+class TestReportsNameNothingOutside:
+    async def test_status_lists_only_the_scopes_within(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        text = SCOPED + 'default = ["hr"]\n'
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path, text)) as harness:
+            scopes = harness.dp["scopes"]
+            await scopes.set_chat(-100777, scopes.rules.of(0), by=7)
+            await scopes.set_chat(-100779, scopes.rules.of(ADMIN_ID), by=7)
+            status = await command(harness, "/status", user_id=ADMIN_ID)
+            assert "-100779" in status
+            assert "-100777" not in status
+            assert "hr/" not in status
+
+    async def test_audit_shows_only_entries_within(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path)) as harness:
+            await log_outside_and_inside(harness)
+            shown = await command(harness, "/audit", user_id=ADMIN_ID)
+            assert "документы/план.md" in shown
+            assert "-100779" in shown
+            assert "4444" in shown
+            for outside in ("hr/", "финансы/", "-100777", "-100778"):
+                assert outside not in shown
+
+    async def test_the_pages_audit_and_scopes_tabs_name_nothing_outside(
+        self,
+        open_app: Any,
+        tmp_path: Path,
+    ) -> None:
+        text = SCOPED + 'default = ["hr"]\n-100700 = ["hr"]\n-100701 = ["документы"]\n'
+        async with open_app(scopes_file=scopes_file(tmp_path, text)) as app:
+            await log_outside_and_inside(app.harness)
+            scopes = app.harness.dp["scopes"]
+            await scopes.set_chat(-100777, None, by=7, thread_id=3)
+            await scopes.set_chat(-100779, scopes.rules.of(ADMIN_ID), by=7)
+            _, audit = await app.get("audit")
+            assert {(e["action"], e["subject"]) for e in audit["entries"]} == INSIDE_AUDIT
+            _, body = await app.get("scopes")
+            assert "default" not in body["file"]
+            keys = {e["key"] for e in body["file"]["entries"]}
+            assert keys == {str(ADMIN_ID), "-100701"}
+            assert [s["place"] for s in body["set"]] == ["-100779"]
+
+
+class TestUsageByForumTopic:
+    async def test_usage_counts_a_topic_by_the_topics_scope(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path, TOPICS)) as harness:
+            await ask_in_group(harness, (100, 20), None)
+            await ask_in_group(harness, (5000, 500), 7)
+            text = await command(harness, "/usage", user_id=ADMIN_ID, language_code="en")
+        assert "Total: 120 tokens" in text
+
+    async def test_the_pages_usage_counts_a_topic_by_the_topics_scope(
+        self,
+        open_app: Any,
+        tmp_path: Path,
+    ) -> None:
+        async with open_app(scopes_file=scopes_file(tmp_path, TOPICS)) as app:
+            await ask_in_group(app.harness, (100, 20), None)
+            await ask_in_group(app.harness, (5000, 500), 7)
+            _, usage = await app.get("usage")
+            assert usage["total"]["tokens"] == 120
+            assert [c["id"] for c in usage["chats"]] == [GROUP_ID]
