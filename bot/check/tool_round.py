@@ -10,8 +10,8 @@ loop sends it (the assistant message with the call, then a `tool` message), and 
 The first request is asked as the bot asks (`tool_choice` "auto": the model chooses whether to
 call). When no call comes, it is asked again naming the function in `tool_choice` (then
 "required", as far as the server takes them), to tell a server that cannot call tools from one
-that calls them only when told to. The protocol is judged, not the answer: a call came with the tool's
-name and JSON arguments, the result was accepted, some text came back.
+that calls them only when told to. The protocol is judged, not the answer: a call came with the
+tool's name and JSON arguments, the result was accepted, some text came back.
 """
 
 from __future__ import annotations

@@ -71,21 +71,24 @@ def _add_column(path: Path, table: str, column: str, definition: str) -> None:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
 
 
-def _scoped_reports(files: DataFiles) -> None:
-    """What keeps a scoped admin's reports within their folders: who subscribed a group to
+def _reports_columns(files: DataFiles) -> None:
+    """What keeps a scoped admin's reports within their folders (who subscribed a group to
     change notices, the files an unanswered question's answer read, the forum topic each use
-    of the model was asked in."""
+    of the model was asked in), and whether a use's tokens were the bot's estimate (the server
+    reported none; the uses already recorded were all reported)."""
     _add_column(files.notices, "notice_subscriptions", "subscribed_by", "INTEGER")
     _add_column(files.unanswered, "unanswered", "files", "TEXT NOT NULL DEFAULT '[]'")
     _add_column(files.usage, "usage", "thread_id", "INTEGER")
+    _add_column(files.usage, "usage", "estimated", "INTEGER NOT NULL DEFAULT 0")
 
 
 STEPS: tuple[DataDirStep, ...] = (
     DataDirStep(2, "an index of the history's open questions", _index_open_turns),
     DataDirStep(
         3,
-        "who subscribed a group to notices, files read for unanswered questions, usage by topic",
-        _scoped_reports,
+        "who subscribed a group to notices, files read for unanswered questions, usage by topic "
+        "and whether its tokens were estimated",
+        _reports_columns,
     ),
 )
 """Every step, oldest first; the last one's version is `DATA_VERSION`."""

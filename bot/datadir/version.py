@@ -20,7 +20,7 @@ from bot.process.version import bot_version
 DATA_VERSION = 3
 """The layout this code reads and writes. 1: before versions were stamped; 2: the history
 has an index of open turns; 3: notices know who subscribed a group, unanswered questions the
-files read, usage the forum topic."""
+files read, usage the forum topic and whether its tokens were estimated."""
 UNSTAMPED = 1
 """The version of a DATA_DIR with the bot's files but no stamp."""
 

@@ -445,6 +445,7 @@ _SCOPED_REPORTS = (
     "ALTER TABLE notice_subscriptions ADD COLUMN subscribed_by BIGINT",
     "ALTER TABLE unanswered ADD COLUMN files TEXT NOT NULL DEFAULT '[]'",
     "ALTER TABLE usage ADD COLUMN thread_id BIGINT",
+    "ALTER TABLE usage ADD COLUMN estimated BOOLEAN NOT NULL DEFAULT false",
 )
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -468,7 +469,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(18, "change notices: the documents folder as they last saw it", _NOTICE_FILES),
     Migration(
         19,
-        "who subscribed a group to notices, files read for unanswered questions, usage by topic",
+        "who subscribed a group to notices, files read for unanswered questions, usage by topic "
+        "and whether its tokens were estimated",
         _SCOPED_REPORTS,
     ),
     Migration(20, "which message carries which button data", _BUTTONS),

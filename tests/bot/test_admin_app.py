@@ -24,6 +24,7 @@ import pytest
 from bot.storage.access import Person
 from bot.telegram.texts import texts_for
 from bot.telegram.texts.admin_app import ENGLISH_APP, RUSSIAN_APP
+from tests.agent.test_stream_dialects import answer_stream
 from tests.bot.access_support import expect_requests, sent_to, tap, texts_to
 from tests.bot.admin_app_support import App
 from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, STRANGER_ID, USER_ID
@@ -387,6 +388,23 @@ class TestScopesAndFeedback:
             assert sum(d["tokens"] for d in usage["days"]) == 800_000
             assert [u["id"] for u in usage["users"]] == [USER_ID]
 
+    async def test_usage_the_bot_estimated_is_flagged(self, open_app: Any) -> None:
+        async with open_app() as app:
+            app.harness.llm.reply_text("Ответ.", usage=(600, 200))
+            await app.harness.feed(app.harness.updates.message("вопрос", user_id=ADMIN_ID))
+            _, reported = await app.get("usage")
+            stream = answer_stream("Ответ без счёта.")
+            app.harness.llm.reply_raw(stream, content_type="text/event-stream")
+            await app.harness.feed(app.harness.updates.message("вопрос", user_id=USER_ID))
+            _, usage = await app.get("usage")
+        assert reported["total"]["estimated"] is False
+        assert usage["total"]["estimated"] is True
+        assert usage["total"]["tokens"] > 800
+        assert {u["id"]: u["estimated"] for u in usage["users"]} == {
+            ADMIN_ID: False,
+            USER_ID: True,
+        }
+
     async def test_votes_are_counted_by_day(self, open_app: Any) -> None:
         async with open_app() as app:
             _, body = await app.get("feedback")
@@ -488,6 +506,25 @@ def _let_in_from_chromium(
         driver.quit()
 
 
+def _usage_in_chromium(url: str) -> dict[str, Any]:
+    """Open the page headless, go to the usage tab and read it (blocking)."""
+    from selenium.webdriver.common.by import By  # noqa: PLC0415  (only where a browser is installed)
+    from selenium.webdriver.support import expected_conditions  # noqa: PLC0415
+    from selenium.webdriver.support.ui import WebDriverWait  # noqa: PLC0415
+
+    driver = _chromium()
+    try:
+        wait = WebDriverWait(driver, 30)
+        driver.get(url)
+        tab = (By.CSS_SELECTOR, 'nav button[data-tab="usage"]')
+        wait.until(expected_conditions.element_to_be_clickable(tab)).click()
+        shown = 'body[data-shown="usage"]'
+        wait.until(expected_conditions.presence_of_element_located((By.CSS_SELECTOR, shown)))
+        return {"text": driver.find_element(By.ID, "view").text}
+    finally:
+        driver.quit()
+
+
 class TestInABrowser:
     async def test_the_page_lists_the_documents_and_trashes_one_after_asking(
         self, open_app: Any, sandbox_dir: Path
@@ -508,6 +545,20 @@ class TestInABrowser:
             assert not (sandbox_dir / CHARLOTTE).exists()
             _, audit = await app.get("audit")
             assert ("delete", CHARLOTTE) in [(e["action"], e["subject"]) for e in audit["entries"]]
+
+    async def test_the_usage_tab_marks_the_bots_estimates(self, open_app: Any) -> None:
+        missing = _browser_missing()
+        if missing is not None:
+            pytest.skip(f"no browser for the Mini App page: {missing}")
+        async with open_app() as app:
+            stream = answer_stream("Ответ без счёта.")
+            app.harness.llm.reply_raw(stream, content_type="text/event-stream")
+            await app.harness.feed(app.harness.updates.message("вопрос", user_id=USER_ID))
+            init_data = app.auth().removeprefix("tma ")
+            url = str(app.client.make_url("/admin/")) + "#tgWebAppData=" + quote(init_data)
+            seen = await asyncio.to_thread(_usage_in_chromium, url)
+        assert RUSSIAN_APP["usage_total"] + ": ≈" in seen["text"]
+        assert seen["text"].endswith(RUSSIAN_APP["usage_estimated"])
 
     async def test_the_people_tab_lets_a_waiting_person_in(self, open_app: Any) -> None:
         missing = _browser_missing()

@@ -9,6 +9,7 @@ from typing import Any
 from aiogram.methods import DeleteMyCommands, SetMyCommands
 from aiogram.types import BotCommandScopeChat
 
+from tests.agent.test_stream_dialects import answer_stream
 from tests.fakes.accounts import ADMIN_ID
 from tests.fakes.harness import Harness
 
@@ -166,6 +167,15 @@ class TestStatus:
         assert "раундов: 2, токенов: 2\u00a0400 (запрос) + 50 (ответ)" in text
         assert "sk-test" not in text
         assert "TEST_token" not in text
+
+    async def test_tokens_the_bot_estimated_are_marked(self, harness: Harness) -> None:
+        harness.llm.reply_raw(answer_stream("Ответ без счёта."), content_type="text/event-stream")
+        await harness.feed(harness.updates.message("вопрос"))
+        await harness.feed(harness.updates.command("/status"))
+        text = _last_text(harness)
+        assert "токенов: ≈" in text
+        assert "(запрос) + ≈" in text
+        assert "≈ — оценка: сервер модели не сообщил число токенов" in text
 
     async def test_before_any_question(self, harness: Harness) -> None:
         await harness.feed(harness.updates.command("/status", language_code="en"))

@@ -12,7 +12,6 @@ from typing import Any
 
 from bot.telegram.texts.scope import ENGLISH_SCOPE, RUSSIAN_SCOPE
 from tests.bot.source_support import GROUP_ID, in_topic
-from tests.bot.test_admin_app import open_app  # noqa: F401  (the Mini App's fixture)
 from tests.fakes.accounts import ADMIN_ID, BOT_USERNAME
 from tests.fakes.harness import Harness
 from tests.fakes.updates import mention_entity
@@ -131,7 +130,7 @@ class TestReportsNameNothingOutside:
 
     async def test_the_pages_audit_and_scopes_tabs_name_nothing_outside(
         self,
-        open_app: Any,  # noqa: F811
+        open_app: Any,
         tmp_path: Path,
     ) -> None:
         text = SCOPED + 'default = ["hr"]\n-100700 = ["hr"]\n-100701 = ["документы"]\n'
@@ -161,7 +160,7 @@ class TestUsageByForumTopic:
 
     async def test_the_pages_usage_counts_a_topic_by_the_topics_scope(
         self,
-        open_app: Any,  # noqa: F811
+        open_app: Any,
         tmp_path: Path,
     ) -> None:
         async with open_app(scopes_file=scopes_file(tmp_path, TOPICS)) as app:

@@ -1,5 +1,6 @@
 """`/usage` through the Dispatcher: its numbers are the fake model's `usage` summed, cached
-prompt tokens are priced apart, and admins get the month with a chart as a PNG."""
+prompt tokens are priced apart, tokens the bot estimated (a stream with no usage) are marked,
+and admins get the month with a chart as a PNG."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from aiogram.methods import SendPhoto
 from aiogram.types import BufferedInputFile
 
 from bot.budgets import Budgets
+from tests.agent.test_stream_dialects import answer_stream
 from tests.bot.access_support import texts_to, tuning
 from tests.fakes.accounts import ADMIN_ID, USER_ID
 from tests.fakes.clock import FakeClock
@@ -22,6 +24,8 @@ from tests.fakes.harness import Harness
 from tests.monitoring.test_endpoints import scrape, value, webhook_client
 
 NOON = datetime(2026, 12, 2, 10, 0, tzinfo=UTC).timestamp()
+ESTIMATED_RU = "≈ — оценка: сервер модели не сообщил число токенов"
+ESTIMATED_EN = "≈ — estimated: the model server did not report token counts"
 LIMITS = """
 currency = "$"
 
@@ -100,6 +104,42 @@ class TestOwnUsage:
         assert "Today: 320 tokens\n" in text
         assert "$" not in text
         assert "No budget limits your questions." in text
+
+
+class TestEstimatedUsage:
+    """A server that streams no usage (llama-cpp-python's) has its tokens estimated by the bot;
+    /usage marks every figure holding such tokens and says why under them."""
+
+    async def test_a_stream_without_usage_is_marked_with_a_footnote(self, priced: Harness) -> None:
+        priced.llm.reply_raw(answer_stream("Ответ без счёта."), content_type="text/event-stream")
+        await priced.feed(priced.updates.message("Что в договоре?"))
+        assert priced.llm.requests[0]["stream"] is True
+        text = await usage(priced)
+        assert "Сегодня: ≈" in text
+        assert "В этом месяце: ≈" in text
+        assert "из 10\u00a0000 токенов" in text
+        assert text.endswith("\n\n" + ESTIMATED_RU)
+
+    async def test_reported_usage_is_not_marked(self, priced: Harness) -> None:
+        reported = {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320}
+        body = answer_stream("Ответ со счётом.", usage=reported)
+        priced.llm.reply_raw(body, content_type="text/event-stream")
+        await priced.feed(priced.updates.message("Что в договоре?"))
+        text = await usage(priced, language_code="en")
+        assert "Today: 320 tokens" in text
+        assert "≈" not in text
+        assert "estimated" not in text
+
+    async def test_the_admins_month_marks_only_what_holds_estimates(self, priced: Harness) -> None:
+        priced.llm.reply_raw(answer_stream("Ответ без счёта."), content_type="text/event-stream")
+        await priced.feed(priced.updates.message("Что в договоре?"))
+        await ask(priced, cached_reply("Ответ.", 100, 0, 20), user_id=ADMIN_ID)
+        text = await usage(priced, user_id=ADMIN_ID, language_code="en")
+        assert "Total: ≈" in text
+        assert f"<code>{USER_ID}</code>: ≈" in text
+        assert f"<code>{ADMIN_ID}</code>: 120 tokens" in text
+        assert "2026-12-02: ≈" in text
+        assert text.endswith("\n\n" + ESTIMATED_EN)
 
 
 class TestAdminUsage:

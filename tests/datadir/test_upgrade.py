@@ -19,10 +19,15 @@ import pytest
 
 from bot.datadir import DATA_VERSION, DataVersionError, upgrade
 from bot.datadir.steps import STEPS, DataDirStep, transaction
+from bot.datadir.version import write_stamp
 from bot.process.data_files import DataFiles
 from bot.services import open_services
 from bot.settings_loader import load_settings
+from tests.agent.test_stream_dialects import answer_stream
+from tests.bot.access_support import texts_to, tuning
+from tests.bot.test_usage_command import ESTIMATED_RU, NOON
 from tests.fakes.accounts import USER_ID
+from tests.fakes.clock import FakeClock
 from tests.fakes.fixtures import DispatcherFactory
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,6 +40,30 @@ OLD_ANSWER = "Для шарлотки нужен 1 стакан сахара."
 def old_data(tmp_path: Path) -> Path:
     """A copy of the DATA_DIR the previous release made."""
     return Path(shutil.copytree(OLD_DATA, tmp_path / "data"))
+
+
+USAGE_V2 = """
+CREATE TABLE usage (
+    id INTEGER PRIMARY KEY,
+    question TEXT UNIQUE,
+    user_id INTEGER,
+    chat_id INTEGER,
+    model TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    cached_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    at REAL NOT NULL,
+    done INTEGER NOT NULL
+);
+CREATE TABLE usage_warnings (
+    subject TEXT NOT NULL,
+    period TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (subject, period)
+);
+"""
+"""The usage file as data version 2 made it: no `estimated` column."""
 
 
 def user_version(path: Path) -> int:
@@ -93,6 +122,44 @@ class TestUpgrade:
         assert [m.version for m in STEPS] == list(range(2, DATA_VERSION + 1))
 
 
+class TestUsageMarkedEstimated:
+    async def test_a_usage_file_without_the_column_is_upgraded_and_keeps_counting(
+        self, make_dispatcher: DispatcherFactory, tmp_path: Path
+    ) -> None:
+        data = tmp_path / "data"
+        data.mkdir()
+        write_stamp(DataFiles(data), 2)
+        with sqlite3.connect(data / "usage.sqlite3") as db:
+            db.executescript(USAGE_V2)
+            db.execute(
+                "INSERT INTO usage (question, user_id, chat_id, model, kind, prompt_tokens, "
+                "cached_tokens, completion_tokens, at, done) "
+                "VALUES ('1:1', ?, ?, 'gpt-4.1-mini', 'answer', 300, 0, 20, ?, 1)",
+                (USER_ID, USER_ID, NOON),
+            )
+        db.close()
+        async with make_dispatcher(data_dir=data, tuning=tuning(FakeClock(NOON))) as harness:
+            assert stamp(data) == DATA_VERSION
+            await harness.feed(harness.updates.command("/usage"))
+            assert "Сегодня: 320 токенов" in texts_to(harness, USER_ID)[-1]
+            stream = answer_stream("Ответ без счёта.")
+            harness.llm.reply_raw(stream, content_type="text/event-stream")
+            await harness.feed(harness.updates.message("Что в договоре?"))
+            await harness.feed(harness.updates.command("/usage"))
+            text = texts_to(harness, USER_ID)[-1]
+        assert "Сегодня: ≈" in text
+        assert text.endswith(ESTIMATED_RU)
+        with sqlite3.connect(data / "usage.sqlite3") as db:
+            rows = db.execute("SELECT prompt_tokens, estimated FROM usage ORDER BY id").fetchall()
+        db.close()
+        assert rows[0] == (300, 0)
+        assert rows[1][1] == 1
+
+    def test_the_step_leaves_a_folder_without_usage_alone(self, old_data: Path) -> None:
+        upgrade(DataFiles(old_data))
+        assert not (old_data / "usage.sqlite3").exists()
+
+
 def columns(path: Path, table: str) -> list[str]:
     with sqlite3.connect(path) as db:
         return [str(row[1]) for row in db.execute(f"PRAGMA table_info({table})")]
@@ -115,7 +182,7 @@ class TestVersionThree:
         assert upgrade(files) == 2
         assert stamp(tmp_path) == 3
         assert columns(files.notices, "notice_subscriptions")[-1] == "subscribed_by"
-        assert columns(files.usage, "usage")[-1] == "thread_id"
+        assert columns(files.usage, "usage")[-2:] == ["thread_id", "estimated"]
         with sqlite3.connect(files.unanswered) as db:
             assert db.execute("SELECT question, files FROM unanswered").fetchall() == [
                 ("где справка", "[]")

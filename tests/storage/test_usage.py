@@ -50,7 +50,9 @@ def usage(backend: str, request: pytest.FixtureRequest) -> UsageStore:
     return store
 
 
-def answer(message_id: int, prompt: int, completion: int, cached: int = 0) -> Use:
+def answer(
+    message_id: int, prompt: int, completion: int, cached: int = 0, *, estimated: bool = False
+) -> Use:
     return Use(
         "model-a",
         "answer",
@@ -58,6 +60,7 @@ def answer(message_id: int, prompt: int, completion: int, cached: int = 0) -> Us
         user_id=USER,
         chat_id=CHAT,
         question=question_key(CHAT, message_id),
+        estimated=estimated,
     )
 
 
@@ -85,6 +88,20 @@ class TestUsage:
             ("answer", 2): Tokens(10, 0, 5),
             ("embeddings", 2): Tokens(30, 0, 0),
         }
+
+    async def test_estimated_tokens_are_summed_apart(
+        self, usage: UsageStore, clock: FakeClock
+    ) -> None:
+        assert await usage.record(answer(1, 100, 20))
+        key = question_key(CHAT, 2)
+        assert await usage.reserve(key, user_id=USER, chat_id=CHAT, allowances=[]) is None
+        assert await usage.record(answer(2, 50, 10, estimated=True))
+        clock.advance(86_400)
+        assert await usage.record(answer(3, 7, 3))
+        spent = await usage.spent(who="user", id=USER, since=0.0)
+        assert spent == Tokens(157, 0, 33, estimated=60)
+        by_day = {s.day: s.tokens for s in await usage.sums(0.0)}
+        assert by_day == {1: Tokens(150, 0, 30, estimated=60), 2: Tokens(7, 0, 3)}
 
     async def test_a_reservation_is_refused_once_the_budget_is_spent(
         self, usage: UsageStore

@@ -1,9 +1,10 @@
 """Tokens spent on the model, per question, so budgets hold and admins see what it costs.
 
 One row per model use: who asked (user, chat), which model, what for (`Kind`), the prompt
-tokens (of which `cached` the server had seen before), the completion tokens, and when. A row
-carries no text. A question's row is keyed by its chat and message (`question`), so a question
-answered once is counted once, whichever worker answered it.
+tokens (of which `cached` the server had seen before), the completion tokens, whether they were
+`estimated` by the bot (a server that reports no usage, as llama-cpp-python's in a stream), and
+when. A row carries no text. A question's row is keyed by its chat and message (`question`), so
+a question answered once is counted once, whichever worker answered it.
 
 A budgeted question is first *reserved* (`reserve`): a row with no tokens yet, written only
 when the asker's spending leaves room, in one step that two workers cannot interleave. While
@@ -35,11 +36,13 @@ longer counts as in flight (and the history's sweep deletes it)."""
 @dataclass(frozen=True, slots=True)
 class Tokens:
     """Tokens of one use or a sum of them; `cached` is the part of `prompt` the server had
-    seen before (and bills at its cached price)."""
+    seen before (and bills at its cached price). In a sum, `estimated` is the part of `total`
+    the bot estimated because the server reported none: figures holding some are shown marked."""
 
     prompt: int = 0
     cached: int = 0
     completion: int = 0
+    estimated: int = 0
 
     @property
     def total(self) -> int:
@@ -51,6 +54,7 @@ class Tokens:
             self.prompt + other.prompt,
             self.cached + other.cached,
             self.completion + other.completion,
+            self.estimated + other.estimated,
         )
 
 
@@ -67,6 +71,8 @@ class Use:
     """The question's key (`question_key`); None for uses that belong to no question."""
     thread_id: int | None = None
     """The forum topic the question was asked in, whose scope decides who sees its use."""
+    estimated: bool = False
+    """Whether `tokens` were estimated by the bot: the server reported no usage."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """`UsageStore` in PostgreSQL, for several workers sharing DATABASE_URL: one count for all.
 
-The tables (`usage`, `usage_warnings`) come with the schema's migrations. A reservation takes
+The tables (`usage`, `usage_warnings`) come with the schema's migrations (`estimated` with
+version 19). A reservation takes
 a transaction-scoped advisory lock per user and chat it counts (in one order, so two never
 wait on each other), sums and writes under it: a second worker reserving for the same person
 waits, then sees the first one's reservation in flight.
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 _COLUMN = {"user": "user_id", "chat": "chat_id"}
 _LOCKS = "usage"
+_ESTIMATED = "coalesce(sum(prompt_tokens + completion_tokens) FILTER (WHERE estimated), 0)"
 
 
 class PostgresUsage:
@@ -62,14 +64,21 @@ class PostgresUsage:
     async def record(self, use: Use) -> bool:
         """Fill the question's reservation in, or add a row of its own."""
         tokens = use.tokens
-        values = (use.model, use.kind, tokens.prompt, tokens.cached, tokens.completion)
+        values = (
+            use.model,
+            use.kind,
+            tokens.prompt,
+            tokens.cached,
+            tokens.completion,
+            use.estimated,
+        )
         now = self._clock()
         async with self._pool.acquire() as connection, connection.transaction():
             if use.question is not None:
                 status = await connection.execute(
                     "UPDATE usage SET model = $1, kind = $2, prompt_tokens = $3, "
-                    "cached_tokens = $4, completion_tokens = $5, at = $6, done = true, "
-                    "thread_id = $8 WHERE question = $7 AND NOT done",
+                    "cached_tokens = $4, completion_tokens = $5, estimated = $6, at = $7, "
+                    "done = true, thread_id = $9 WHERE question = $8 AND NOT done",
                     *values,
                     now,
                     use.question,
@@ -79,8 +88,8 @@ class PostgresUsage:
                     return True
             added = await connection.fetchval(
                 "INSERT INTO usage (model, kind, prompt_tokens, cached_tokens, "
-                "completion_tokens, at, question, user_id, chat_id, done, thread_id) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10) "
+                "completion_tokens, estimated, at, question, user_id, chat_id, done, thread_id) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true, $11) "
                 "ON CONFLICT (question) DO NOTHING RETURNING id",
                 *values,
                 now,
@@ -99,20 +108,20 @@ class PostgresUsage:
         """Tokens recorded for one user or chat since `since`."""
         row = await self._pool.fetchrow(
             "SELECT coalesce(sum(prompt_tokens), 0) AS p, coalesce(sum(cached_tokens), 0) AS c, "
-            f"coalesce(sum(completion_tokens), 0) AS o FROM usage WHERE {_COLUMN[who]} = $1 "
-            "AND at >= $2 AND done",
+            f"coalesce(sum(completion_tokens), 0) AS o, {_ESTIMATED} AS e FROM usage "
+            f"WHERE {_COLUMN[who]} = $1 AND at >= $2 AND done",
             id,
             since,
         )
         assert row is not None  # an aggregate always has its row
-        return Tokens(int(row["p"]), int(row["c"]), int(row["o"]))
+        return Tokens(int(row["p"]), int(row["c"]), int(row["o"]), int(row["e"]))
 
     async def sums(self, since: float, *, utc_offset_s: float = 0.0) -> list[UsageSum]:
         """Recorded use since `since`, per user, chat, model, kind and day."""
         rows = await self._pool.fetch(
             "SELECT user_id, chat_id, model, kind, floor((at + $1) / 86400)::bigint AS day, "
             "sum(prompt_tokens) AS p, sum(cached_tokens) AS c, sum(completion_tokens) AS o, "
-            "thread_id FROM usage WHERE at >= $2 AND done "
+            f"{_ESTIMATED} AS e, thread_id FROM usage WHERE at >= $2 AND done "
             "GROUP BY user_id, chat_id, thread_id, model, kind, day",
             utc_offset_s,
             since,
@@ -124,7 +133,7 @@ class PostgresUsage:
                 str(row["model"]),
                 row["kind"],
                 int(row["day"]),
-                Tokens(int(row["p"]), int(row["c"]), int(row["o"])),
+                Tokens(int(row["p"]), int(row["c"]), int(row["o"]), int(row["e"])),
                 row["thread_id"],
             )
             for row in rows

@@ -1,6 +1,7 @@
 """`UsageStore` in one SQLite file in DATA_DIR, worked on by one thread (the storage's
 `SqliteThread`): a reservation's check and write are one transaction on that thread, so no
-other question of this process comes between them."""
+other question of this process comes between them. A file from before uses were marked
+estimated gets its `estimated` column from the DATA_DIR upgrade step (`bot.datadir.steps`)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ CREATE TABLE IF NOT EXISTS usage (
     completion_tokens INTEGER NOT NULL,
     at REAL NOT NULL,
     done INTEGER NOT NULL,
+    estimated INTEGER NOT NULL DEFAULT 0,
     thread_id INTEGER
 );
 CREATE INDEX IF NOT EXISTS usage_by_user ON usage (user_id, at);
@@ -47,6 +49,9 @@ CREATE TABLE IF NOT EXISTS usage_warnings (
 """
 
 _COLUMN = {"user": "user_id", "chat": "chat_id"}
+_ESTIMATED = (
+    "coalesce(sum(CASE WHEN estimated THEN prompt_tokens + completion_tokens ELSE 0 END), 0)"
+)
 
 
 class SqliteUsage:
@@ -92,27 +97,27 @@ class SqliteUsage:
         row = await self._db.run(
             lambda db: db.execute(
                 "SELECT coalesce(sum(prompt_tokens), 0), coalesce(sum(cached_tokens), 0), "
-                f"coalesce(sum(completion_tokens), 0) FROM usage WHERE {_COLUMN[who]} = ? "
-                "AND at >= ? AND done = 1",
+                f"coalesce(sum(completion_tokens), 0), {_ESTIMATED} FROM usage "
+                f"WHERE {_COLUMN[who]} = ? AND at >= ? AND done = 1",
                 (id, since),
             ).fetchone()
         )
-        return Tokens(int(row[0]), int(row[1]), int(row[2]))
+        return Tokens(int(row[0]), int(row[1]), int(row[2]), int(row[3]))
 
     async def sums(self, since: float, *, utc_offset_s: float = 0.0) -> list[UsageSum]:
         """Recorded use since `since`, per user, chat, model, kind and day."""
         rows = await self._db.run(
             lambda db: db.execute(
                 "SELECT user_id, chat_id, model, kind, CAST((at + ?) / 86400 AS INTEGER) AS day, "
-                "sum(prompt_tokens), sum(cached_tokens), sum(completion_tokens), thread_id "
-                "FROM usage WHERE at >= ? AND done = 1 "
+                f"sum(prompt_tokens), sum(cached_tokens), sum(completion_tokens), {_ESTIMATED}, "
+                "thread_id FROM usage WHERE at >= ? AND done = 1 "
                 "GROUP BY user_id, chat_id, thread_id, model, kind, day",
                 (utc_offset_s, since),
             ).fetchall()
         )
         return [
-            UsageSum(u, c, str(m), k, int(d), Tokens(int(p), int(ca), int(co)), t)
-            for u, c, m, k, d, p, ca, co, t in rows
+            UsageSum(u, c, str(m), k, int(d), Tokens(int(p), int(ca), int(co), int(e)), t)
+            for u, c, m, k, d, p, ca, co, e, t in rows
         ]
 
     async def claim_warning(self, subject: str, period: str) -> bool:
@@ -174,12 +179,20 @@ def _reserve(
 
 def _record(db: sqlite3.Connection, use: Use, now: float) -> bool:
     tokens = use.tokens
-    values = (use.model, use.kind, tokens.prompt, tokens.cached, tokens.completion, now)
+    values = (
+        use.model,
+        use.kind,
+        tokens.prompt,
+        tokens.cached,
+        tokens.completion,
+        int(use.estimated),
+        now,
+    )
     with transaction(db):
         if use.question is not None:
             filled = db.execute(
                 "UPDATE usage SET model = ?, kind = ?, prompt_tokens = ?, cached_tokens = ?, "
-                "completion_tokens = ?, at = ?, done = 1, thread_id = ? "
+                "completion_tokens = ?, estimated = ?, at = ?, done = 1, thread_id = ? "
                 "WHERE question = ? AND done = 0",
                 (*values, use.thread_id, use.question),
             ).rowcount
@@ -187,8 +200,8 @@ def _record(db: sqlite3.Connection, use: Use, now: float) -> bool:
                 return True
         added = db.execute(
             "INSERT INTO usage (model, kind, prompt_tokens, cached_tokens, completion_tokens, "
-            "at, question, user_id, chat_id, done, thread_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT DO NOTHING",
+            "estimated, at, question, user_id, chat_id, done, thread_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT DO NOTHING",
             (*values, use.question, use.user_id, use.chat_id, use.thread_id),
         ).rowcount
         return bool(added)

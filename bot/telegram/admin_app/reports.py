@@ -137,13 +137,15 @@ class ReportsApi:
 
 
 def _spent(spend: Spend) -> dict[str, Any]:
-    """Tokens and money for the page; money is None when a model has no price."""
+    """Tokens and money for the page; money is None when a model has no price, `estimated`
+    says some of the tokens were the bot's estimate (the page marks them)."""
     tokens = spend.tokens
     return {
         "tokens": tokens.total,
         "prompt": tokens.prompt,
         "cached": tokens.cached,
         "completion": tokens.completion,
+        "estimated": tokens.estimated > 0,
         "cost": spend.cost,
     }
 

@@ -150,6 +150,7 @@ async def on_status(
         documents=await _documents_seen(toolbox, chat_context),
         ready=index.ready,
         last=last,
+        estimated=usage is not None and usage.estimated,
     )
     text += _meaning_line(
         toolbox, chat_context.texts, admin=is_admin and not chat_context.is_group

@@ -257,7 +257,16 @@ class Asker:
             )
             model = answer.fallback_model or main_model  # the model that wrote it is paid
             await budgets.record(
-                Use(model, "answer", tokens, user_id, chat_id, key, _topic(message))
+                Use(
+                    model,
+                    "answer",
+                    tokens,
+                    user_id,
+                    chat_id,
+                    key,
+                    _topic(message),
+                    estimated=usage.estimated,
+                )
             )
 
         return counted

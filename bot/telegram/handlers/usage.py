@@ -24,11 +24,11 @@ from bot.budgets.periods import started, utc_offset_s
 from bot.budgets.report import Spend, Summary, spend_of, summarise
 from bot.scopes import Scopes
 from bot.scopes.viewer import sees_scope
-from bot.storage.usage import UsageSum
+from bot.storage.usage import Tokens, UsageSum
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import say
 from bot.telegram.texts.numbers import count, decimal
-from bot.telegram.texts.usage import UsageTexts, usage_texts
+from bot.telegram.texts.usage import ESTIMATED_MARK, UsageTexts, usage_texts
 from bot.telegram.tuning import Tuning
 from tools.jail.scope import Scope
 
@@ -72,6 +72,7 @@ async def _own(
     now = tuning.wall_clock()
     lines = [texts.mine_title]
     limited = False
+    estimated = False
     labels: tuple[tuple[Period, str], ...] = (("day", texts.today), ("month", texts.month))
     for period, label in labels:
         since = started(now, period, limits.zone)
@@ -81,6 +82,7 @@ async def _own(
             limits.user_budget(user_id, period, is_admin=is_admin) if limits.configured else None
         )
         limited = limited or budget is not None
+        estimated = estimated or spend.tokens.estimated > 0
         of = ""
         if budget is not None:
             percent = int(spend.tokens.total * 100 / budget)
@@ -88,13 +90,15 @@ async def _own(
         lines.append(
             texts.spent_line.format(
                 label=label,
-                tokens=_tokens(texts, spend.tokens.total),
+                tokens=_figure(texts, spend.tokens),
                 cost=_cost(texts, budgets, spend),
                 budget=of,
             )
         )
     if not limited:
         lines += ["", texts.no_budget]
+    if estimated:
+        lines += ["", texts.estimated]
     return "\n".join(lines)
 
 
@@ -192,12 +196,14 @@ def _admin_text(
         for day, spend in summary.days
         if spend.tokens.total
     ]
+    if summary.total.tokens.estimated:
+        lines += ["", texts.estimated]
     return "\n".join(lines)
 
 
 def _item(texts: UsageTexts, budgets: Budgets, name: str, spend: Spend) -> str:
     return texts.item_line.format(
-        name=name, tokens=_tokens(texts, spend.tokens.total), cost=_cost(texts, budgets, spend)
+        name=name, tokens=_figure(texts, spend.tokens), cost=_cost(texts, budgets, spend)
     )
 
 
@@ -207,6 +213,13 @@ def _priced(budgets: Budgets, sums: Sequence[UsageSum]) -> Spend:
 
 def _tokens(texts: UsageTexts, n: int) -> str:
     return count(texts.lang, n, texts.tokens_word)
+
+
+def _figure(texts: UsageTexts, tokens: Tokens) -> str:
+    """The tokens' total, marked when the bot estimated some of them (the model server reported
+    none): the footnote `texts.estimated` says so under the figures."""
+    mark = ESTIMATED_MARK if tokens.estimated else ""
+    return mark + _tokens(texts, tokens.total)
 
 
 def _cost(texts: UsageTexts, budgets: Budgets, spend: Spend) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from bot.telegram.texts.usage import ENGLISH_USAGE, RUSSIAN_USAGE
+
 RUSSIAN_APP: Mapping[str, str] = MappingProxyType(
     {
         "menu_button": "Админка",
@@ -58,6 +60,7 @@ RUSSIAN_APP: Mapping[str, str] = MappingProxyType(
         "usage_models": "По моделям",
         "usage_total": "Всего",
         "usage_none": "Расхода в этом месяце пока нет.",
+        "usage_estimated": RUSSIAN_USAGE.estimated,
         "error_auth": "Откройте админку заново из меню бота в Telegram.",
         "error_admin": "Только для админов бота.",
         "error_bad_request": "Запрос не понят: {detail}",
@@ -120,6 +123,7 @@ ENGLISH_APP: Mapping[str, str] = MappingProxyType(
         "usage_models": "By model",
         "usage_total": "Total",
         "usage_none": "Nothing used this month yet.",
+        "usage_estimated": ENGLISH_USAGE.estimated,
         "error_auth": "Open the admin app again from the bot's menu in Telegram.",
         "error_admin": "For the bot's admins only.",
         "error_bad_request": "Request not understood: {detail}",

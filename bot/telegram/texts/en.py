@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.quotes.marks import ENGLISH_WORDS
 from bot.telegram.texts.model import Texts
+from bot.telegram.texts.usage import ENGLISH_USAGE
 
 ENGLISH = Texts(
     lang="en",
@@ -111,6 +112,7 @@ ENGLISH = Texts(
     status_meaning_error="⚠️ Embeddings server: {error}",
     status_last="🔁 Last question: {rounds}, {prompt} tokens in + {completion} out",
     status_no_last="🔁 No questions in this conversation yet.",
+    status_estimated=ENGLISH_USAGE.estimated,
     error_unavailable="⚠️ The model server is down or too slow right now. Try again in a minute.",
     error_stream_cut="⚠️ The model's answer was cut off midway: the connection to the model "
     "server broke. Please ask again.",

@@ -15,6 +15,7 @@ from bot.agent.breaker import BreakerState
 from bot.quotes.marks import QuoteWords, pages_words
 from bot.telegram.texts.names import visible
 from bot.telegram.texts.numbers import count, decimal, integer
+from bot.telegram.texts.usage import ESTIMATED_MARK
 
 
 def _code(value: object) -> str:
@@ -101,6 +102,8 @@ class Texts:
     status_meaning_error: str
     status_last: str
     status_no_last: str
+    status_estimated: str
+    """Under the last question's tokens when the bot estimated them (the server reported none)."""
     error_unavailable: str
     error_stream_cut: str
     error_auth: str
@@ -287,8 +290,10 @@ class Texts:
         documents: int,
         ready: bool,
         last: tuple[int, int, int] | None,
+        estimated: bool = False,
     ) -> str:
-        """`/status`: model, context fill, index size and the last question's cost."""
+        """`/status`: model, context fill, index size and the last question's cost, its tokens
+        marked when `estimated`."""
         percent = round(100 * tokens / window) if window else 0
         lines = [
             self.status_title,
@@ -307,14 +312,17 @@ class Texts:
             lines.append(self.status_no_last)
         else:
             rounds, prompt, completion = last
+            mark = ESTIMATED_MARK if estimated else ""
             lines.append(
                 self.status_last.format(
                     rounds=count(self.lang, rounds, self.rounds_forms),
                     rounds_n=self.number(rounds),
-                    prompt=self.number(prompt),
-                    completion=self.number(completion),
+                    prompt=mark + self.number(prompt),
+                    completion=mark + self.number(completion),
                 )
             )
+            if estimated:
+                lines.append(self.status_estimated)
         return "\n".join(lines)
 
     def models_status(self, states: Sequence[BreakerState]) -> str:

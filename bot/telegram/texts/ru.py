@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.quotes.marks import RUSSIAN_WORDS
 from bot.telegram.texts.model import Texts
+from bot.telegram.texts.usage import RUSSIAN_USAGE
 
 RUSSIAN = Texts(
     lang="ru",
@@ -115,6 +116,7 @@ RUSSIAN = Texts(
     status_last="🔁 Последний вопрос — раундов: {rounds_n}, токенов: {prompt} (запрос) + "
     "{completion} (ответ)",
     status_no_last="🔁 В этом разговоре ещё не было вопросов.",
+    status_estimated=RUSSIAN_USAGE.estimated,
     error_unavailable="⚠️ Сервер модели сейчас недоступен или слишком долго отвечает. "
     "Попробуйте через минуту.",
     error_stream_cut="⚠️ Ответ модели оборвался на полуслове: связь с сервером модели "

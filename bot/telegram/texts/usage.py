@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from bot.budgets.limits import Period
 from bot.storage.usage import Who
 
+ESTIMATED_MARK = "≈"
+"""Before a figure that holds tokens the bot estimated (the model server reported none)."""
+
 
 @dataclass(frozen=True, slots=True)
 class UsageTexts:
@@ -50,6 +53,8 @@ class UsageTexts:
     """`{month}`."""
     hours_minutes: str
     """`{hours}`, `{minutes}`."""
+    estimated: str
+    """The footnote under figures marked `ESTIMATED_MARK`."""
 
 
 ENGLISH_USAGE = UsageTexts(
@@ -95,6 +100,7 @@ ENGLISH_USAGE = UsageTexts(
     item_line="{name}: {tokens}{cost}",
     chart_caption="Tokens per day in {month}",
     hours_minutes="{hours} h {minutes} min",
+    estimated=f"{ESTIMATED_MARK} — estimated: the model server did not report token counts",
 )
 
 RUSSIAN_USAGE = UsageTexts(
@@ -140,6 +146,7 @@ RUSSIAN_USAGE = UsageTexts(
     item_line="{name}: {tokens}{cost}",
     chart_caption="Токены по дням за {month}",
     hours_minutes="{hours} ч {minutes} мин",
+    estimated=f"{ESTIMATED_MARK} — оценка: сервер модели не сообщил число токенов",
 )
 
 

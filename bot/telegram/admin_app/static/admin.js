@@ -213,7 +213,7 @@
 
   function spent(item, currency) {
     const money = item.cost === null || item.cost === undefined ? "" : " · " + currency + item.cost.toFixed(2);
-    return item.tokens.toLocaleString() + money;
+    return (item.estimated ? "≈" : "") + item.tokens.toLocaleString() + money;
   }
 
   views.usage = async function (view) {
@@ -238,6 +238,7 @@
     for (const model of usage.models) {
       view.append(el("div", model.model + ": " + spent(model, usage.currency), "row"));
     }
+    if (usage.total.estimated) view.append(el("p", words.usage_estimated, "muted estimated"));
   };
 
   function waitingRow(waiting) {
