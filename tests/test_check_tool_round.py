@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from bot.check.tool_round import NO_TOOLS_HINT, ONLY_WHEN_TOLD, TOOL_NAME, check_tool_round
+from bot.check.tool_round import (
+    NO_TOOLS_HINT,
+    ONLY_WHEN_TOLD,
+    SLOW_HINT,
+    TOOL_NAME,
+    check_tool_round,
+)
 from bot.settings.model import Settings
 from bot.settings_loader import load_settings
 from tests.fakes import tool_round
@@ -91,6 +97,7 @@ class TestAServerThatFallsShort:
         assert outcome.ok is False
         assert outcome.text.startswith("a request with a tool failed (")
         assert "did not answer within 0.3s" in outcome.text
+        assert outcome.text.endswith(SLOW_HINT)
         assert KEY not in outcome.text
 
     async def test_offline_asks_nothing(self, fake_llm: FakeLLM) -> None:

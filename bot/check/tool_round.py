@@ -59,6 +59,9 @@ NO_TOOLS_HINT = (
     "start llama_cpp.server with --chat_format chatml-function-calling, or use a model/server "
     "with tool calling"
 )
+SLOW_HINT = (
+    "the model is too slow for the check, and would be for questions: a smaller model, or a GPU"
+)
 ONLY_WHEN_TOLD = (
     "the model called the tool only when the request named it in tool_choice; asked as the "
     "bot asks, it answered without it, so answers would not search the documents: use a "
@@ -140,7 +143,10 @@ async def _shown(_: str) -> None:
 
 
 def _hint(exc: AgentError) -> str:
-    if "stream" in str(exc).lower():
+    text = str(exc).lower()
+    if "did not answer within" in text:
+        return SLOW_HINT
+    if "stream" in text:
         return f"set STREAM=off, or {NO_TOOLS_HINT}"
     return NO_TOOLS_HINT
 
