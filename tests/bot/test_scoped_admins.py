@@ -15,6 +15,7 @@ from tests.bot.source_support import GROUP_ID, in_topic
 from tests.fakes.accounts import ADMIN_ID, BOT_USERNAME
 from tests.fakes.harness import Harness
 from tests.fakes.updates import mention_entity
+from tools.jail.scope import Scope
 
 SCOPED = f'{ADMIN_ID} = ["документы"]\n'
 TOPICS = SCOPED + f'{GROUP_ID} = ["документы"]\n"{GROUP_ID}/7" = ["hr"]\n'
@@ -100,6 +101,49 @@ class TestScopeGivesNoMoreThanTheAdminSees:
         async with make_dispatcher() as harness:
             done = await command(harness, "/scope *", **GROUP)
             assert done == RUSSIAN_SCOPE.set_done.format(folders=RUSSIAN_SCOPE.everything)
+
+
+class TestScopeShowsNoFolderOutside:
+    async def test_a_group_given_more_by_the_file_shows_only_the_admins_folders(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        text = SCOPED + f'{GROUP_ID} = ["hr", "документы"]\n'
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path, text)) as harness:
+            shown = await command(harness, "/scope", **GROUP)
+        assert RUSSIAN_SCOPE.within.format(folders=MINE) in shown
+        assert RUSSIAN_SCOPE.outside in shown
+        assert RUSSIAN_SCOPE.from_file in shown
+        assert "hr" not in shown
+
+    async def test_a_group_given_only_other_folders_names_none_of_them(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path)) as harness:
+            scopes = harness.dp["scopes"]
+            await scopes.set_chat(GROUP_ID, Scope.of(["hr"]), by=7)
+            shown = await command(harness, "/scope", **GROUP, language_code="en")
+        none = ENGLISH_SCOPE.within.format(folders=ENGLISH_SCOPE.none_within)
+        assert none in shown
+        assert ENGLISH_SCOPE.outside in shown
+        assert "hr" not in shown
+
+    async def test_a_group_open_to_everything_is_not_called_everything(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path)) as harness:
+            shown = await command(harness, "/scope", **GROUP)
+        assert RUSSIAN_SCOPE.within.format(folders=MINE) in shown
+        assert RUSSIAN_SCOPE.outside in shown
+        assert RUSSIAN_SCOPE.everything not in shown
+
+    async def test_a_group_within_the_admins_folders_is_shown_as_it_is(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        text = SCOPED + f'{GROUP_ID} = ["документы"]\n'
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path, text)) as harness:
+            shown = await command(harness, "/scope", **GROUP)
+        assert RUSSIAN_SCOPE.current.format(folders=MINE) in shown
+        assert RUSSIAN_SCOPE.outside not in shown
 
 
 class TestReportsNameNothingOutside:
