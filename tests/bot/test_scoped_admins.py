@@ -1,6 +1,7 @@
 """An admin limited to some folders sees nothing outside them, on any surface: the scopes they
-give with `/scope`, `/status`, `/audit`, `/usage` (a forum topic by its own scope), and the Mini
-App's audit, scopes and usage tabs.
+give with `/scope` and the folders it shows, `/status`, `/audit`, `/gaps` (a question kept by a
+👎 "not in the documents" too), `/usage` (a forum topic by its own scope), and the Mini App's
+audit, scopes and usage tabs.
 
 The admin (`ADMIN_ID`) is given `документы` in SCOPES_FILE; `hr/` and `финансы/` are outside.
 """
@@ -10,9 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from aiogram.types import InlineKeyboardMarkup
+
 from bot.telegram.texts.scope import ENGLISH_SCOPE, RUSSIAN_SCOPE
-from tests.bot.source_support import GROUP_ID, in_topic
-from tests.fakes.accounts import ADMIN_ID, BOT_USERNAME
+from tests.bot.source_support import CHARLOTTE, GROUP_ID, Answered, ask_reading, in_topic, tap
+from tests.bot.test_feedback import PROMPT_ID, _expect_prompt, _prompts
+from tests.fakes.accounts import ADMIN_ID, BOT_USERNAME, USER_ID
 from tests.fakes.harness import Harness
 from tests.fakes.updates import mention_entity
 from tools.jail.scope import Scope
@@ -62,6 +66,25 @@ async def ask_in_group(harness: Harness, tokens: tuple[int, int], topic: int | N
             **(in_topic(topic) if topic is not None else {}),
         )
     )
+
+
+async def not_in_the_documents(harness: Harness, answered: Answered) -> None:
+    """The asker's 👎 under `answered`, then "not in the documents" under the question why."""
+    _expect_prompt(harness, USER_ID)
+    await tap(harness, answered, answered.votes[1][1])
+    prompt = _prompts(harness)[-1]
+    assert isinstance(prompt.reply_markup, InlineKeyboardMarkup)
+    reasons = prompt.reply_markup.inline_keyboard
+    assert reasons[0][0].callback_data is not None
+    message = {
+        "message_id": PROMPT_ID,
+        "date": 0,
+        "chat": {"id": USER_ID, "type": "private", "first_name": "User"},
+        "text": str(prompt.text),
+        "reply_markup": prompt.reply_markup.model_dump(mode="json", exclude_none=True),
+    }
+    why = harness.updates.callback(reasons[0][0].callback_data, user_id=USER_ID, message=message)
+    await harness.feed(why)
 
 
 INSIDE_AUDIT = {
@@ -190,6 +213,17 @@ class TestReportsNameNothingOutside:
             keys = {e["key"] for e in body["file"]["entries"]}
             assert keys == {str(ADMIN_ID), "-100701"}
             assert [s["place"] for s in body["set"]] == ["-100779"]
+
+
+class TestGapsFromFeedback:
+    async def test_not_in_the_documents_under_an_answer_that_read_outside_is_not_shown(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path)) as harness:
+            await not_in_the_documents(harness, await ask_reading(harness, "hr/отпуск.md"))
+            assert "где это?" not in await command(harness, "/gaps", user_id=ADMIN_ID)
+            await not_in_the_documents(harness, await ask_reading(harness, CHARLOTTE))
+            assert "где это?" in await command(harness, "/gaps", user_id=ADMIN_ID)
 
 
 class TestUsageByForumTopic:
