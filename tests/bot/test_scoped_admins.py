@@ -1,6 +1,7 @@
 """An admin limited to some folders sees nothing outside them, on any surface: the scopes they
-give with `/scope`, `/status`, `/audit`, `/usage` (a forum topic by its own scope), and the Mini
-App's audit, scopes and usage tabs.
+give with `/scope` and the folders it shows, `/status`, `/audit`, `/gaps` (a question kept by a
+👎 "not in the documents" too), `/usage` (a forum topic by its own scope), and the Mini App's
+audit, scopes and usage tabs.
 
 The admin (`ADMIN_ID`) is given `документы` in SCOPES_FILE; `hr/` and `финансы/` are outside.
 """
@@ -10,11 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from aiogram.types import InlineKeyboardMarkup
+
 from bot.telegram.texts.scope import ENGLISH_SCOPE, RUSSIAN_SCOPE
-from tests.bot.source_support import GROUP_ID, in_topic
-from tests.fakes.accounts import ADMIN_ID, BOT_USERNAME
+from tests.bot.source_support import CHARLOTTE, GROUP_ID, Answered, ask_reading, in_topic, tap
+from tests.bot.test_feedback import PROMPT_ID, _expect_prompt, _prompts
+from tests.fakes.accounts import ADMIN_ID, BOT_USERNAME, USER_ID
 from tests.fakes.harness import Harness
 from tests.fakes.updates import mention_entity
+from tools.jail.scope import Scope
 
 SCOPED = f'{ADMIN_ID} = ["документы"]\n'
 TOPICS = SCOPED + f'{GROUP_ID} = ["документы"]\n"{GROUP_ID}/7" = ["hr"]\n'
@@ -63,6 +68,25 @@ async def ask_in_group(harness: Harness, tokens: tuple[int, int], topic: int | N
     )
 
 
+async def not_in_the_documents(harness: Harness, answered: Answered) -> None:
+    """The asker's 👎 under `answered`, then "not in the documents" under the question why."""
+    _expect_prompt(harness, USER_ID)
+    await tap(harness, answered, answered.votes[1][1])
+    prompt = _prompts(harness)[-1]
+    assert isinstance(prompt.reply_markup, InlineKeyboardMarkup)
+    reasons = prompt.reply_markup.inline_keyboard
+    assert reasons[0][0].callback_data is not None
+    message = {
+        "message_id": PROMPT_ID,
+        "date": 0,
+        "chat": {"id": USER_ID, "type": "private", "first_name": "User"},
+        "text": str(prompt.text),
+        "reply_markup": prompt.reply_markup.model_dump(mode="json", exclude_none=True),
+    }
+    why = harness.updates.callback(reasons[0][0].callback_data, user_id=USER_ID, message=message)
+    await harness.feed(why)
+
+
 INSIDE_AUDIT = {
     ("upload", "документы/план.md"),
     ("scope", "-100779"),
@@ -100,6 +124,49 @@ class TestScopeGivesNoMoreThanTheAdminSees:
         async with make_dispatcher() as harness:
             done = await command(harness, "/scope *", **GROUP)
             assert done == RUSSIAN_SCOPE.set_done.format(folders=RUSSIAN_SCOPE.everything)
+
+
+class TestScopeShowsNoFolderOutside:
+    async def test_a_group_given_more_by_the_file_shows_only_the_admins_folders(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        text = SCOPED + f'{GROUP_ID} = ["hr", "документы"]\n'
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path, text)) as harness:
+            shown = await command(harness, "/scope", **GROUP)
+        assert RUSSIAN_SCOPE.within.format(folders=MINE) in shown
+        assert RUSSIAN_SCOPE.outside in shown
+        assert RUSSIAN_SCOPE.from_file in shown
+        assert "hr" not in shown
+
+    async def test_a_group_given_only_other_folders_names_none_of_them(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path)) as harness:
+            scopes = harness.dp["scopes"]
+            await scopes.set_chat(GROUP_ID, Scope.of(["hr"]), by=7)
+            shown = await command(harness, "/scope", **GROUP, language_code="en")
+        none = ENGLISH_SCOPE.within.format(folders=ENGLISH_SCOPE.none_within)
+        assert none in shown
+        assert ENGLISH_SCOPE.outside in shown
+        assert "hr" not in shown
+
+    async def test_a_group_open_to_everything_is_not_called_everything(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path)) as harness:
+            shown = await command(harness, "/scope", **GROUP)
+        assert RUSSIAN_SCOPE.within.format(folders=MINE) in shown
+        assert RUSSIAN_SCOPE.outside in shown
+        assert RUSSIAN_SCOPE.everything not in shown
+
+    async def test_a_group_within_the_admins_folders_is_shown_as_it_is(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        text = SCOPED + f'{GROUP_ID} = ["документы"]\n'
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path, text)) as harness:
+            shown = await command(harness, "/scope", **GROUP)
+        assert RUSSIAN_SCOPE.current.format(folders=MINE) in shown
+        assert RUSSIAN_SCOPE.outside not in shown
 
 
 class TestReportsNameNothingOutside:
@@ -146,6 +213,17 @@ class TestReportsNameNothingOutside:
             keys = {e["key"] for e in body["file"]["entries"]}
             assert keys == {str(ADMIN_ID), "-100701"}
             assert [s["place"] for s in body["set"]] == ["-100779"]
+
+
+class TestGapsFromFeedback:
+    async def test_not_in_the_documents_under_an_answer_that_read_outside_is_not_shown(
+        self, make_dispatcher: Any, tmp_path: Path
+    ) -> None:
+        async with make_dispatcher(scopes_file=scopes_file(tmp_path)) as harness:
+            await not_in_the_documents(harness, await ask_reading(harness, "hr/отпуск.md"))
+            assert "где это?" not in await command(harness, "/gaps", user_id=ADMIN_ID)
+            await not_in_the_documents(harness, await ask_reading(harness, CHARLOTTE))
+            assert "где это?" in await command(harness, "/gaps", user_id=ADMIN_ID)
 
 
 class TestUsageByForumTopic:

@@ -1,6 +1,7 @@
 """`/scope`: admins see and set which folders the current chat may see.
 
-`/scope` shows the chat's folders and where they come from; `/scope sales, common` sets them
+`/scope` shows the chat's folders and where they come from (to a scoped admin only those within
+their own, saying that there are others); `/scope sales, common` sets them
 (folders must exist in the documents folder), `/scope *` gives everything and `/scope reset`
 goes back to SCOPES_FILE. A change is stored in DATA_DIR and overrides the file for this chat.
 Anyone else gets the usual "admins only". An admin gives no chat more than they see themselves
@@ -30,7 +31,7 @@ from bot.telegram.tuning import Tuning
 from tools import Toolbox
 from tools.errors import PathNotFoundError, SandboxError
 from tools.jail.sandbox import Sandbox
-from tools.jail.scope import EVERYTHING, Scope, ScopeError, clean_folder
+from tools.jail.scope import EVERYTHING, Scope, ScopeError, clean_folder, intersect
 
 log = logging.getLogger(__name__)
 
@@ -101,10 +102,11 @@ async def on_scope(
     place = place_key(chat_id, thread_id)
     admin = message.from_user
     args = (command.args or "").strip()
-    if not args:
-        await say(bot, chat_context, await _current(texts, scopes, chat_id, thread_id), tuning)
-        return
     viewer = scopes.own(admin.id)
+    if not args:
+        shown = await _current(texts, scopes, chat_id, thread_id, viewer)
+        await say(bot, chat_context, shown, tuning)
+        return
     if args.casefold() in RESET_WORDS:
         if not sees_scope(viewer, await scopes.after_reset(chat_id, thread_id)):
             text = texts.reset_beyond.format(folders=texts.folders(viewer))
@@ -140,13 +142,23 @@ async def on_scope(
     await say(bot, chat_context, texts.set_done.format(folders=texts.folders(scope)), tuning)
 
 
-async def _current(texts: ScopeTexts, scopes: Scopes, chat_id: int, thread_id: int | None) -> str:
+async def _current(
+    texts: ScopeTexts,
+    scopes: Scopes,
+    chat_id: int,
+    thread_id: int | None,
+    viewer: Scope | None,
+) -> str:
+    """The chat's folders as far as the asking admin sees them: a folder beyond their own is
+    not named, only said to exist (the file or another admin may have given it)."""
     chat = await scopes.of_chat(chat_id, thread_id)
     override = chat.override
+    outside = not sees_scope(viewer, chat.scope)
     return texts.shown(
-        chat.scope,
+        intersect(chat.scope, viewer) if outside else chat.scope,
         chat.source,
         by=who(override.set_by_name, None, override.set_by) if override else "",
         at=override.set_at if override else 0.0,
         file=scopes.rules.configured,
+        outside=outside,
     )

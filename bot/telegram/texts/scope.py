@@ -22,6 +22,9 @@ class ScopeTexts:
     everything: str
     nothing: str
     current: str
+    within: str
+    none_within: str
+    outside: str
     from_telegram: str
     from_file: str
     from_default: str
@@ -48,17 +51,31 @@ class ScopeTexts:
         return ", ".join(f"<code>{escape(visible(f))}/</code>" for f in scope.folders)
 
     def shown(
-        self, scope: Scope | None, source: str, *, by: str = "", at: float = 0.0, file: bool
+        self,
+        scope: Scope | None,
+        source: str,
+        *,
+        by: str = "",
+        at: float = 0.0,
+        file: bool,
+        outside: bool = False,
     ) -> str:
-        """`/scope` without arguments: this chat's folders, where they come from, the usage."""
+        """`/scope` without arguments: this chat's folders, where they come from, the usage.
+
+        With `outside` the chat also sees folders beyond the asker's own: `scope` is then only
+        the part within them, and the rest is said to exist without being named."""
         if source == "telegram":
             origin = self.from_telegram.format(admin=by, when=when(at))
         elif source == "file":
             origin = self.from_file
         else:
             origin = self.from_default if file else self.no_file
-        head = self.current.format(folders=self.folders(scope))
-        return "\n".join([head, origin, "", self.usage])
+        if not outside:
+            head = [self.current.format(folders=self.folders(scope))]
+        else:
+            within = self.folders(scope) if scope is None or scope.folders else self.none_within
+            head = [self.within.format(folders=within), self.outside]
+        return "\n".join([*head, origin, "", self.usage])
 
     def status_lines(self, rows: Sequence[tuple[str, Scope | None, str, int, float]]) -> str:
         """Admins' `/status`: each chat's (or topic's, `-100123/7`) scope set in Telegram, by
@@ -85,6 +102,9 @@ ENGLISH_SCOPE = ScopeTexts(
     everything="all documents",
     nothing="no folders: the bot finds nothing here",
     current="🗂 Folders this chat sees: {folders}",
+    within="🗂 Of the folders you see, this chat sees: {folders}",
+    none_within="none",
+    outside="It also sees folders outside those you see; they are not named here.",
     from_telegram="Set here by {admin}, {when}.",
     from_file="From SCOPES_FILE.",
     from_default="From the default of SCOPES_FILE.",
@@ -113,6 +133,9 @@ RUSSIAN_SCOPE = ScopeTexts(
     everything="все документы",
     nothing="ни одной папки: здесь бот ничего не найдёт",
     current="🗂 Папки, которые видит этот чат: {folders}",
+    within="🗂 Из папок, которые видите вы, этот чат видит: {folders}",
+    none_within="ни одной",
+    outside="Ещё он видит папки вне тех, что видите вы; здесь они не названы.",
     from_telegram="Задано здесь: {admin}, {when}.",
     from_file="Из SCOPES_FILE.",
     from_default="Из значения default в SCOPES_FILE.",
