@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from bot.__main__ import main
+from bot.access import MAX_USER_ID
 from bot.cli import settings_help
 from bot.settings.model import ChatTopic, Settings
 from bot.settings_loader import SettingsError, load_settings
@@ -30,7 +31,8 @@ class TestIdLists:
             ("[1, 2, 3]", {1, 2, 3}),
             ("42", {42}),
             ("", set()),
-            ("-100123 7", {-100123, 7}),
+            ("100123 7", {100123, 7}),
+            (str(MAX_USER_ID), {MAX_USER_ID}),
         ],
     )
     def test_accepts_commas_spaces_and_json(
@@ -52,6 +54,26 @@ class TestIdLists:
         assert len(caught.value.problems) == 1
         assert caught.value.problems[0].startswith("ADMIN_IDS:")
         assert "1,2,3" in caught.value.problems[0]
+
+    @pytest.mark.parametrize("name", ["ADMIN_IDS", "ALLOWED_USER_IDS"])
+    @pytest.mark.parametrize(
+        ("raw", "bad"),
+        [
+            ("1,0", "0"),
+            ("-100123 7", "-100123"),
+            (f"[5, {MAX_USER_ID + 1}]", str(MAX_USER_ID + 1)),
+        ],
+    )
+    def test_rejects_ids_no_user_has(
+        self, monkeypatch: pytest.MonkeyPatch, name: str, raw: str, bad: str
+    ) -> None:
+        monkeypatch.setenv(name, raw)
+        with pytest.raises(SettingsError) as caught:
+            load_settings()
+        assert caught.value.problems == [
+            f"{name}: {bad} is not a Telegram user id (one from 1 to {MAX_USER_ID}"
+            + ("; a group's id goes in ALLOWED_CHAT_IDS)" if bad.startswith("-") else ")")
+        ]
 
     def test_access_rules(self, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv("ALLOWED_USER_IDS", "1")

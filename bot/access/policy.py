@@ -25,6 +25,7 @@ from bot.storage.access import (
     AccessRequest,
     AccessStore,
     Grant,
+    LastAdmin,
     PairingOutcome,
     Person,
     RequestMessage,
@@ -190,7 +191,9 @@ class AccessPolicy:
         """Take away access granted in Telegram, unless `by` names themselves or `user_id` is
         the last admin; the environment's lists are left as they are.
 
-        One denial at a time: two admins denying each other at once leave one of them.
+        One denial at a time: two admins denying each other at once leave one of them. The
+        check here is against this worker's mirror; the store checks again as it removes, for
+        the other workers' denials the mirror has not heard of yet.
         """
         async with self._denying:
             if by is not None and by.user_id == user_id:
@@ -199,7 +202,12 @@ class AccessPolicy:
                 return "env_admin", None
             if self.is_admin(user_id) and not self.admin_ids() - {user_id}:
                 return "last_admin", None
-            removed = await self._db.remove_grant(user_id)
+            try:
+                removed = await self._db.remove_grant(
+                    user_id, keep_an_admin=not self._settings.admin_ids
+                )
+            except LastAdmin:
+                return "last_admin", None
             self._grants.pop(user_id, None)
         if removed is not None:
             await self._record("revoke", removed, by=by, how="command")

@@ -3,13 +3,16 @@
 Telegram's Bot API documents a user's id as positive with at most 52 significant bits, so it
 fits a 64-bit integer and a double. An id an admin types (`/allow ID`, `/deny ID`), or the
 admins' page sends, is taken only within that range: a longer number would not fit the
-databases' 64-bit columns, and is nobody's id anyway.
+databases' 64-bit columns, and is nobody's id anyway. ADMIN_IDS and ALLOWED_USER_IDS are held
+to the same range at start; the bound lives with the settings (`bot.settings.model`), which
+this package builds on.
 """
 
 from __future__ import annotations
 
-MAX_USER_ID = 2**52 - 1
-"""The largest Telegram user id: "at most 52 significant bits" (Bot API, `User.id`)."""
+from bot.settings.model import MAX_USER_ID
+
+__all__ = ["MAX_USER_ID", "user_id_of"]
 
 
 def user_id_of(value: object) -> int | None:

@@ -40,6 +40,10 @@ _WEBHOOK_PORTS = frozenset({443, 80, 88, 8443})  # the ports Telegram sends webh
 
 IdList = Annotated[frozenset[int], NoDecode]
 
+MAX_USER_ID = 2**52 - 1
+"""The largest Telegram user id: "at most 52 significant bits" (Bot API, `User.id`). A user id
+is positive, and a larger number would not fit a double nor the databases' 64-bit columns."""
+
 _CHAT_TOPIC = re.compile(r"(-\d+)(?:/(\d+))?")
 """A group's id is negative; a topic's id follows it after a slash."""
 
@@ -333,6 +337,19 @@ class Settings(ToolSettings):
     @classmethod
     def _split_ids(cls, value: object) -> object:
         return _parse_ids(value)
+
+    @field_validator("allowed_user_ids", "admin_ids")
+    @classmethod
+    def _user_ids_in_range(cls, value: frozenset[int]) -> frozenset[int]:
+        """A person's id is 1..MAX_USER_ID, the range `/allow` and `/deny` take: a group's
+        negative id or a mistyped number would otherwise let nobody in, silently."""
+        bad = sorted(n for n in value if not 1 <= n <= MAX_USER_ID)
+        if bad:
+            shown = ", ".join(str(n) for n in bad)
+            hint = "; a group's id goes in ALLOWED_CHAT_IDS" if bad[0] < 0 else ""
+            msg = f"{shown} is not a Telegram user id (one from 1 to {MAX_USER_ID}{hint})"
+            raise ValueError(msg)
+        return value
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -255,6 +255,31 @@ class TestTwoWorkers:
             await one.close()
             await two.close()
 
+    async def test_two_workers_denying_the_last_two_admins_at_once_leave_one(
+        self, workers: Worker, tmp_path: Path, clock: FakeClock
+    ) -> None:
+        """Each worker's mirror still holds both admins when both denials reach the database
+        together, so only the store can keep the last one."""
+        one = await _policy(await workers(), tmp_path, clock)
+        await one.pair(OWNER, _raw(await one.issue_code()))
+        await one.pair(OTHER, _raw(await one.issue_code()))
+        two = await _policy(await workers(), tmp_path, clock)
+        try:
+            assert one.admin_ids() == two.admin_ids() == {OWNER.user_id, OTHER.user_id}
+            results = await asyncio.gather(
+                one.deny(OTHER.user_id, by=OWNER), two.deny(OWNER.user_id, by=OTHER)
+            )
+            assert sorted(result for result, _ in results) == ["last_admin", "removed"]
+            store = await workers()
+            try:
+                grants, _ = await store.load()
+            finally:
+                await store.close()
+            assert [g.role for g in grants] == ["admin"]
+        finally:
+            await one.close()
+            await two.close()
+
 
 async def test_a_grant_made_by_one_worker_reaches_the_others(
     postgres_database: PostgresDatabase, postgres_url: str, tmp_path: Path, clock: FakeClock

@@ -11,7 +11,7 @@ several workers. `codes` is how pairing codes look and are hashed, for both.
 Pairing: a new code replaces every earlier one; it works once and for `codes.LIFETIME_S`;
 `MAX_FAILURES` wrong codes from one person within `LOCKOUT_S` lock that person out for
 `LOCKOUT_S`. A stranger asks the admins at most once per `REQUEST_PERIOD_S`. Granting never
-lowers a role.
+lowers a role; taking grants away can be asked to keep an admin (`LastAdmin`).
 """
 
 from __future__ import annotations
@@ -106,6 +106,10 @@ class Settled:
     """The admins' messages about the request, to be edited."""
 
 
+class LastAdmin(Exception):
+    """`remove_grant` refused: the grant is the last admin grant, and the admins must keep one."""
+
+
 class AccessStore(Protocol):
     """The grants, pairing codes, access requests and admins' languages; `now` is Unix time."""
 
@@ -147,8 +151,10 @@ class AccessStore(Protocol):
         """Settle a person's pending request, and let them in when `allow`."""
         ...
 
-    async def remove_grant(self, user_id: int) -> Grant | None:
-        """Take a grant away; returns what it was."""
+    async def remove_grant(self, user_id: int, *, keep_an_admin: bool = False) -> Grant | None:
+        """Take a grant away; returns what it was. With `keep_an_admin`, raise `LastAdmin`
+        instead of taking away the last admin grant: the count and the removal are one step
+        for every process sharing the store, so two removals at once leave one admin."""
         ...
 
     async def forget(self, user_id: int) -> None:

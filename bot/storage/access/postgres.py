@@ -3,8 +3,9 @@
 Each call is one transaction on the database's pool. Pairing attempts and new codes take one
 transaction-scoped advisory lock, so across all workers they happen one after another: a code
 sent to two workers at once makes exactly one admin, and five wrong codes lock a person out
-however the attempts were spread. Decisions on a request rely on the row: the first `UPDATE`
-of a pending request wins, later ones find it settled.
+however the attempts were spread. Taking a grant away holds another lock, so "is another admin
+left?" and the removal are one step across workers. Decisions on a request rely on the row: the
+first `UPDATE` of a pending request wins, later ones find it settled.
 
 Every worker mirrors the grants in memory (`AccessPolicy`), so a change of a grant or a language
 sends a PostgreSQL notification with its commit; `watch` listens on a connection of its own and
@@ -27,6 +28,7 @@ from bot.storage.access import (
     REQUEST_PERIOD_S,
     AccessRequest,
     Grant,
+    LastAdmin,
     PairingOutcome,
     Person,
     RequestMessage,
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _PAIRING_LOCK = advisory_key("access", "pairing")
+_ADMINS_LOCK = advisory_key("access", "admins")
 _CHANNEL = "access_changed"
 _NOTIFY = f"SELECT pg_notify('{_CHANNEL}', '')"
 _GRANT = "user_id, role, name, username, granted_by, granted_by_name, granted_at, via"
@@ -208,13 +211,15 @@ class PostgresAccessStore:
                 [RequestMessage(m["chat_id"], m["message_id"], m["lang"]) for m in messages],
             )
 
-    async def remove_grant(self, user_id: int) -> Grant | None:
-        async with self._pool.acquire() as db, db.transaction():
+    async def remove_grant(self, user_id: int, *, keep_an_admin: bool = False) -> Grant | None:
+        async with locked_transaction(self._pool, _ADMINS_LOCK) as db:
             row = await db.fetchrow(
                 f"DELETE FROM access_grants WHERE user_id = $1 RETURNING {_GRANT}", user_id
             )
             if row is None:
                 return None
+            if keep_an_admin and row["role"] == "admin" and not await _any_admin(db):
+                raise LastAdmin(user_id)  # the transaction rolls back: the grant stays
             await db.execute(_NOTIFY)
             return _grant(row)
 
@@ -291,6 +296,12 @@ async def _failed(db: _Db, user_id: int, now: float) -> PairingOutcome:
     if locked:
         return PairingOutcome("locked", retry_after_s=LOCKOUT_S)
     return PairingOutcome("wrong", attempts_left=MAX_FAILURES - failures)
+
+
+async def _any_admin(db: _Db) -> bool:
+    """Whether any admin grant is left, as this transaction sees it."""
+    found = await db.fetchval("SELECT EXISTS (SELECT 1 FROM access_grants WHERE role = 'admin')")
+    return bool(found)
 
 
 async def _withdraw(db: _Db, user_id: int) -> None:

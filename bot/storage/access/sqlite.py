@@ -131,8 +131,10 @@ class SqliteAccessStore:
             lambda db: _decide(db, user_id, allow=allow, by=by, via=via, now=now)
         )
 
-    async def remove_grant(self, user_id: int) -> Grant | None:
-        return await self._db.run(atomic(lambda db: grants.remove(db, user_id)))
+    async def remove_grant(self, user_id: int, *, keep_an_admin: bool = False) -> Grant | None:
+        return await self._db.run(
+            atomic(lambda db: grants.remove(db, user_id, keep_an_admin=keep_an_admin))
+        )
 
     async def forget(self, user_id: int) -> None:
         await self._db.run(atomic(lambda db: _forget(db, user_id)))

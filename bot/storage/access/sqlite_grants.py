@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from bot.storage.access import Grant, Person, Via
+from bot.storage.access import Grant, LastAdmin, Person, Via
 
 _COLUMNS = "user_id, role, name, username, granted_by, granted_by_name, granted_at, via"
 
@@ -48,12 +48,20 @@ def let_in(db: sqlite3.Connection, person: Person, by: Person, now: float, via: 
     return grant
 
 
-def remove(db: sqlite3.Connection, user_id: int) -> Grant | None:
-    """Take a grant away; returns what it was."""
+def remove(db: sqlite3.Connection, user_id: int, *, keep_an_admin: bool) -> Grant | None:
+    """Take a grant away; returns what it was. With `keep_an_admin`, the last admin grant
+    raises `LastAdmin` instead (the caller's transaction rolls the removal back)."""
     grant = find(db, user_id)
     if grant is not None:
         db.execute("DELETE FROM grants WHERE user_id = ?", (user_id,))
+        if keep_an_admin and grant.role == "admin" and not _any_admin(db):
+            raise LastAdmin(user_id)
     return grant
+
+
+def _any_admin(db: sqlite3.Connection) -> bool:
+    """Whether any admin grant is left, as this transaction sees it."""
+    return db.execute("SELECT 1 FROM grants WHERE role = 'admin' LIMIT 1").fetchone() is not None
 
 
 def _grant(row: tuple[Any, ...]) -> Grant:
