@@ -463,8 +463,8 @@ class Agent:
                 completion_tokens = None  # a reply with words cost some: 0 means "not told"
             if completion_tokens is None or not reply.prompt_tokens:
                 progress.estimated = True
-            if completion_tokens is None:
-                completion_tokens = self._estimate_output(reply)
+            if completion_tokens is None:  # what the server wrote: the text and the calls
+                completion_tokens = self._counter.message(reply.assistant_message())
             self._observer.model_called(
                 ok=True, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
             )
@@ -473,14 +473,6 @@ class Agent:
             progress.cached_prompt_tokens += min(reply.cached_tokens, prompt_tokens)
             return reply
         raise AssertionError  # pragma: no cover - the loop always returns or raises
-
-    def _estimate_output(self, reply: ModelReply) -> int:
-        """The reply's tokens as the counter estimates them, for a server that reported no
-        usage: its text and the calls it asked for, which is what the server generated."""
-        tokens = self._counter.text(reply.text) if reply.text else 0
-        for call in reply.tool_calls:
-            tokens += self._counter.text(call.name) + self._counter.text(call.arguments)
-        return tokens
 
 
 def _failure_kind(exc: BaseException) -> str:
