@@ -84,7 +84,7 @@ class StreamAssembler:
 
     content: list[str] = field(default_factory=list)
     refusal: list[str] = field(default_factory=list)
-    calls: dict[int, _CallParts] = field(default_factory=dict)
+    calls: list[_CallParts] = field(default_factory=list)
     """The calls in the order they first appeared."""
     _by_index: dict[int, _CallParts] = field(default_factory=dict, repr=False)
     finish_reason: str | None = None
@@ -146,7 +146,7 @@ class StreamAssembler:
         message: dict[str, Any] = {"role": "assistant", "content": "".join(self.content)}
         if self.refusal:
             message["refusal"] = "".join(self.refusal)
-        calls = [self._call_json(i, parts) for i, parts in sorted(self.calls.items())]
+        calls = [self._call_json(i, parts) for i, parts in enumerate(self.calls)]
         if calls:
             message["tool_calls"] = calls
         body: dict[str, Any] = {
@@ -199,7 +199,7 @@ class StreamAssembler:
         of them a piece continues, as long as the piece does not plainly start another call.
         """
         if piece.id is not None:
-            for parts in self.calls.values():
+            for parts in self.calls:
                 if parts.id == piece.id:
                     return parts
         if isinstance(index, int) and not isinstance(index, bool):
@@ -209,14 +209,14 @@ class StreamAssembler:
             made = self._new_call()
             self._by_index[index] = made
             return made
-        latest = self.calls.get(len(self.calls) - 1)
+        latest = self.calls[-1] if self.calls else None
         if latest is None or piece.starts_another(latest):
             return self._new_call()
         return latest
 
     def _new_call(self) -> _CallParts:
         parts = _CallParts()
-        self.calls[len(self.calls)] = parts
+        self.calls.append(parts)
         return parts
 
     @staticmethod
