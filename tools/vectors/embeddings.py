@@ -152,8 +152,9 @@ def describe(exc: BaseException) -> str:
 
 def unreadable_reply(exc: ValueError) -> EmbeddingsShapeError:
     """The SDK found no vectors in the reply, or could not decode them."""
-    reason = str(exc)[:200] or type(exc).__name__
-    return EmbeddingsShapeError(f"the embeddings server's reply could not be read: {reason}")
+    return EmbeddingsShapeError(
+        f"the embeddings server's reply could not be read: {describe(exc)}"
+    )
 
 
 class PassageEmbedder:
