@@ -111,6 +111,7 @@ class Mirror:
         self._refresh = refresh
         self._clock = clock
         self._turn = asyncio.Lock()
+        self._jail: Sandbox | None = None
 
     async def state(self) -> SourceState:
         """What is kept for this source now."""
@@ -308,33 +309,50 @@ class Mirror:
     async def _fetch(self, item: RemoteItem) -> Placed | str | None:
         """The item placed; a line saying why it was not; None when it changed meanwhile."""
         try:
-            final = await asyncio.to_thread(self._jailed, item.path)
-            stage = await asyncio.to_thread(_stage, final)
+            final, stage = await asyncio.to_thread(self._staged, item.path)
         except (OSError, SandboxError) as exc:
             return f"{shown(item.path, 80)!r}: cannot be written ({_why(exc)})"
         try:
             await self.source.fetch(item, stage)
-            return await asyncio.to_thread(self._place, item, stage, final)
         except SourceError as exc:
+            await asyncio.to_thread(_unlink, stage)
             return f"{shown(item.path, 80)!r}: {exc}"
         except OSError as exc:
+            await asyncio.to_thread(_unlink, stage)
             return f"{shown(item.path, 80)!r}: cannot be written ({_why(exc)})"
-        except Exception as exc:  # a kind's bug: its text may quote a URL, so only its type
+        except BaseException as exc:
+            await asyncio.to_thread(_unlink, stage)
+            if not isinstance(exc, Exception):
+                raise
+            # a kind's bug: its text may quote a URL, so only its type
             log.error("source %s: fetching failed unexpectedly (%s)", self.name, type(exc))
             return f"{shown(item.path, 80)!r}: the fetch failed ({type(exc).__name__})"
-        finally:
-            await asyncio.to_thread(_unlink, stage)
+        try:
+            return await asyncio.to_thread(self._place, item, stage, final)
+        except OSError as exc:
+            return f"{shown(item.path, 80)!r}: cannot be written ({_why(exc)})"
+
+    def _staged(self, path: str) -> tuple[Path, Path]:
+        """Where `path` goes (through the jail) and the dot name its download is written to."""
+        final = self._jailed(path)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        return final, disk.stage_name(final)
 
     def _place(self, item: RemoteItem, stage: Path, final: Path) -> Placed | None:
-        size = stage.stat().st_size
-        if item.size >= 0 and size != item.size:
-            log.info(
-                "source %s: %s changed while it was fetched; fetched again next pass",
-                self.name,
-                shown(item.path),
-            )
-            return None
-        os.replace(stage, final)
+        """Rename the whole download into place; None (and no file) when it is not the size
+        the listing said."""
+        try:
+            size = stage.stat().st_size
+            if item.size >= 0 and size != item.size:
+                log.info(
+                    "source %s: %s changed while it was fetched; fetched again next pass",
+                    self.name,
+                    shown(item.path),
+                )
+                return None
+            os.replace(stage, final)
+        finally:
+            stage.unlink(missing_ok=True)
         st = final.stat()
         return Placed(
             item.item_id, item.version, item.size, item.content_hash, st.st_size, st.st_mtime_ns
@@ -342,8 +360,10 @@ class Mirror:
 
     def _jailed(self, path: str) -> Path:
         """Where `path` goes, through the jail of the source's folder (which is made)."""
-        self._real.mkdir(parents=True, exist_ok=True)
-        located = Sandbox(self._real).locate(path, must_exist=False)
+        if self._jail is None:
+            self._real.mkdir(parents=True, exist_ok=True)
+            self._jail = Sandbox(self._real)
+        located = self._jail.locate(path, must_exist=False)
         if located.named != path:
             raise SandboxError(f"'{shown(path)}' is not a plain path", "invalid")
         return located.real
@@ -414,11 +434,6 @@ class Mirror:
 
 def _sources(work: Plan) -> list[str]:
     return [move.source for move in work.moves]
-
-
-def _stage(final: Path) -> Path:
-    final.parent.mkdir(parents=True, exist_ok=True)
-    return disk.stage_name(final)
 
 
 def _unlink(path: Path) -> None:
