@@ -70,6 +70,8 @@ class PassOutcome:
     report: PassReport
     pending: PendingDeletion | None = None
     asked: bool = False
+    items: int = 0
+    """Files the mirror has placed in the folder after the pass."""
 
 
 @dataclass(slots=True)
@@ -137,7 +139,7 @@ class Mirror:
             if outcome.report.ok:
                 state.last_success = outcome.report.at
             await asyncio.to_thread(self._store.save, self.name, state)
-            return outcome
+            return replace(outcome, items=len(state.placed))
 
     # --- the pass -----------------------------------------------------------------------
     async def _pass(self, state: SourceState) -> PassOutcome:
