@@ -3,7 +3,8 @@
 `run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal (`bot.terminal.chat`),
 `check` the checks (`bot.check`), `eval` asks a file of questions and checks the answers
 (`bot.evaluation.run`), `pair` prints a pairing code (`bot.access.command`), `backup` and
-`restore` copy DATA_DIR out and back (`bot.datadir.backup`, `bot.datadir.restore`). A front
+`restore` copy DATA_DIR out and back (`bot.datadir.backup`, `bot.datadir.restore`), `sources`
+lists, syncs and checks the mirrored sources (`bot.sources.command`). A front
 door is imported only once chosen, by its module name: importing aiogram costs seconds that the
 terminal chat, `eval`, `check --offline`, `pair`, `backup` and `restore` never pay. Front doors
 do not import this module back.
@@ -28,6 +29,7 @@ from bot.settings.env_file import warn_of_env_file
 from bot.settings.model import Settings
 from bot.settings.secret_values import log_secrets
 from bot.settings_loader import SettingsError, load_settings
+from bot.sources.config import SourceSecretError, SourcesFileError
 from bot.storage import DatabaseUnavailable, StorageError
 
 log = logging.getLogger("bot")
@@ -40,6 +42,7 @@ _REQUIRED = {
     "pair": (),
     "backup": (),
     "restore": (),
+    "sources": (),
 }
 _WANTED = {"check": ("bot_token",)}  # listed among other problems; alone, check reports it
 FRONT_DOORS = {
@@ -50,6 +53,7 @@ FRONT_DOORS = {
     "pair": "bot.access.command",
     "backup": "bot.datadir.backup",
     "restore": "bot.datadir.restore",
+    "sources": "bot.sources.command",
 }
 """Each module has `async def serve(settings, **options) -> int`, options from the command line."""
 
@@ -83,7 +87,7 @@ def _main(argv: list[str] | None) -> int:
 def run_command(command: str, settings: Settings, **options: Any) -> int:
     """Run `command` (one of `FRONT_DOORS`) with `settings`; returns the exit code."""
     level = settings.log_level
-    if command in ("chat", "check", "eval") and level == "INFO":
+    if command in ("chat", "check", "eval", "sources") and level == "INFO":
         level = "WARNING"  # keep the terminal conversation (the checks' lines, the table) readable
     setup_logging(level, secrets=log_secrets(settings), log_format=settings.log_format)
     if command not in ("check", "run"):  # check shows them; run once, not in every worker
@@ -105,6 +109,8 @@ _REFUSALS: tuple[tuple[type[Exception], str, int], ...] = (
     (PromptError, "the system prompt cannot be used: %s", exit_codes.FIX_SETTINGS),
     (DataDirError, "%s; set DATA_DIR to a folder this user may write", exit_codes.FIX_SETTINGS),
     (DataVersionError, "%s", exit_codes.FIX_SETTINGS),
+    (SourceSecretError, "%s", exit_codes.FIX_SETTINGS),
+    (SourcesFileError, "%s", exit_codes.FIX_SETTINGS),
     (
         DatabaseUnavailable,
         "%s; check that the server runs at the host and port of DATABASE_URL",

@@ -138,6 +138,7 @@ async def open_services(
         metrics = Metrics(
             tools=(spec["function"]["name"] for spec in toolbox.specs),
             models=_models_named(settings) | set(fallbacks),
+            sources=(source.name for source in settings.sources),
         )
         metrics.watch(toolbox.status, locks.load, toolbox.vector_status)
         agent = Agent(

@@ -9,6 +9,7 @@ asked of it (`listings`, `fetched`).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import itertools
 from dataclasses import dataclass, field
@@ -38,6 +39,8 @@ class MemorySource:
     change_while_fetched: set[str] = field(default_factory=set)
     extra_items: list[RemoteItem] = field(default_factory=list)
     listings: int = 0
+    listed: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set at each listing, for a test waiting for a background pass."""
     fetched: list[str] = field(default_factory=list)
     closed: bool = False
     _counter: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -72,6 +75,7 @@ class MemorySource:
     async def listing(self) -> list[RemoteItem]:
         """Every file, or the failure it was told to give."""
         self.listings += 1
+        self.listed.set()
         if self.fail_listing is not None:
             raise self.fail_listing
         return [*(self.item(path) for path in self.files), *self.extra_items]
