@@ -18,6 +18,8 @@ back up:
   `monitoring/`: the metrics registry, the health check, and the routes serving both;
   `gaps/`: questions the documents could not answer, grouped, and their digest's schedule;
   `notices/`: the documents folder's changes, who hears of them and when (/subscribe);
+  `sources/`: documents that live elsewhere (WebDAV, S3, a mailbox, rclone) mirrored into
+  folders of the documents folder, and `python -m bot sources`;
 - `agent/`: the loop (history in, tool calls run, an answer out), knowing nothing of Telegram;
   `access/`: who may use the bot beyond the environment's lists (pairing codes, grants,
   access requests); `datadir/`: DATA_DIR as a whole (its version, upgrades, backups);

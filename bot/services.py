@@ -29,6 +29,7 @@ from bot.datadir import upgrade
 from bot.monitoring import Metrics
 from bot.process.data_files import DataDirError, DataFiles
 from bot.settings.model import Settings
+from bot.sources.config import load_sources
 from bot.speech.transcription import Transcriber, build_transcriber
 from bot.storage.backend import Backend
 from bot.storage.backend.opening import open_backend
@@ -138,7 +139,7 @@ async def open_services(
         metrics = Metrics(
             tools=(spec["function"]["name"] for spec in toolbox.specs),
             models=_models_named(settings) | set(fallbacks),
-            sources=(source.name for source in settings.sources),
+            sources=(source.name for source in load_sources(settings.sources_file)),
         )
         metrics.watch(toolbox.status, locks.load, toolbox.vector_status)
         agent = Agent(

@@ -23,7 +23,6 @@ from pydantic_settings import NoDecode
 from bot.budgets.limits import Limits, LimitsFileError, load_limits
 from bot.scopes.rules import ScopeRules, ScopesFileError, load_rules
 from bot.settings.fallbacks import FallbackModel, parse_keys, parse_models
-from bot.sources.config import SourceConfig, SourcesFileError, load_sources
 from tools.config import EMPTY_IS_A_VALUE, ToolSettings
 
 _TOKEN_SHAPE = re.compile(r"^\d+:[A-Za-z0-9_-]{20,}$")
@@ -252,11 +251,10 @@ class Settings(ToolSettings):
     _limits: Limits = PrivateAttr(default_factory=Limits)
     sources_file: Path | None = Field(
         default=None,
-        description="TOML file of sources mirrored into folders of SANDBOX_DIR (WebDAV, S3, "
-        'an IMAP mailbox, any rclone remote: `[[source]] name = "nextcloud"`, '
+        description="TOML file of sources mirrored into folders of the documents folder "
+        '(WebDAV, S3, an IMAP mailbox, any rclone remote: `[[source]] name = "nextcloud"`, '
         '`kind = "webdav"`, `every = "15m"`); empty means none.',
     )
-    _sources: list[SourceConfig] = PrivateAttr(default_factory=list)
     source_max_delete_percent: float = Field(
         default=20.0,
         ge=0,
@@ -556,30 +554,6 @@ class Settings(ToolSettings):
         except LimitsFileError as exc:
             raise ValueError(str(exc)) from None
         return value
-
-    @field_validator("sources_file")
-    @classmethod
-    def _sources_usable(cls, value: Path | None) -> Path | None:
-        """A SOURCES_FILE that cannot be used stops the start, named as the setting at fault."""
-        try:
-            load_sources(value)
-        except SourcesFileError as exc:
-            raise ValueError(str(exc)) from None
-        return value
-
-    @model_validator(mode="after")
-    def _sources_read(self) -> Settings:
-        """The sources are read at start and kept; their credentials when they are opened."""
-        try:
-            self._sources = load_sources(self.sources_file)
-        except SourcesFileError as exc:  # changed since it was checked a moment ago
-            raise ValueError(f"SOURCES_FILE: {exc}") from None
-        return self
-
-    @property
-    def sources(self) -> list[SourceConfig]:
-        """The sources SOURCES_FILE lists (none without the file)."""
-        return list(self._sources)
 
     @model_validator(mode="after")
     def _limits_read(self) -> Settings:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from bot.process import exit_codes
 from bot.process.data_files import DataFiles
 from bot.settings.model import Settings
-from bot.sources.config import SourceSecretError, SourcesFileError
+from bot.sources.config import SourceSecretError, SourcesFileError, load_sources
 from bot.sources.locks import SyncLocks
 from bot.sources.runner import Sources, SourceStatus
 from bot.storage.audit import AuditLog
@@ -36,7 +36,7 @@ OK = 0
 
 async def serve(settings: Settings, *, action: str = "list", name: str | None = None) -> int:
     """Run `action` on every source or on `name`; the exit code."""
-    configs = settings.sources
+    configs = load_sources(settings.sources_file)
     if not configs:
         if action == "list":
             _say("no sources: SOURCES_FILE is not set or lists none")

@@ -27,6 +27,7 @@ from bot.process.data_files import DataFiles
 from bot.scopes import Scopes
 from bot.services import Services
 from bot.settings.model import Settings
+from bot.sources.config import load_sources
 from bot.sources.locks import SyncLocks
 from bot.sources.runner import Sources
 from bot.storage.access.codes import LIFETIME_S
@@ -311,7 +312,7 @@ def mirrored_sources(
     stops the start), each change indexed at once and audited as the source's."""
     database = services.database
     sources = Sources(
-        settings.sources,
+        load_sources(settings.sources_file),
         root=services.toolbox.sandbox.root,
         data=services.files.sources,
         max_delete_percent=settings.source_max_delete_percent,
