@@ -16,6 +16,7 @@ from bot.sources.locks import SyncLocks
 from bot.sources.registry import SourceKindError, open_source
 from bot.sources.remote import Source, SourceError
 from bot.sources.runner import Sources, SourceStatus
+from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.memory_source import MemorySource
 from tests.fakes.processes import bare_env, run_python
 
@@ -312,3 +313,22 @@ class TestEntrance:
         assert done.stderr.strip() == (
             "no source is named 'nope' in SOURCES_FILE (there are: nextcloud, contracts)"
         )
+
+    async def test_the_bot_does_not_start_with_a_source_it_cannot_open(
+        self, tmp_path: Path
+    ) -> None:
+        (tmp_path / "sources.toml").write_text(FILE)
+        (tmp_path / "docs").mkdir()
+        env = bare_env(
+            SOURCES_FILE=str(tmp_path / "sources.toml"),
+            DATA_DIR=str(tmp_path / "d"),
+            SANDBOX_DIR=str(tmp_path / "docs"),
+            BOT_TOKEN=BOT_TOKEN,
+            OPENAI_API_KEY="sk-test-key-not-used-1234",
+            TELEGRAM_API_BASE="http://127.0.0.1:9",
+        )
+        done = await run_python("-m", "bot", "run", env=env, cwd=tmp_path)
+        assert done.returncode == 2, done.stdout + done.stderr
+        output = done.stdout + done.stderr
+        assert "source 'nextcloud': " in output
+        assert "Traceback" not in output
