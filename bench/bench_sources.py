@@ -13,9 +13,9 @@ import time
 from bench.context import Context
 from bench.results import Aim, BenchResult, Metric
 from bench.stats import median
+from bot.documents.sources.mirror import Mirror
+from bot.documents.sources.state import StateStore
 from bot.documents.trash import Trash
-from bot.sources.mirror import Mirror
-from bot.sources.state import StateStore
 from tests.fakes.memory_source import MemorySource
 
 TITLE = "sources: a mirror pass over 10,000 unchanged remote items (no downloads)"

@@ -269,7 +269,6 @@ class Metrics:
         """A 👍 or 👎 under an answer (`reason` none), or what a 👎 said was wrong."""
         self._feedback.labels(_known(vote, FEEDBACK_VOTES), _known(reason, FEEDBACK_REASONS)).inc()
 
-
     # --- the sources' SourceObserver ---------------------------------------------------------
 
     def source_synced(self, name: str, *, items: int, at: float) -> None:

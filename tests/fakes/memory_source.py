@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from bot.sources.remote import RemoteItem, SourceError
+from bot.documents.sources.remote import RemoteItem, SourceError
 
 
 @dataclass

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.documents.sources.mirror import Mirror
+from bot.documents.sources.remote import SourceError
+from bot.documents.sources.state import StateStore
 from bot.documents.trash import Trash
-from bot.sources.mirror import Mirror
-from bot.sources.remote import SourceError
-from bot.sources.state import StateStore
 from bot.storage.audit.sqlite import SqliteAuditLog
 from tests.fakes.memory_source import MemorySource
 from tools import Toolbox
@@ -372,7 +372,7 @@ class TestPathSafety:
     async def test_an_unsafe_remote_path_is_skipped_and_reported(
         self, world: World, tmp_path: Path, path: str
     ) -> None:
-        from bot.sources.remote import RemoteItem  # noqa: PLC0415
+        from bot.documents.sources.remote import RemoteItem  # noqa: PLC0415
 
         _fill(world.remote, 1)
         world.remote.extra_items.append(RemoteItem(path, path, 3, "v", 0.0))

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from bot.documents.sources.command import check_each, describe, sync_each
+from bot.documents.sources.config import Credentials, SourceConfig, parse_sources
+from bot.documents.sources.locks import SyncLocks
+from bot.documents.sources.registry import SourceKindError, open_source
+from bot.documents.sources.remote import Source, SourceError
+from bot.documents.sources.runner import Sources, SourceStatus
 from bot.monitoring import Metrics
-from bot.sources.command import check_each, describe, sync_each
-from bot.sources.config import Credentials, SourceConfig, parse_sources
-from bot.sources.locks import SyncLocks
-from bot.sources.registry import SourceKindError, open_source
-from bot.sources.remote import Source, SourceError
-from bot.sources.runner import Sources, SourceStatus
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.memory_source import MemorySource
 from tests.fakes.processes import bare_env, run_python
