@@ -11,8 +11,11 @@ from __future__ import annotations
 import pytest
 
 from tests.sources.servers.remote import Remote
+from tests.sources.servers.webdav import remote_webdav
 
-KINDS: list[str] = []
+__all__ = ["remote_webdav"]
+
+KINDS: list[str] = ["webdav"]
 """The `remote_<kind>` fixtures the suite runs against, one per kind (and per rclone server)."""
 
 
