@@ -11,11 +11,12 @@ from __future__ import annotations
 import pytest
 
 from tests.sources.servers.remote import Remote
+from tests.sources.servers.s3 import moto_server, remote_s3
 from tests.sources.servers.webdav import remote_webdav
 
-__all__ = ["remote_webdav"]
+__all__ = ["moto_server", "remote_s3", "remote_webdav"]
 
-KINDS: list[str] = ["webdav"]
+KINDS: list[str] = ["webdav", "s3"]
 """The `remote_<kind>` fixtures the suite runs against, one per kind (and per rclone server)."""
 
 
