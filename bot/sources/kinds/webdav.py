@@ -77,13 +77,18 @@ class WebdavSource:
     """One WebDAV folder: its tree walked per folder, its files fetched with GET."""
 
     def __init__(
-        self, name: str, base: httpx.URL, auth: tuple[str, str] | None, timeout_s: float
+        self,
+        name: str,
+        base: httpx.URL,
+        auth: tuple[str, str] | None,
+        timeout_s: float,
+        transport: httpx.BaseTransport | None = None,
     ) -> None:
         self.name = name
         self._base = base
         self._host = base.host
         self._root = base.path.rstrip("/")
-        self._http = DavClient(auth=auth, timeout=httpx.Timeout(timeout_s), trust_env=False)
+        self._http = DavClient(auth=auth, timeout=httpx.Timeout(timeout_s), transport=transport)
 
     def __repr__(self) -> str:
         return f"WebdavSource(name={self.name!r}, host={self._host!r})"
