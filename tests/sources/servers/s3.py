@@ -143,6 +143,20 @@ class S3Remote:
         """Create or replace `name` holding `data` (a binary file)."""
         self._s3.put_object(Bucket=self.bucket, Key=PREFIX + name, Body=data)
 
+    def put_in_parts(self, name: str, data: bytes) -> None:
+        """Upload `name` as a multipart upload (one part): its ETag is not an MD5."""
+        key = PREFIX + name
+        upload = self._s3.create_multipart_upload(Bucket=self.bucket, Key=key)["UploadId"]
+        part = self._s3.upload_part(
+            Bucket=self.bucket, Key=key, UploadId=upload, PartNumber=1, Body=data
+        )
+        self._s3.complete_multipart_upload(
+            Bucket=self.bucket,
+            Key=key,
+            UploadId=upload,
+            MultipartUpload={"Parts": [{"ETag": part["ETag"], "PartNumber": 1}]},
+        )
+
     def delete(self, name: str) -> None:
         self._s3.delete_object(Bucket=self.bucket, Key=PREFIX + name)
 
@@ -163,15 +177,18 @@ class S3Remote:
     def cut_after(self, nbytes: int | None) -> None:
         self._proxy.cut_after(nbytes)
 
-    def source(self, *, wrong_credentials: bool = False) -> Source:
+    def source(
+        self, *, wrong_credentials: bool = False, prefix: str = PREFIX, bucket: str | None = None
+    ) -> Source:
+        """Our source on this bucket's `prefix` (or on another `bucket`), as `mirror`."""
         key_id, secret = self._server.mirror_keys
         config = S3Config(
             name="contracts",
             kind="s3",
             endpoint_url=f"http://127.0.0.1:{self._proxy.port}",
             region=REGION,
-            bucket=self.bucket,
-            prefix=PREFIX,
+            bucket=bucket or self.bucket,
+            prefix=prefix,
             access_key_id_env="S3_KEY_ID",
             secret_access_key_env="S3_SECRET",
             timeout_s=10,
