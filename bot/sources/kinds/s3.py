@@ -58,6 +58,7 @@ _CODES: dict[str, tuple[Problem, str]] = {
     "PermanentRedirect": ("refused", "the bucket is in another region: set its region"),
     "AuthorizationHeaderMalformed": ("refused", "the bucket is in another region: set it"),
     "SlowDown": ("refused", "the server asks to slow down"),
+    "InvalidObjectState": ("refused", "the object is archived: restore it first"),
 }
 
 
