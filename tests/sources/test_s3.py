@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.sources.remote import SourceError
+from bot.documents.sources.remote import SourceError
 from tests.sources.servers.s3 import S3Remote
 
 

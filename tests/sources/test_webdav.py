@@ -10,9 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.sources.config import Credentials, WebdavConfig
-from bot.sources.kinds.webdav import WebdavSource, open_webdav
-from bot.sources.remote import SourceError
+from bot.documents.sources.config import Credentials, WebdavConfig
+from bot.documents.sources.kinds.webdav import WebdavSource, open_webdav
+from bot.documents.sources.remote import SourceError
 from tests.sources.servers.webdav import WebdavRemote
 
 # A Depth: 1 PROPFIND reply in Nextcloud's shape (its developer manual's WebDAV examples): hrefs

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 import boto3
 import pytest
 
-from bot.sources.config import Credentials, S3Config
-from bot.sources.kinds.s3 import open_s3
-from bot.sources.remote import Source
+from bot.documents.sources.config import Credentials, S3Config
+from bot.documents.sources.kinds.s3 import open_s3
+from bot.documents.sources.remote import Source
 from tests.fakes.ports import free_port
 from tests.sources.servers.cutting_proxy import CuttingProxy
 from tests.sources.servers.listening import end, start_listening

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.sources.config import Credentials, WebdavConfig
-from bot.sources.kinds.webdav import open_webdav
-from bot.sources.remote import Source
+from bot.documents.sources.config import Credentials, WebdavConfig
+from bot.documents.sources.kinds.webdav import open_webdav
+from bot.documents.sources.remote import Source
 from tests.fakes.ports import free_port
 from tests.sources.servers.cutting_proxy import CuttingProxy
 from tests.sources.servers.listening import end, start_listening
