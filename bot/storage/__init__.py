@@ -24,7 +24,8 @@ machine; PostgreSQL only: on one machine the toolbox keeps them in DATA_DIR itse
 `usage/` (tokens spent on the model per question, reserved against budgets, kept like the
 history), `notices/` (subscriptions to change notices, and the changes waiting for their
 digests), `buttons/` (which message carries which button data, what every tap is checked
-against).
+against), `breakers/` (the models' open breakers, so every worker learns of a model that is
+down; one process keeps them in memory, so it has no SQLite class).
 
 `backend` is the one place that chooses SQLite or PostgreSQL: `open_backend` opens the
 database, the history and the update claims, and its `Backend` builds the other stores as
