@@ -40,6 +40,7 @@ _REQUIRED = {
     "pair": (),
     "backup": (),
     "restore": (),
+    "reindex": (),
 }
 _WANTED = {"check": ("bot_token",)}  # listed among other problems; alone, check reports it
 FRONT_DOORS = {
@@ -50,6 +51,7 @@ FRONT_DOORS = {
     "pair": "bot.access.command",
     "backup": "bot.datadir.backup",
     "restore": "bot.datadir.restore",
+    "reindex": "bot.documents.reindex",
 }
 """Each module has `async def serve(settings, **options) -> int`, options from the command line."""
 
@@ -83,7 +85,7 @@ def _main(argv: list[str] | None) -> int:
 def run_command(command: str, settings: Settings, **options: Any) -> int:
     """Run `command` (one of `FRONT_DOORS`) with `settings`; returns the exit code."""
     level = settings.log_level
-    if command in ("chat", "check", "eval") and level == "INFO":
+    if command in ("chat", "check", "eval", "reindex") and level == "INFO":
         level = "WARNING"  # keep the terminal conversation (the checks' lines, the table) readable
     setup_logging(level, secrets=log_secrets(settings), log_format=settings.log_format)
     if command not in ("check", "run"):  # check shows them; run once, not in every worker
