@@ -15,9 +15,9 @@ process remembers in memory, memory.py), `pending_status/` (status messages on s
 at the next start), `scopes/` (chat scopes set from Telegram, each conversation's last scope),
 `access/` (grants, pairing codes, strangers' requests; its SQLite statements are grouped by
 table in sqlite_*.py beside sqlite.py), `history/` (the conversation log and its `Usage`;
-on the shared engine too, its SQLite class opening the file at once to recover it after a
-crash, with `in_use.py`), `embeddings/` (the vectors search by meaning has paid for, shared by every
-machine; PostgreSQL only: on one machine the toolbox keeps them in DATA_DIR itself),
+on the shared engine too, its SQLite class opening the file at once to recover it after
+a crash, with `in_use.py`), `embeddings/` (the vectors search by meaning has paid for, shared
+by every machine; PostgreSQL only: on one machine the toolbox keeps them in DATA_DIR itself),
 `feedback/` (delivered answers and their askers' 👍/👎, kept like the history),
 `unanswered/` (questions the documents could not answer, and when their digest went out),
 `experts/` (questions sent to the experts' group and their replies, kept like the history),
