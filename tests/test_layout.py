@@ -123,7 +123,7 @@ def test_sqlite_is_opened_in_one_place() -> None:
     function's job (`tools.sqlite.connect`); a second opener would drift from it."""
     calls = [
         call
-        for top in PACKAGES
+        for top in (*PACKAGES, "bench")
         for path in sorted((ROOT / top).rglob("*.py"))
         if "__pycache__" not in path.parts
         for call in _sqlite_connects(path)
