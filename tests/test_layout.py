@@ -66,13 +66,23 @@ class TestContracts:
         assert not guarded - rooms, f"the aiogram contract names gone rooms: {guarded - rooms}"
 
 
-ENTRANCE_AND_WIRING = {"__main__", "cli", "settings_loader", "healthcheck", "services"}
+ENTRANCE_AND_WIRING = {"__main__", "healthcheck", "services"}
+MOST_ROOMS_OF_BOT = 14
+MOST_MODULES_OF_TOOLS = 12
 
 
 def test_the_top_level_of_bot_is_the_entrance_and_the_wiring() -> None:
     """Anything else is a room: a package with a docstring saying what it holds."""
     loose = {p.stem for p in (ROOT / "bot").glob("*.py") if p.name != "__init__.py"}
     assert loose <= ENTRANCE_AND_WIRING, f"put in a package: {sorted(loose - ENTRANCE_AND_WIRING)}"
+
+
+def test_the_top_levels_read_as_a_table_of_contents() -> None:
+    """Few enough entries to take in at a glance: bot's rooms, and tools' loose modules."""
+    rooms = [r for r in _rooms(ROOT / "bot") if r != "__main__"]
+    assert len(rooms) <= MOST_ROOMS_OF_BOT, f"bot/ has {len(rooms)} entries: {rooms}"
+    modules = [p.stem for p in (ROOT / "tools").glob("*.py") if not p.stem.startswith("__")]
+    assert len(modules) <= MOST_MODULES_OF_TOOLS, f"tools/ has {len(modules)} modules: {modules}"
 
 
 @pytest.mark.parametrize("package", _packages(), ids=lambda p: str(p.relative_to(ROOT)))
