@@ -7,8 +7,8 @@ nothing in here imports `tools` itself (the names below are for the bot, the tes
 - `toolbox`: the toolbox the agent uses, building the jail, the extractor and the index;
 - the three tools, none importing another: `search` (search_files over the index), `reading`
   (read_file, one page of a document) and `listing` (list_files, a folder's entries);
-- what the tools share: `tool` (one tool as one object), `schemas` (their argument models),
-  `results` (a call's result), `cutting` (a result cut to a budget), `paths` (modification
+- what the tools share: `tool` (one tool as one object, and the three tools' argument
+  models), `results` (a call's result), `cutting` (a result cut to a budget), `paths` (modification
   times and close-name guesses), `config` (the settings the tools need);
 - `vectors/`: search by meaning (passages, their embeddings, the vector index, the fusion of
   keyword and meaning results);
