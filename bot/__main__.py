@@ -1,12 +1,12 @@
 """`python -m bot`: the entrance. Load the settings, then open one front door.
 
-`run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal (`bot.console.terminal.chat`),
-`check` the checks (`bot.console.check`), `eval` asks a file of questions and checks the answers
-(`bot.console.evaluation.run`), `pair` prints a pairing code (`bot.access.command`), `backup` and
-`restore` copy DATA_DIR out and back (`bot.datadir.backup`, `bot.datadir.restore`). A front
-door is imported only once chosen, by its module name: importing aiogram costs seconds that the
-terminal chat, `eval`, `check --offline`, `pair`, `backup` and `restore` never pay. Front doors
-do not import this module back.
+`run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal
+(`bot.console.terminal.chat`), `check` the checks (`bot.console.check`), `eval` asks a file of
+questions and checks the answers (`bot.console.evaluation.run`), `pair` prints a pairing code
+(`bot.access.command`), `backup` and `restore` copy DATA_DIR out and back (`bot.datadir.backup`,
+`bot.datadir.restore`). A front door is imported only once chosen, by its module name: importing
+aiogram costs seconds that the terminal chat, `eval`, `check --offline`, `pair`, `backup` and
+`restore` never pay. Front doors do not import this module back.
 """
 
 from __future__ import annotations

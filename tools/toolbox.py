@@ -43,8 +43,7 @@ from tools.listing import list_folder
 from tools.paths import did_you_mean, suggest_paths
 from tools.reading import Reader
 from tools.results import ToolResult
-from tools.schemas import ListArgs, ReadArgs, SearchArgs
-from tools.tool import Tool
+from tools.tool import ListArgs, ReadArgs, SearchArgs, Tool
 from tools.vectors.embeddings import EmbeddingsConfig, EmbeddingsError, QueryEmbedder
 from tools.vectors.state import CACHE_FILE, STORE_FOLDER, VectorStatus
 

@@ -13,7 +13,9 @@
   a request keeps, trimmed in steps so its start stays cached), `tokens` (counting offline);
 - the answer: `small_talk` (greetings and thanks, which need no "not from the documents" note);
 - the conversation: `locks` (one conversation at a time); the log it is written to, and
-  `Usage`, are `bot.storage.history`'s.
+  `Usage`, are `bot.storage.history`'s;
+- beside the loop: `quotes/` (an answer's quotes checked against the document text the tools
+  showed) and `speech/` (voice questions turned into text over an OpenAI-compatible endpoint).
 
 Its names load their modules on first use (`__getattr__`), so taking one (`PromptError` for
 the entrance) does not import the model SDK, the toolbox and the rest of the loop.

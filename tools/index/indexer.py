@@ -48,7 +48,6 @@ from tools.index.store import (
     Prepared,
     ReaderPool,
     compress,
-    is_damaged,
     remove_files,
     terms_folder,
 )
@@ -56,6 +55,7 @@ from tools.index.terms import Stemmer, fold
 from tools.index.watch import FolderWatcher, WatchMode
 from tools.index.writer_lock import WriterLock
 from tools.jail.sandbox import Entry, Sandbox
+from tools.sqlite import is_damaged
 
 log = logging.getLogger(__name__)
 COMMIT_EVERY = 2.0
