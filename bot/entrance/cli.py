@@ -90,6 +90,11 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "anything; needs only DATA_DIR",
     )
     restore.add_argument("src", metavar="SRC", help="the backup's folder")
+    commands.add_parser(
+        "reindex",
+        help="rebuild the search index from the documents; beside a running bot, ask the bot "
+        "to rebuild it and wait; needs only DATA_DIR and the documents",
+    )
     return parser
 
 
