@@ -1,13 +1,14 @@
 """`python -m bot`: the entrance. Load the settings, then open one front door.
 
-`run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal (`bot.console.terminal.chat`),
-`check` the checks (`bot.console.check`), `eval` asks a file of questions and checks the answers
-(`bot.console.evaluation.run`), `pair` prints a pairing code (`bot.access.command`), `backup` and
-`restore` copy DATA_DIR out and back (`bot.datadir.backup`, `bot.datadir.restore`), `sources`
-lists, syncs and checks the mirrored sources (`bot.documents.sources.command`). A front
-door is imported only once chosen, by its module name: importing aiogram costs seconds that the
-terminal chat, `eval`, `check --offline`, `pair`, `backup` and `restore` never pay. Front doors
-do not import this module back.
+`run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal
+(`bot.console.terminal.chat`), `check` the checks (`bot.console.check`), `eval` asks a file of
+questions and checks the answers (`bot.console.evaluation.run`), `pair` prints a pairing code
+(`bot.access.command`), `backup` and `restore` copy DATA_DIR out and back (`bot.datadir.backup`,
+`bot.datadir.restore`), `reindex` rebuilds the search index or asks the running bot to
+(`bot.documents.reindex`), `sources` lists, syncs and checks the mirrored sources
+(`bot.documents.sources.command`). A front door is imported only once chosen, by its module
+name: importing aiogram costs seconds that the terminal chat, `eval`, `check --offline`, `pair`,
+`backup` and `restore` never pay. Front doors do not import this module back.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ _REQUIRED = {
     "pair": (),
     "backup": (),
     "restore": (),
+    "reindex": (),
     "sources": (),
 }
 _WANTED = {"check": ("bot_token",)}  # listed among other problems; alone, check reports it
@@ -53,6 +55,7 @@ FRONT_DOORS = {
     "pair": "bot.access.command",
     "backup": "bot.datadir.backup",
     "restore": "bot.datadir.restore",
+    "reindex": "bot.documents.reindex",
     "sources": "bot.documents.sources.command",
 }
 """Each module has `async def serve(settings, **options) -> int`, options from the command line."""
@@ -87,7 +90,7 @@ def _main(argv: list[str] | None) -> int:
 def run_command(command: str, settings: Settings, **options: Any) -> int:
     """Run `command` (one of `FRONT_DOORS`) with `settings`; returns the exit code."""
     level = settings.log_level
-    if command in ("chat", "check", "eval", "sources") and level == "INFO":
+    if command in ("chat", "check", "eval", "reindex", "sources") and level == "INFO":
         level = "WARNING"  # keep the terminal conversation (the checks' lines, the table) readable
     setup_logging(level, secrets=log_secrets(settings), log_format=settings.log_format)
     if command not in ("check", "run"):  # check shows them; run once, not in every worker

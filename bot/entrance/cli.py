@@ -91,6 +91,11 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     )
     restore.add_argument("src", metavar="SRC", help="the backup's folder")
     _add_sources(commands)
+    commands.add_parser(
+        "reindex",
+        help="rebuild the search index from the documents; beside a running bot, ask the bot "
+        "to rebuild it and wait; needs only DATA_DIR and the documents",
+    )
     return parser
 
 

@@ -6,10 +6,10 @@ matching its source, with one line per failed source on standard error; `check` 
 source and takes a listing, changing nothing, one ✓/✗ line each, as `python -m bot check` does.
 
 Like `pair`, it needs neither the token nor the key, and works while the bot runs: a source the
-bot is syncing at that moment is skipped (the lock in `bot.documents.sources.locks`), deletions go to the
-same trash and the same audit log. The search index is the running bot's to write, so this
-command does not touch it: the bot's folder watcher picks the changed files up within seconds,
-and a bot started later indexes them at its start.
+bot is syncing at that moment is skipped (the lock in `bot.documents.sources.locks`), deletions
+go to the same trash and the same audit log. The search index is the running bot's to write, so
+this command does not touch it: the bot's folder watcher picks the changed files up within
+seconds, and a bot started later indexes them at its start.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """What one pass must do to make a source's folder match a complete listing: a pure function.
 
-`plan` compares the listing with what the mirror placed (`Placed`) and what the folder holds
-now (`Local`) and says which items to fetch, which files to move (a rename at the source), and
-which files to delete. No disk, no network: the mirror (`bot.documents.sources.mirror`) does the work and
-its guard decides whether the deletions may go ahead.
+`plan` compares the listing with what the mirror placed (`Placed`) and what the folder holds now
+(`Local`) and says which items to fetch, which files to move (a rename at the source), and which
+files to delete. No disk, no network: the mirror (`bot.documents.sources.mirror`) does the work
+and its guard decides whether the deletions may go ahead.
 
 - unchanged: placed, same id and version, and the local file as it was placed;
 - moved: a path the listing lacks whose placed item reappears at a new path, recognised by its

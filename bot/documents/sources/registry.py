@@ -1,9 +1,9 @@
 """From a source's table in the sources file to an opened `Source`: the kind's module, found
 by name when the source is opened.
 
-`config.kind` names the module `bot.documents.sources.kinds.<kind>` and its `open_<kind>` function. The
-module is imported then, not at start: a kind whose client library is missing costs only the
-sources of that kind, with a clear line instead of a traceback.
+`config.kind` names the module `bot.documents.sources.kinds.<kind>` and its `open_<kind>`
+function. The module is imported then, not at start: a kind whose client library is missing
+costs only the sources of that kind, with a clear line instead of a traceback.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""One module per kind of source, each with `open_<kind>(config, credentials) -> Source`.
-
-`bot.documents.sources.registry` imports a kind's module only when a source of that kind is opened, so
-an install without a kind's client library runs every other kind.
+"""The kinds of source, one module each (`webdav`, `s3`, `imap`, `rclone`), each exposing
+`open_<kind>(config, credentials) -> Source`. Nothing is imported here, so a kind's client
+library (webdav4, boto3, aioimaplib, the rclone binary) loads only when a source of that kind is
+opened: an install that mirrors one WebDAV folder never imports boto3.
 """
