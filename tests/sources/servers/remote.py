@@ -11,7 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot.documents.sources.config import SourceConfig
 from bot.documents.sources.remote import Source
+
+
+@dataclass(frozen=True, slots=True)
+class Configured:
+    """A source on a test server as the bot is given it: its table of the sources file, and
+    the environment variables its credentials are read from (`config` names them)."""
+
+    config: SourceConfig
+    env: dict[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +72,14 @@ class Remote(Protocol):
         that dies mid-listing does; None heals it."""
         ...
 
+    def configured(self, *, wrong_credentials: bool = False) -> Configured:
+        """The sources file's table for this server and the credentials' environment; with
+        `wrong_credentials`, the same variables holding a credential the server refuses."""
+        ...
+
     def source(self, *, wrong_credentials: bool = False) -> Source:
-        """Our `Source` on this server; with `wrong_credentials`, one that logs in wrongly."""
+        """Our `Source` on this server (`configured`, opened by its kind's module); with
+        `wrong_credentials`, one that logs in wrongly."""
         ...
 
     @property

@@ -27,7 +27,7 @@ from bot.documents.sources.remote import Source
 from tests.fakes.ports import free_port
 from tests.sources.servers.cutting_proxy import CuttingProxy
 from tests.sources.servers.listening import end, start_listening
-from tests.sources.servers.remote import Abilities
+from tests.sources.servers.remote import Abilities, Configured
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -177,10 +177,10 @@ class S3Remote:
     def cut_after(self, nbytes: int | None) -> None:
         self._proxy.cut_after(nbytes)
 
-    def source(
+    def configured(
         self, *, wrong_credentials: bool = False, prefix: str = PREFIX, bucket: str | None = None
-    ) -> Source:
-        """Our source on this bucket's `prefix` (or on another `bucket`), as `mirror`."""
+    ) -> Configured:
+        """This bucket's `prefix` (or another `bucket`) as a source, with `mirror`'s keys."""
         key_id, secret = self._server.mirror_keys
         config = S3Config(
             name="contracts",
@@ -194,7 +194,15 @@ class S3Remote:
             timeout_s=10,
         )
         env = {"S3_KEY_ID": key_id, "S3_SECRET": secret[::-1] if wrong_credentials else secret}
-        return open_s3(config, Credentials(env))
+        return Configured(config, env)
+
+    def source(
+        self, *, wrong_credentials: bool = False, prefix: str = PREFIX, bucket: str | None = None
+    ) -> Source:
+        """Our source on this bucket's `prefix` (or on another `bucket`), as `mirror`."""
+        made = self.configured(wrong_credentials=wrong_credentials, prefix=prefix, bucket=bucket)
+        assert isinstance(made.config, S3Config)
+        return open_s3(made.config, Credentials(made.env))
 
     @property
     def secrets(self) -> list[str]:

@@ -20,7 +20,7 @@ from bot.documents.sources.remote import Source
 from tests.fakes.ports import free_port
 from tests.sources.servers.cutting_proxy import CuttingProxy
 from tests.sources.servers.listening import end, start_listening
-from tests.sources.servers.remote import Abilities
+from tests.sources.servers.remote import Abilities, Configured
 
 SHARE = "/remote.php/dav/files/alice"
 USER = "alice"
@@ -90,7 +90,7 @@ class WebdavRemote:
     def cut_after(self, nbytes: int | None) -> None:
         self._proxy.cut_after(nbytes)
 
-    def source(self, *, wrong_credentials: bool = False) -> Source:
+    def configured(self, *, wrong_credentials: bool = False) -> Configured:
         password = "not-" + self.password if wrong_credentials else self.password
         config = WebdavConfig(
             name="nextcloud",
@@ -100,7 +100,12 @@ class WebdavRemote:
             password_env="NEXTCLOUD_PASSWORD",
             timeout_s=10,
         )
-        return open_webdav(config, Credentials({"NEXTCLOUD_PASSWORD": password}))
+        return Configured(config, {"NEXTCLOUD_PASSWORD": password})
+
+    def source(self, *, wrong_credentials: bool = False) -> Source:
+        made = self.configured(wrong_credentials=wrong_credentials)
+        assert isinstance(made.config, WebdavConfig)
+        return open_webdav(made.config, Credentials(made.env))
 
     @property
     def secrets(self) -> list[str]:
