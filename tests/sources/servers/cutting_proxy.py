@@ -3,8 +3,10 @@
 The kinds' servers sit behind it, so the suite can make a real listing break in its middle:
 `served` counts the bytes the server has sent back, and `cut_after(n)` drops every connection,
 and refuses new ones, once the server has sent `n` more bytes in all — a listing spread over
-several connections or pages breaks as surely as one on a single connection. Plain threads and
-sockets: it must not share an event loop with the code it tests.
+several connections or pages breaks as surely as one on a single connection. It also counts
+the HTTP requests sent through it (`requests`, by their request lines), for the benchmark of
+what a pass costs. Plain threads and sockets: it must not share an event loop with the code it
+tests.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import socket
 import threading
 from contextlib import suppress
+
+_REQUEST_LINE_END = b" HTTP/1.1\r\n"
 
 
 class CuttingProxy:
@@ -22,6 +26,9 @@ class CuttingProxy:
         self._budget: int | None = None
         self.served = 0
         """Bytes the server has sent back through the proxy so far."""
+        self.requests = 0
+        """HTTP/1.1 requests sent to the server through the proxy so far (their request lines:
+        a body holding that exact text would count too; the kinds' bodies never do)."""
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port: int = self._listener.getsockname()[1]
         self._open: set[socket.socket] = set()
@@ -65,11 +72,17 @@ class CuttingProxy:
                 threading.Thread(target=self._pump, args=(src, dst, back), daemon=True).start()
 
     def _pump(self, src: socket.socket, dst: socket.socket, back: bool) -> None:
+        tail = b""
         try:
             while True:
                 data = src.recv(65536)
                 if not data:
                     break
+                if not back:
+                    seen = tail + data
+                    with self._lock:
+                        self.requests += seen.count(_REQUEST_LINE_END)
+                    tail = seen[-(len(_REQUEST_LINE_END) - 1) :]
                 if back and not self._allow(len(data)):
                     with self._lock:
                         room = self._take_rest()

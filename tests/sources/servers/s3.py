@@ -174,6 +174,10 @@ class S3Remote:
     def served(self) -> int:
         return self._proxy.served
 
+    def requests(self) -> int:
+        """HTTP requests the source has sent to the server so far (through the proxy)."""
+        return self._proxy.requests
+
     def cut_after(self, nbytes: int | None) -> None:
         self._proxy.cut_after(nbytes)
 
