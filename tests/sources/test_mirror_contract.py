@@ -7,6 +7,9 @@ read from the environment, the kind opened by the registry, `Sources` running th
 the trash and the SQLite audit log, a `Toolbox` over the documents folder whose index only the
 pass refreshes (its watcher is idle), and the agent asking the fake model server, whose model
 searches, reads the first file found and quotes the line holding what was asked.
+
+A scenario a kind cannot play (its `Abilities`: a mail message cannot change in place) is
+skipped with the reason.
 """
 
 from __future__ import annotations
@@ -411,3 +414,30 @@ async def test_thirty_percent_deleted_at_once_stops_and_asks_then_a_confirmation
     assert bot.trashed() == sorted(bot.rel(p) for p in paths)
     assert set(bot.files()) == set(held) - paths
     assert (await bot.sources.status(bot.name)).pending is None
+
+
+async def test_a_server_dying_mid_download_leaves_the_old_version_and_no_partial_file(
+    bot: Bot,
+) -> None:
+    if not bot.remote.abilities.change:
+        pytest.skip(f"{bot.remote.kind}: items cannot change in place")
+    bot.remote.put("big.txt", "the old version\n")
+    assert (await bot.sync()).report.ok
+    before = bot.remote.served()
+    await bot.sync()
+    listing = bot.remote.served() - before
+    new = "the new version\n" + "x" * 400_000
+    bot.remote.put("big.txt", new)
+    bot.remote.cut_after(listing + 100_000)
+
+    cut = await bot.sync()
+
+    assert cut.report.problem == "fetch"
+    assert cut.report.error is not None and "big.txt" in cut.report.error
+    _clean(cut.report.error, bot.remote)
+    assert bot.files() == {"big.txt": b"the old version\n"}
+    bot.remote.cut_after(None)
+    healed = await bot.sync()
+    assert healed.report.ok, healed.report.error
+    assert healed.report.changed == 1
+    assert bot.files() == {"big.txt": new.encode()}
