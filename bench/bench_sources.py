@@ -158,6 +158,11 @@ async def _s3(ctx: Context) -> BenchResult:
             samples.append(time.perf_counter() - started)
             counts.append(remote.requests() - requests)
             assert outcome.report.unchanged == items and outcome.report.ok, outcome.report
+        listings: list[float] = []
+        for _ in range(len(samples)):
+            started = time.perf_counter()
+            assert len(await source.listing()) == items
+            listings.append(time.perf_counter() - started)
     finally:
         if source is not None:
             await source.close()
@@ -166,6 +171,7 @@ async def _s3(ctx: Context) -> BenchResult:
     result.metrics.append(
         Metric(f"S3 (moto), {items:,} unchanged objects: one pass", "s", samples)
     )
+    result.metrics.append(Metric("of which the listing alone (the server's pages)", "s", listings))
     result.metrics.append(Metric("HTTP requests to the S3 server per unchanged pass", "n", counts))
     worst = max(samples)
     pages = first_requests - items  # the first pass: the listing's pages, one GetObject each
