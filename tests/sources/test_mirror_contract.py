@@ -312,9 +312,10 @@ async def test_a_server_dying_mid_listing_deletes_and_changes_nothing_and_says_s
 ) -> None:
     caplog.set_level(logging.INFO)
     for index in range(10):
-        bot.remote.put(f"folder-{index % 3}/file-{index:02}.txt", f"file {index}\n")
+        bot.remote.put(f"folder-{index % 3}/file-{index:02}.txt", f"file-{index:02} text\n")
     first = await bot.sync()
     assert first.report.ok, first.report.error
+    doomed = bot.placed("folder-0/file-00.txt", "file-00 text")
     before = bot.remote.served()
     quiet = await bot.sync()
     assert quiet.report.unchanged == 10
@@ -322,7 +323,7 @@ async def test_a_server_dying_mid_listing_deletes_and_changes_nothing_and_says_s
     held = bot.files()
     bot.remote.delete("folder-0/file-00.txt")
     if bot.remote.abilities.change:
-        bot.remote.put("folder-1/file-01.txt", "file 1, changed since\n")
+        bot.remote.put("folder-1/file-01.txt", "file-01 text, changed since\n")
     bot.remote.cut_after(whole // 2)
     capsys.readouterr()
 
@@ -348,8 +349,8 @@ async def test_a_server_dying_mid_listing_deletes_and_changes_nothing_and_says_s
 
     assert healed.report.ok, healed.report.error
     assert healed.report.removed == 1
-    assert "folder-0/file-00.txt" not in bot.files()
-    assert bot.trashed() == [bot.rel("folder-0/file-00.txt")]
+    assert doomed not in bot.files()
+    assert bot.trashed() == [bot.rel(doomed)]
     assert (await bot.sources.status(bot.name)).last_success == healed.report.at
 
 
@@ -385,10 +386,10 @@ async def test_thirty_percent_deleted_at_once_stops_and_asks_then_a_confirmation
     bot: Bot,
 ) -> None:
     for index in range(10):
-        bot.remote.put(f"docs/file{index:02d}.txt", f"document number {index}\n")
+        bot.remote.put(f"docs/file{index:02d}.txt", f"document number {index:02d} ends\n")
     assert (await bot.sync()).report.ok
     held = bot.files()
-    paths = {bot.placed(f"docs/file{i:02d}.txt", f"number {i}\n") for i in range(3)}
+    paths = {bot.placed(f"docs/file{i:02d}.txt", f"number {i:02d} ends") for i in range(3)}
     for index in range(3):
         bot.remote.delete(f"docs/file{index:02d}.txt")
 
