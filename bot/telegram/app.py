@@ -22,7 +22,7 @@ from bot.digests.notices.audience import Audience
 from bot.digests.notices.changes import FolderChanges
 from bot.documents import Documents
 from bot.documents.retention import Retention
-from bot.documents.sources.config import load_sources
+from bot.documents.sources.config import Credentials, load_sources
 from bot.documents.sources.locks import SyncLocks
 from bot.documents.sources.runner import Sources
 from bot.process.data_files import DataFiles
@@ -320,6 +320,7 @@ def mirrored_sources(
         refresh=services.toolbox.refresh,
         locks=SyncLocks(services.files.sources, database.session if database else None),
         observer=services.metrics,
+        credentials=Credentials.beside(settings),
         clock=clock,
     )
     sources.open()

@@ -86,8 +86,9 @@ class Sources:
 
     `root` is the documents folder; `data` DATA_DIR/sources (the state files and locks).
     `refresh` indexes a changed path at once (the toolbox's), `audit` records deletions and
-    moves, `session` (with DATABASE_URL) makes the lock shared by every worker. `opener`
-    replaces the registry (tests pass an in-memory remote).
+    moves, `session` (with DATABASE_URL) makes the lock shared by every worker. `credentials`
+    are where the kinds read their secrets (`Credentials.beside(settings)`: the environment,
+    then the .env file); `opener` replaces the registry (tests pass an in-memory remote).
     """
 
     def __init__(
@@ -101,6 +102,7 @@ class Sources:
         refresh: Refresh | None = None,
         locks: SyncLocks | None = None,
         observer: SourceObserver | None = None,
+        credentials: Credentials | None = None,
         opener: Opener | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -112,7 +114,7 @@ class Sources:
         self._audit = audit
         self._refresh = refresh
         self._observer = observer
-        self._opener = opener or _registry_opener(Credentials())
+        self._opener = opener or _registry_opener(credentials or Credentials())
         self._clock = clock
         self._mirrors: dict[str, Mirror] = {}
         self._tickers: dict[str, Ticker] = {}
