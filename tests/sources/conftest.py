@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.sources.servers.imap import remote_imap
 from tests.sources.servers.remote import Remote
 
-KINDS: list[str] = []
+__all__ = ["remote", "remote_imap"]
+
+KINDS: list[str] = ["imap"]
 """The `remote_<kind>` fixtures the suite runs against, one per kind (and per rclone server)."""
 
 
