@@ -11,11 +11,12 @@ from __future__ import annotations
 import pytest
 
 from tests.sources.servers.imap import remote_imap
+from tests.sources.servers.rclone import remote_rclone
 from tests.sources.servers.remote import Remote
 
-__all__ = ["remote", "remote_imap"]
+__all__ = ["remote", "remote_imap", "remote_rclone"]
 
-KINDS: list[str] = ["imap"]
+KINDS: list[str] = ["imap", "rclone"]
 """The `remote_<kind>` fixtures the suite runs against, one per kind (and per rclone server)."""
 
 
