@@ -118,16 +118,17 @@ class DovecotRemote:
     def __init__(self, root: Path, mailbox: str = "INBOX") -> None:
         self.mailbox = mailbox
         self._root = root
-        self._port = _free_port()
+        self.port = _free_port()
+        """dovecot's own port, for the person at the source (the proxy's is the source's)."""
         conf = root / "dovecot.conf"
-        conf.write_text(_config(root, self._port))
+        conf.write_text(_config(root, self.port))
         with (root / "dovecot.stderr").open("wb") as output:
             self._process = subprocess.Popen(
                 [str(DOVECOT), "-F", "-c", str(conf)], stdout=output, stderr=subprocess.STDOUT
             )
         self._ids: dict[str, str] = {}
         self._await_greeting()
-        self._proxy = CuttingProxy(self._port)
+        self._proxy = CuttingProxy(self.port)
         if mailbox != "INBOX":
             with self._person() as imap:
                 imap.create(mailbox)
@@ -212,7 +213,7 @@ class DovecotRemote:
         return [PASSWORD]
 
     def _person(self) -> imaplib.IMAP4:
-        imap = imaplib.IMAP4("127.0.0.1", self._port, timeout=10)
+        imap = imaplib.IMAP4("127.0.0.1", self.port, timeout=10)
         imap.login(USER, PASSWORD)
         return imap
 
@@ -223,7 +224,7 @@ class DovecotRemote:
             if self._process.poll() is not None:
                 break
             try:
-                with socket.create_connection(("127.0.0.1", self._port), timeout=2) as probe:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=2) as probe:
                     if probe.recv(64).startswith(b"* OK"):
                         return
             except OSError:
