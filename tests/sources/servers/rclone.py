@@ -81,16 +81,22 @@ class RcloneSftpRemote:
             )
         self._await_banner(port)
         self._proxy = CuttingProxy(port)
-        self._obscured = obscured(PASSWORD)
+        self.obscured = obscured(PASSWORD)
         wrong = obscured("not-" + PASSWORD)
         self.config = root / "rclone.conf"
         self.config.write_text(
             "".join(
                 f"[{name}]\ntype = sftp\nhost = 127.0.0.1\nport = {self._proxy.port}\n"
-                f"user = {USER}\npass = {secret}\nknown_hosts_file = none\n\n"
-                for name, secret in (("served", self._obscured), ("wrong", wrong))
+                f"user = {USER}\n{secret}known_hosts_file = none\n\n"
+                for name, secret in (
+                    ("served", f"pass = {self.obscured}\n"),
+                    ("wrong", f"pass = {wrong}\n"),
+                    ("bare", ""),
+                )
             )
         )
+        """Remotes `served:`, `wrong:` (a wrong password) and `bare:` (none: the environment's
+        `RCLONE_CONFIG_BARE_PASS` gives it)."""
 
     def put(self, name: str, text: str) -> None:
         path = self.folder / name
@@ -120,11 +126,11 @@ class RcloneSftpRemote:
     def cut_after(self, nbytes: int | None) -> None:
         self._proxy.cut_after(nbytes)
 
-    def source(self, *, wrong_credentials: bool = False) -> Source:
+    def source(self, *, wrong_credentials: bool = False, remote: str = "served:") -> Source:
         config = RcloneConfig(
             name="files",
             kind="rclone",
-            remote="wrong:" if wrong_credentials else "served:",
+            remote="wrong:" if wrong_credentials else remote,
             config=self.config,
             rclone=RCLONE,
             timeout_s=10,
@@ -133,7 +139,7 @@ class RcloneSftpRemote:
 
     @property
     def secrets(self) -> list[str]:
-        return [PASSWORD, self._obscured]
+        return [PASSWORD, self.obscured]
 
     def _await_banner(self, port: int) -> None:
         """Wait until the server says its SSH banner (or has died, with its log in the failure)."""
