@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import imaplib
 import io
+import shutil
 from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
@@ -23,6 +24,20 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DovecotRemote]
     if not DOVECOT.exists():
         pytest.skip("install dovecot-imapd (apt-get install dovecot-imapd)")
     remote = DovecotRemote(tmp_path_factory.mktemp("imap"), mailbox="Archive")
+    try:
+        yield remote
+    finally:
+        remote.stop()
+
+
+@pytest.fixture
+def over_tls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DovecotRemote]:
+    """dovecot answering IMAP over TLS with a certificate of its own, no CA's."""
+    if not DOVECOT.exists():
+        pytest.skip("install dovecot-imapd (apt-get install dovecot-imapd)")
+    if shutil.which("openssl") is None:
+        pytest.skip("install openssl (apt-get install openssl)")
+    remote = DovecotRemote(tmp_path_factory.mktemp("imaps"), tls=True)
     try:
         yield remote
     finally:
@@ -124,3 +139,21 @@ async def test_a_missing_folder_is_named(remote_imap: DovecotRemote) -> None:
         await source.close()
     assert caught.value.problem == "missing"
     assert "'No such folder'" in str(caught.value)
+
+
+async def test_tls_trusts_only_a_certificate_the_system_trusts(
+    over_tls: DovecotRemote, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    over_tls.put("Over TLS", "sealed")
+    source = over_tls.source()
+    try:
+        with pytest.raises(SourceError) as caught:
+            await source.listing()
+        assert caught.value.problem == "unreachable"
+        assert "TLS handshake failed" in str(caught.value)
+        monkeypatch.setenv("SSL_CERT_FILE", str(over_tls.certificate))
+        [item] = await source.listing()
+        await source.fetch(item, tmp_path / "message.eml")
+    finally:
+        await source.close()
+    assert b"sealed" in (tmp_path / "message.eml").read_bytes()

@@ -41,8 +41,24 @@ def _free_port() -> int:
         return port
 
 
-def _config(root: Path, port: int) -> str:
-    """dovecot.conf for one user, maildir under `root`, plain IMAP on 127.0.0.1:`port`."""
+def certificate(root: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key, made by the openssl program."""
+    cert, key = root / "cert.pem", root / "key.pem"
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            "-keyout", str(key), "-out", str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+def _config(root: Path, port: int, tls_port: int | None) -> str:
+    """dovecot.conf for one user, maildir under `root`, plain IMAP on 127.0.0.1:`port`, and
+    IMAP over TLS on `tls_port` when there is one."""
     (root / "passwd").write_text(f"{USER}:{{PLAIN}}{PASSWORD}::::::\n")
     if os.geteuid() == 0:
         owner = pwd.getpwnam("dovecot")
@@ -88,7 +104,7 @@ state_dir = {root}/state
 log_path = {root}/dovecot.log
 protocols = imap
 listen = 127.0.0.1
-ssl = no
+{"ssl = no" if tls_port is None else _ssl(root)}
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 auth_failure_delay = 0
@@ -102,11 +118,17 @@ service imap-login {{
     port = {port}
   }}
   inet_listener imaps {{
-    port = 0
+    address = 127.0.0.1
+    port = {tls_port or 0}
   }}
 }}
 {users}
 """
+
+
+def _ssl(root: Path) -> str:
+    cert, key = certificate(root)
+    return f"ssl = yes\nssl_cert = <{cert}\nssl_key = <{key}"
 
 
 class DovecotRemote:
@@ -115,20 +137,22 @@ class DovecotRemote:
     kind = "imap"
     abilities = Abilities(paths=False, change=False, rename=False)
 
-    def __init__(self, root: Path, mailbox: str = "INBOX") -> None:
+    def __init__(self, root: Path, mailbox: str = "INBOX", *, tls: bool = False) -> None:
         self.mailbox = mailbox
         self._root = root
         self.port = _free_port()
         """dovecot's own port, for the person at the source (the proxy's is the source's)."""
         conf = root / "dovecot.conf"
-        conf.write_text(_config(root, self.port))
+        self.tls_port = _free_port() if tls else None
+        conf.write_text(_config(root, self.port, self.tls_port))
+        self.certificate = root / "cert.pem"
         with (root / "dovecot.stderr").open("wb") as output:
             self._process = subprocess.Popen(
                 [str(DOVECOT), "-F", "-c", str(conf)], stdout=output, stderr=subprocess.STDOUT
             )
         self._ids: dict[str, str] = {}
         self._await_greeting()
-        self._proxy = CuttingProxy(self.port)
+        self._proxy = CuttingProxy(self.tls_port or self.port)
         if mailbox != "INBOX":
             with self._person() as imap:
                 imap.create(mailbox)
@@ -199,7 +223,7 @@ class DovecotRemote:
             kind="imap",
             host="127.0.0.1",
             port=self._proxy.port,
-            tls=False,
+            tls=self.tls_port is not None,
             username=USER,
             password_env=_PASSWORD_ENV,
             mailbox=self.mailbox,
