@@ -157,3 +157,14 @@ async def test_tls_trusts_only_a_certificate_the_system_trusts(
     finally:
         await source.close()
     assert b"sealed" in (tmp_path / "message.eml").read_bytes()
+
+
+async def test_a_large_folder_is_listed_whole(remote_imap: DovecotRemote) -> None:
+    remote_imap.deliver(2_500)
+    source = remote_imap.source()
+    try:
+        items = await source.listing()
+    finally:
+        await source.close()
+    assert len(items) == 2_500
+    assert len({i.item_id for i in items}) == len({i.path for i in items}) == 2_500

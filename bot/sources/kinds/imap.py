@@ -7,9 +7,10 @@ added or expunged. When the server gives the folder a new UIDVALIDITY (the folde
 or the server rebuilt its index), every UID may now name another message, so every id changes
 and the mirror replaces the whole folder's files — that is how UIDVALIDITY is respected.
 
-A listing is one UID FETCH of every message's UID, size, arrival date and Subject; it is taken
-whole or raises `SourceError`: a reply cut short, a NO or BAD, or fewer messages than the folder
-holds is an error, never a shorter list.
+A listing is a UID SEARCH of the folder, then UID FETCHes of each message's UID, size, arrival
+date and Subject, `BATCH` at a time; it is taken whole or raises `SourceError`: a reply cut
+short, a NO or BAD, fewer UIDs than the folder holds or a UID the fetch leaves out is an error,
+never a shorter list.
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ _ARRIVED = re.compile(rb'\bINTERNALDATE "([^"]+)"')
 _UIDVALIDITY = re.compile(rb"\[UIDVALIDITY (\d+)\]")
 _EXISTS = re.compile(rb"(\d+) EXISTS")
 _T = TypeVar("_T")
+
+BATCH = 100
+"""Messages listed per FETCH: aioimaplib parses one reply recursively, a frame per line, so a
+whole large folder in one reply would exceed Python's recursion limit."""
 
 
 def open_imap(config: ImapConfig, credentials: Credentials) -> ImapSource:
@@ -184,19 +189,38 @@ class ImapSource:
         return session
 
     async def _listed(self, session: _Session) -> list[RemoteItem]:
+        """The folder's UIDs, then their details a batch at a time; every UID accounted for."""
         if session.exists == 0:
             return []
-        response = await self._call(
-            session, session.client.uid("fetch", "1:*", _LISTED), "the listing"
+        searched = await self._call(
+            session, session.client.uid_search("ALL", charset=None), "the listing"
         )
-        if response.result != "OK":
-            msg = f"{self._where}: the server would not list {self._config.mailbox!r}"
-            raise SourceError("refused" if response.result == "NO" else "broken", msg)
-        items = _items(response.lines[:-1], session.uidvalidity, self._where)
-        if session.exists is not None and len(items) < session.exists:
-            msg = f"{self._where}: the listing gave {len(items)} of {session.exists} messages"
+        self._check(searched.result)
+        # aioimaplib hands over the words after "* SEARCH"
+        words = [word for line in searched.lines[:-1] for word in bytes(line).split()]
+        uids = sorted({int(word) for word in words if word.isdigit()})
+        if session.exists is not None and len(uids) < session.exists:
+            msg = f"{self._where}: the search found {len(uids)} of {session.exists} messages"
             raise SourceError("broken", msg)
+        items: list[RemoteItem] = []
+        for start in range(0, len(uids), BATCH):
+            batch = uids[start : start + BATCH]
+            response = await self._call(
+                session, session.client.uid("fetch", uid_set(batch), _LISTED), "the listing"
+            )
+            self._check(response.result)
+            found = _items(response.lines[:-1], session.uidvalidity, self._where)
+            missing = set(batch) - {int(i.item_id.partition(":")[2]) for i in found}
+            if missing:
+                msg = f"{self._where}: {len(missing)} messages left the folder during the listing"
+                raise SourceError("broken", msg)
+            items += found
         return items
+
+    def _check(self, result: str) -> None:
+        if result != "OK":
+            msg = f"{self._where}: the server would not list {self._config.mailbox!r}"
+            raise SourceError("refused" if result == "NO" else "broken", msg)
 
     async def _call(
         self,
@@ -262,6 +286,19 @@ def _items(lines: list[Any], uidvalidity: int, where: str) -> list[RemoteItem]:
             modified=date.timestamp(),
         )
     return list(found.values())
+
+
+def uid_set(uids: list[int]) -> str:
+    """Sorted UIDs as an IMAP set, runs folded: `1:3,7,9:10`."""
+    runs: list[str] = []
+    first = last = uids[0]
+    for uid in [*uids[1:], -1]:
+        if uid == last + 1:
+            last = uid
+            continue
+        runs.append(str(first) if first == last else f"{first}:{last}")
+        first = last = uid
+    return ",".join(runs)
 
 
 def _first(pattern: re.Pattern[bytes], lines: list[Any]) -> int | None:
