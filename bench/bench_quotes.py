@@ -29,10 +29,10 @@ from bench.quote_set import LONG_DOCUMENT, QUESTIONS, write_documents
 from bench.results import Aim, BenchResult, Metric
 from bench.stats import p95
 from bench.toolbox import started_toolbox
-from bot.quotes.verify import check_quotes
+from bot.agent.quotes.verify import check_quotes
 from tests.quotes.talk import tool_messages
 from tools import Toolbox
-from tools.places import Place, heading_place, marker_place, place_at
+from tools.extract.places import Place, heading_place, marker_place, place_at
 
 TITLE = "quotes: invented quotes marked, true quotes placed, the check's cost per answer"
 EVIDENCE_CHARS = 60_000

@@ -1,8 +1,8 @@
 """`python -m bot`: the entrance. Load the settings, then open one front door.
 
-`run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal (`bot.terminal.chat`),
-`check` the checks (`bot.check`), `eval` asks a file of questions and checks the answers
-(`bot.evaluation.run`), `pair` prints a pairing code (`bot.access.command`), `backup` and
+`run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal (`bot.console.terminal.chat`),
+`check` the checks (`bot.console.check`), `eval` asks a file of questions and checks the answers
+(`bot.console.evaluation.run`), `pair` prints a pairing code (`bot.access.command`), `backup` and
 `restore` copy DATA_DIR out and back (`bot.datadir.backup`, `bot.datadir.restore`). A front
 door is imported only once chosen, by its module name: importing aiogram costs seconds that the
 terminal chat, `eval`, `check --offline`, `pair`, `backup` and `restore` never pay. Front doors
@@ -19,15 +19,15 @@ import sys
 from typing import Any
 
 from bot.agent import PromptError
-from bot.cli import parse_args
 from bot.datadir import DataVersionError
-from bot.logs import setup_logging
+from bot.entrance.cli import parse_args
+from bot.entrance.loading import SettingsError, load_settings
 from bot.process import exit_codes
 from bot.process.data_files import DataDirError
+from bot.process.logs import setup_logging
 from bot.settings.env_file import warn_of_env_file
 from bot.settings.model import Settings
 from bot.settings.secret_values import log_secrets
-from bot.settings_loader import SettingsError, load_settings
 from bot.storage import DatabaseUnavailable, StorageError
 
 log = logging.getLogger("bot")
@@ -44,9 +44,9 @@ _REQUIRED = {
 _WANTED = {"check": ("bot_token",)}  # listed among other problems; alone, check reports it
 FRONT_DOORS = {
     "run": "bot.telegram.run",
-    "chat": "bot.terminal.chat",
-    "check": "bot.check",
-    "eval": "bot.evaluation.run",
+    "chat": "bot.console.terminal.chat",
+    "check": "bot.console.check",
+    "eval": "bot.console.evaluation.run",
     "pair": "bot.access.command",
     "backup": "bot.datadir.backup",
     "restore": "bot.datadir.restore",

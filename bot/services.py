@@ -24,12 +24,12 @@ from bot.agent.client import LazyClient, lazy_client
 from bot.agent.config import AgentConfig
 from bot.agent.locks import KeyedLocks
 from bot.agent.loop import Agent
-from bot.budgets.sink import UsageSink
+from bot.agent.speech.transcription import Transcriber, build_transcriber
 from bot.datadir import upgrade
 from bot.monitoring import Metrics
 from bot.process.data_files import DataDirError, DataFiles
+from bot.settings.budgets.sink import UsageSink
 from bot.settings.model import Settings
-from bot.speech.transcription import Transcriber, build_transcriber
 from bot.storage.backend import Backend
 from bot.storage.backend.opening import open_backend
 from bot.storage.claims import UpdateClaims

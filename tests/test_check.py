@@ -15,12 +15,12 @@ import pytest
 from aiohttp import web
 
 from bot.__main__ import main
-from bot.check import serve
-from bot.check.documents import check_documents, describe_reasons
-from bot.check.model_server import check_model_server
-from bot.cli import build_parser
+from bot.console.check import serve
+from bot.console.check.documents import check_documents, describe_reasons
+from bot.console.check.model_server import check_model_server
+from bot.entrance.cli import build_parser
+from bot.entrance.loading import load_settings
 from bot.settings.model import Settings
-from bot.settings_loader import load_settings
 from tests.fakes import tool_round
 from tests.fakes.accounts import BOT_TOKEN, BOT_USERNAME
 from tests.fakes.bot_api_http import FakeBotApi

@@ -7,8 +7,8 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.check.embeddings import check_embeddings
-from bot.settings_loader import load_settings
+from bot.console.check.embeddings import check_embeddings
+from bot.entrance.loading import load_settings
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.http_server import serving
 from tests.fakes.ports import free_port

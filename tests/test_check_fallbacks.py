@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.settings_loader import load_settings
+from bot.entrance.loading import load_settings
 from tests.fakes import tool_round
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi

@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from bot.check.tool_round import (
+from bot.console.check.tool_round import (
     NO_TOOLS_HINT,
     ONLY_WHEN_TOLD,
     SLOW_HINT,
     TOOL_NAME,
     check_tool_round,
 )
+from bot.entrance.loading import load_settings
 from bot.settings.model import Settings
-from bot.settings_loader import load_settings
 from tests.fakes import tool_round
 from tests.fakes.fake_llm import FakeLLM
 

@@ -13,9 +13,9 @@ import pytest
 
 from bot.__main__ import main
 from bot.access import MAX_USER_ID
-from bot.cli import settings_help
+from bot.entrance.cli import settings_help
+from bot.entrance.loading import SettingsError, load_settings
 from bot.settings.model import ChatTopic, Settings
-from bot.settings_loader import SettingsError, load_settings
 from tests import docs_text
 
 TOKEN = "123456:AAF-secret_token_value_abcdef"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from bot.entrance.loading import SettingsError, load_settings
 from bot.settings.fallbacks import FallbackModel
-from bot.settings_loader import SettingsError, load_settings
 
 MAIN_KEY = "sk-main-secret-0001"
 OWN_KEY = "sk-own-secret-0002"

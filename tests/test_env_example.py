@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import settings_help
+from bot.entrance.cli import settings_help
 from bot.settings.model import Settings
 from tests import docs_text
 from tests.fakes.accounts import BOT_TOKEN

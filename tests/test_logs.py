@@ -11,11 +11,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bot.logs import setup_logging
-from bot.logs.context import question_context
+from bot.entrance.loading import load_settings
+from bot.process.logs import setup_logging
+from bot.process.logs.context import question_context
 from bot.settings.model import Settings
 from bot.settings.secret_values import log_secrets, secret_fields
-from bot.settings_loader import load_settings
 from tests.fakes.accounts import BOT_TOKEN, USER_ID
 from tests.fakes.fixtures import DispatcherFactory
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from bot.entrance.loading import load_settings
 from bot.services import Services, close_services, open_services
 from bot.settings.model import Settings
-from bot.settings_loader import load_settings
 from tests.fakes.fake_llm import FakeLLM
 
 KEY = "sk-test-meaning-0042"

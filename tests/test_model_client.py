@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.agent.client import LazyClient
+from bot.entrance.loading import load_settings
 from bot.services import close_services, open_services
-from bot.settings_loader import load_settings
 from tests.fakes.fake_llm import FakeLLM, make_client
 
 KEY = "sk-lazy-client-key-0042"

@@ -7,8 +7,8 @@ import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from bot.entrance.loading import load_settings
 from bot.services import close_services, open_services
-from bot.settings_loader import load_settings
 from bot.telegram.tuning import Tuning
 from tests.fakes.fake_llm import FakeLLM
 

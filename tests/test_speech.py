@@ -13,8 +13,8 @@ from bot.agent import (
     ModelRateLimited,
     ModelUnavailable,
 )
+from bot.agent.speech.transcription import Transcriber, build_transcriber
 from bot.settings.model import Settings
-from bot.speech.transcription import Transcriber, build_transcriber
 from tests.fakes.fake_llm import FakeLLM, make_client
 from tests.fakes.fake_transcriptions import unreachable_url
 

@@ -31,7 +31,7 @@ STARTUP_MODULES = (
 )
 """What `python -m bot` imports before it polls: the entrance, the services, the Telegram wing."""
 
-SHARED_MODULES = ("bot.__main__", "bot.services", "bot.terminal.chat")
+SHARED_MODULES = ("bot.__main__", "bot.services", "bot.console.terminal.chat")
 """What the entrance and the terminal chat import: the services without the Telegram wing."""
 
 NOT_AT_STARTUP = (
@@ -178,7 +178,7 @@ def test_help_loads_neither_the_toolbox_nor_the_model_sdk() -> None:
         "    main(['--help'])\n"
         "assert 'OPENAI_API_KEY' in out.getvalue(), out.getvalue()\n"
     )
-    assert "bot.cli" in loaded
+    assert "bot.entrance.cli" in loaded
     assert _heavy(loaded, NOT_FOR_HELP) == []
     assert "tools.toolbox" not in loaded
     assert "bot.agent.loop" not in loaded

@@ -27,6 +27,8 @@ from bot.agent.events import emit
 from bot.agent.locks import KeyedLocks
 from bot.agent.observer import NoObserver, Observer
 from bot.agent.prompts import EMPTY_REPLY_NOTE, ROUND_LIMIT_NOTE, no_answer_text
+from bot.agent.quotes.evidence import pages_read
+from bot.agent.quotes.verify import QuoteCheck, check_quotes
 from bot.agent.replies import ModelReply
 from bot.agent.small_talk import is_small_talk
 from bot.agent.tokens import TokenCounter
@@ -42,9 +44,7 @@ from bot.agent.types import (
     ModelBadReply,
     ToolRunner,
 )
-from bot.logs.context import question_context
-from bot.quotes.evidence import pages_read
-from bot.quotes.verify import QuoteCheck, check_quotes
+from bot.process.logs.context import question_context
 from bot.storage.history import History, Usage
 from tools.jail.scope import Scope
 from tools.results import ToolResult

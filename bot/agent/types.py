@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from bot.quotes.verify import QuoteCheck
+from bot.agent.quotes.verify import QuoteCheck
 from bot.storage.history import Usage
 from tools.jail.scope import Scope
 from tools.results import ToolResult

@@ -8,5 +8,5 @@
   said once at start and by `check`.
 
 The loader that turns all of a command's problems into one list sits at the entrance
-(`bot.settings_loader`), since it also checks the system prompt the agent will use.
+(`bot.entrance.loading`), since it also checks the system prompt the agent will use.
 """

@@ -20,9 +20,9 @@ from pydantic import (
 )
 from pydantic_settings import NoDecode
 
-from bot.budgets.limits import Limits, LimitsFileError, load_limits
-from bot.scopes.rules import ScopeRules, ScopesFileError, load_rules
+from bot.settings.budgets.limits import Limits, LimitsFileError, load_limits
 from bot.settings.fallbacks import FallbackModel, parse_keys, parse_models
+from bot.settings.scopes.rules import ScopeRules, ScopesFileError, load_rules
 from tools.config import EMPTY_IS_A_VALUE, ToolSettings
 
 _TOKEN_SHAPE = re.compile(r"^\d+:[A-Za-z0-9_-]{20,}$")

@@ -16,16 +16,16 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
 from bot.access import AccessPolicy
-from bot.budgets import Budgets
+from bot.digests.gaps.report import GapReport
+from bot.digests.notices.audience import Audience
+from bot.digests.notices.changes import FolderChanges
 from bot.documents import Documents
 from bot.documents.retention import Retention
-from bot.gaps.report import GapReport
-from bot.notices.audience import Audience
-from bot.notices.changes import FolderChanges
 from bot.process.data_files import DataFiles
-from bot.scopes import Scopes
 from bot.services import Services
+from bot.settings.budgets import Budgets
 from bot.settings.model import Settings
+from bot.settings.scopes import Scopes
 from bot.storage.access.codes import LIFETIME_S
 from bot.storage.pending_status import PendingStatusStore
 from bot.telegram.access_requests import AccessRequests

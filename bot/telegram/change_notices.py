@@ -1,7 +1,7 @@
 """Change notices sent to their subscribers, in the language each subscribed in, into the forum
 topic a subscription was made in.
 
-`ChangeNotices.start` runs the schedule (`bot.notices.schedule`) for the bot it is given; the
+`ChangeNotices.start` runs the schedule (`bot.digests.notices.schedule`) for the bot it is given; the
 schedule records the folder's changes, decides when a digest is due, that this process is the
 one sending it and what its chat may be told; this module writes it and sends it. A chat that
 cannot be reached (the bot was blocked or removed from the group) costs a log line, not the
@@ -18,10 +18,10 @@ from functools import partial
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 
-from bot.notices.audience import Audience
-from bot.notices.changes import FolderChanges
-from bot.notices.digest import Digest
-from bot.notices.schedule import NoticeSchedule
+from bot.digests.notices.audience import Audience
+from bot.digests.notices.changes import FolderChanges
+from bot.digests.notices.digest import Digest
+from bot.digests.notices.schedule import NoticeSchedule
 from bot.storage.notices import NoticeStore, Subscription
 from bot.telegram.texts.notices import notice_texts
 

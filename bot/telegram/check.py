@@ -1,6 +1,6 @@
 """The Telegram part of `python -m bot check`: ask the Bot API who the bot is (getMe).
 
-It lives in the Telegram wing because it needs aiogram; the check front door (`bot.check`)
+It lives in the Telegram wing because it needs aiogram; the check front door (`bot.console.check`)
 opens it by module name only when the token is set and the network may be used. It answers
 with a plain (passed, text) pair, so neither side imports the other.
 """

@@ -12,7 +12,7 @@ kept for the rest of the update.
 It is built from aiogram's `EventContext` (chat, sender, forum topic), not from a message, so
 a callback query from a button under one of the bot's messages gets the same context as a
 message in that chat. Updates outside any chat (inline queries) get none. Lines logged while
-an update is handled name its conversation (`bot.logs.context`).
+an update is handled name its conversation (`bot.process.logs.context`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from aiogram import BaseMiddleware
 from aiogram.dispatcher.middlewares.user_context import EVENT_CONTEXT_KEY, EventContext
 from aiogram.types import TelegramObject, Update
 
-from bot.logs.context import conversation_context
-from bot.scopes import Scopes
+from bot.process.logs.context import conversation_context
+from bot.settings.scopes import Scopes
 from bot.telegram.addressing import conversation_key, is_group
 from bot.telegram.output.pacing import ChatPlace
 from bot.telegram.texts import Texts, texts_for

@@ -1,6 +1,6 @@
 """The digest of unanswered questions, sent to every admin in the language they last used.
 
-`GapsDigest.start` runs the schedule (`bot.gaps.schedule`) for the bot it is given; the schedule
+`GapsDigest.start` runs the schedule (`bot.digests.gaps.schedule`) for the bot it is given; the schedule
 decides when a digest is due and that this process is the one sending it, this module what it says
 and to whom: each admin (ADMIN_IDS and those granted in Telegram), the questions within their own
 folders (as `/gaps` shows them), nothing when none went unanswered. An admin who cannot be reached
@@ -18,9 +18,9 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 
 from bot.access import AccessPolicy
-from bot.gaps.report import GapReport
-from bot.gaps.schedule import DigestSchedule, Every
-from bot.scopes import Scopes
+from bot.digests.gaps.report import GapReport
+from bot.digests.gaps.schedule import DigestSchedule, Every
+from bot.settings.scopes import Scopes
 from bot.storage.unanswered import UnansweredLog
 from bot.telegram.texts.gaps import gaps_texts
 

@@ -25,8 +25,8 @@ from typing import Any, Generic, TypeVar
 
 from tools import Toolbox
 from tools.errors import ToolError
+from tools.extract.places import heading_place, marker_place
 from tools.jail.scope import Scope
-from tools.places import heading_place, marker_place
 
 MAX_RESULTS = 10
 """Documents an inline answer lists: a phone shows a few, and each costs a deep-link id."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from bot.agent.types import Answer
-from bot.gaps.rule import unanswered_reason
+from bot.digests.gaps.rule import unanswered_reason
 from bot.storage.unanswered import UnansweredLog
 from bot.telegram.context import ChatContext
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.access import AccessPolicy, Person, RequestMessage
-from bot.settings_loader import load_settings
+from bot.entrance.loading import load_settings
 from bot.storage.access import LOCKOUT_S, REQUEST_PERIOD_S, codes
 from bot.storage.access.sqlite import SqliteAccessStore, issue_code_now
 from tests.fakes.clock import FakeClock

@@ -21,7 +21,7 @@ from bot.agent import (
 from bot.agent.llm import ModelClient, build_client
 from bot.agent.model_errors import is_context_error
 from bot.agent.tokens import TokenCounter
-from bot.settings_loader import load_settings
+from bot.entrance.loading import load_settings
 from tests.agent.conftest import AgentFactory, assert_request_valid
 from tests.fakes.fake_llm import FakeLLM
 

@@ -13,8 +13,8 @@ import logging
 import pytest
 
 from bot.agent.tokens import TokenCounter
-from bot.logs import setup_logging
-from bot.terminal.chat import chat_in_terminal
+from bot.console.terminal.chat import chat_in_terminal
+from bot.process.logs import setup_logging
 from tests.agent.conftest import AgentFactory
 from tests.agent.test_terminal import scripted
 from tests.fakes.fake_llm import FakeLLM

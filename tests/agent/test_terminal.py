@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 
 from bot.agent import HistoryStore
-from bot.terminal.chat import chat_in_terminal
+from bot.console.terminal.chat import chat_in_terminal
 from tests.agent.conftest import AgentFactory
 from tests.fakes.fake_llm import FakeLLM, Reply, text_reply
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.settings_loader import SettingsError, load_settings
+from bot.entrance.loading import SettingsError, load_settings
 from tests.bot.access_support import texts_to, tuning
 from tests.bot.source_support import GROUP_ID
 from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, BOT_USERNAME, USER_ID

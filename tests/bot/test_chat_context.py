@@ -3,7 +3,7 @@ it, once per update, and never for updates that do not."""
 
 from __future__ import annotations
 
-from bot.scopes import Scopes
+from bot.settings.scopes import Scopes
 from bot.storage.scopes import ChatOverride, ScopeStore
 from tests.bot.access_support import button_data, tap, texts_to
 from tests.bot.test_documents import _QUESTION_ID, CHARLOTTE, _ask

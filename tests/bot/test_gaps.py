@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.access import AccessPolicy
-from bot.gaps.report import GapReport
-from bot.gaps.schedule import DAY_S, due_at
+from bot.digests.gaps.report import GapReport
+from bot.digests.gaps.schedule import DAY_S, due_at
 from bot.storage import PostgresDatabase
 from bot.storage.unanswered import UnansweredLog
 from bot.storage.unanswered.postgres import PostgresUnanswered

@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from bot.notices.audience import Audience
-from bot.notices.changes import FolderChanges
+from bot.digests.notices.audience import Audience
+from bot.digests.notices.changes import FolderChanges
 from bot.storage import PostgresDatabase
 from bot.storage.notices import NoticeStore
 from bot.storage.notices.postgres import PostgresNotices

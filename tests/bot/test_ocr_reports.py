@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.check.documents import check_documents, describe_reasons
+from bot.console.check.documents import check_documents, describe_reasons
 from bot.telegram.texts import ENGLISH, RUSSIAN
 from tools.extract.formats.ocrnote import NEEDS_OCR
 

@@ -14,7 +14,7 @@ import pytest
 from aiogram.methods import SendPhoto
 from aiogram.types import BufferedInputFile
 
-from bot.budgets import Budgets
+from bot.settings.budgets import Budgets
 from tests.agent.test_stream_dialects import answer_stream
 from tests.bot.access_support import texts_to, tuning
 from tests.fakes.accounts import ADMIN_ID, USER_ID

@@ -11,7 +11,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.settings_loader import load_settings
+from bot.entrance.loading import load_settings
 from bot.telegram.app import build_bot, warn_about_settings
 from bot.telegram.webhook import build_webhook_app, run_webhook, webhook_secret
 from tests.fakes.accounts import BOT_TOKEN, USER_ID

@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 import aiohttp
 import pytest
 
-from bot.settings_loader import SettingsError, load_settings
+from bot.entrance.loading import SettingsError, load_settings
 from bot.telegram.workers import WORKER_ENV, Supervisor, bind_sockets, worker_seat
 from tests.fakes.accounts import BOT_TOKEN
 

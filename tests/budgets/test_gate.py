@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.budgets import Budgets, parse_limits
+from bot.settings.budgets import Budgets, parse_limits
 from bot.storage.usage.sqlite import SqliteUsage
 from tests.fakes.clock import FakeClock
 

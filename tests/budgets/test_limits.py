@@ -8,9 +8,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.budgets import LimitsFileError, load_limits, parse_limits
-from bot.budgets.costs import cost
-from bot.budgets.periods import name, resets, started
+from bot.settings.budgets import LimitsFileError, load_limits, parse_limits
+from bot.settings.budgets.costs import cost
+from bot.settings.budgets.periods import name, resets, started
 from bot.storage.usage import Tokens
 
 FILE = """

@@ -20,7 +20,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.datadir import DATA_VERSION, backup, restore
-from bot.settings_loader import load_settings
+from bot.entrance.loading import load_settings
 from tests.fakes.fake_llm import Reply, text_reply, tool_calls_reply
 from tests.fakes.fixtures import DispatcherFactory
 from tests.fakes.harness import Harness

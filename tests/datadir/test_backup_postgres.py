@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from bot.datadir import backup, restore
+from bot.entrance.loading import load_settings
 from bot.process.data_files import DataFiles
-from bot.settings_loader import load_settings
 from bot.storage.access.sqlite import issue_code_now
 
 URL = "postgresql://docsbot:s3cret-word@db.example:5432/docs"

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from bot.datadir import backup, restore
+from bot.entrance.loading import load_settings
 from bot.process.data_files import DataFiles
-from bot.settings_loader import load_settings
 from bot.storage.access.sqlite import issue_code_now
 
 REPO = Path(__file__).resolve().parents[2]

@@ -20,9 +20,9 @@ import pytest
 from bot.datadir import DATA_VERSION, DataVersionError, upgrade
 from bot.datadir.steps import STEPS, DataDirStep, transaction
 from bot.datadir.version import write_stamp
+from bot.entrance.loading import load_settings
 from bot.process.data_files import DataFiles
 from bot.services import open_services
-from bot.settings_loader import load_settings
 from tests.agent.test_stream_dialects import answer_stream
 from tests.bot.access_support import texts_to, tuning
 from tests.bot.test_usage_command import ESTIMATED_RU, NOON

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from bot.entrance.loading import load_settings
 from bot.settings.model import Settings
-from bot.settings_loader import load_settings
 from tests.fakes.fake_llm import FakeLLM, Reply, error_reply, text_reply, tool_calls_reply
 
 CHARLOTTE = "документы/рецепт_шарлотки.txt"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from bot.evaluation.progress import ProgressBar
+from bot.console.evaluation.progress import ProgressBar
 
 
 class Terminal(io.StringIO):

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.evaluation.grading import contains, grade
-from bot.evaluation.questions import Question
-from bot.evaluation.run import serve
+from bot.console.evaluation.grading import contains, grade
+from bot.console.evaluation.questions import Question
+from bot.console.evaluation.run import serve
 from bot.settings.model import Settings
 from tests.fakes.fake_llm import FakeLLM
 

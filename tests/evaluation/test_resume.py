@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.evaluation.run import serve
+from bot.console.evaluation.run import serve
 from bot.settings.model import Settings
 from tests.evaluation.conftest import models_server, question_of, right
 from tests.fakes.fake_llm import FakeLLM, Reply, error_reply

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.evaluation.run import serve
+from bot.console.evaluation.run import serve
 from bot.settings.model import Settings
 from tests.evaluation.conftest import broken, models_server, read_json, right, wrong
 from tests.fakes.fake_llm import FakeLLM

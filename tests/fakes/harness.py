@@ -79,8 +79,8 @@ async def started_harness(
     `overrides` replace the default test settings and must name `sandbox_dir` and `data_dir`.
     Calls made while starting are moved from the session's record to `Harness.startup_calls`.
     """
+    from bot.entrance.loading import load_settings  # noqa: PLC0415
     from bot.services import close_services, open_services  # noqa: PLC0415
-    from bot.settings_loader import load_settings  # noqa: PLC0415
     from bot.telegram.app import build_dispatcher  # noqa: PLC0415
     from bot.telegram.tuning import Tuning  # noqa: PLC0415
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.gaps.grouping import group_gaps
-from bot.gaps.schedule import due_at
+from bot.digests.gaps.grouping import group_gaps
+from bot.digests.gaps.schedule import due_at
 from bot.storage.unanswered import UnansweredQuestion
 from tools.index.terms import Stemmer
 

@@ -195,7 +195,7 @@ class TestPollingServer:
         assert {"docs_bot_questions", "docs_bot_index_documents"} <= names
 
     def test_the_address_is_parsed_like_webhook_listen(self) -> None:
-        from bot.settings_loader import load_settings  # noqa: PLC0415
+        from bot.entrance.loading import load_settings  # noqa: PLC0415
 
         assert load_settings().metrics_address is None
         assert load_settings(metrics_listen="[::1]:9108").metrics_address == ("::1", 9108)

@@ -1,1 +1,1 @@
-"""Tests of `bot.notices`: the folder's changes, digests and when they are due."""
+"""Tests of `bot.digests.notices`: the folder's changes, digests and when they are due."""

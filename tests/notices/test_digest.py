@@ -3,9 +3,9 @@ nothing named that the subscriber may not see."""
 
 from __future__ import annotations
 
-from bot.notices.changes import FolderChanges, FolderId, Snapshot, changes_between
-from bot.notices.digest import Item, digest
-from bot.notices.schedule import due
+from bot.digests.notices.changes import FolderChanges, FolderId, Snapshot, changes_between
+from bot.digests.notices.digest import Item, digest
+from bot.digests.notices.schedule import due
 from bot.storage.notices import Change, NoticedChange, Subscription
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bot.notices.changes import FolderChanges
-from bot.notices.schedule import NoticeSchedule
+from bot.digests.notices.changes import FolderChanges
+from bot.digests.notices.schedule import NoticeSchedule
 from bot.storage.notices import Change, Snapshot
 from bot.storage.notices.sqlite import SqliteNotices
 from tests.fakes.clock import FakeClock
@@ -68,7 +68,7 @@ async def test_a_failing_store_is_logged_once_while_it_fails(
         quiet_s=300.0,
         clock=FakeClock(),
     )
-    with caplog.at_level(logging.INFO, logger="bot.notices.schedule"):
+    with caplog.at_level(logging.INFO, logger="bot.digests.notices.schedule"):
         for _ in range(3):
             await schedule.start()
             await schedule.stop()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.quotes.blockquotes import find_blockquotes
+from bot.agent.quotes.blockquotes import find_blockquotes
 
 
 def spans(answer: str) -> list[str]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.quotes.evidence import Evidence, EvidenceLine
+from bot.agent.quotes.evidence import Evidence, EvidenceLine
 from tools.cutting import cut_result
-from tools.places import Place
+from tools.extract.places import Place
 
 
 def lines_of(evidence: Evidence, path: str) -> list[EvidenceLine]:

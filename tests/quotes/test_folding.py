@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.quotes.folding import FoldedLines, fold, without_line_numbers
+from bot.agent.quotes.folding import FoldedLines, fold, without_line_numbers
 
 
 class TestFold:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from bot.quotes.verify import QuoteCheck, check_quotes
-from tools.places import Place
+from bot.agent.quotes.verify import QuoteCheck, check_quotes
+from tools.extract.places import Place
 
 
 def only(answer: str, messages: list[Any]) -> QuoteCheck:

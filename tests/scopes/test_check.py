@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.check.scopes import check_scopes
-from bot.settings_loader import load_settings
+from bot.console.check.scopes import check_scopes
+from bot.entrance.loading import load_settings
 
 
 class TestScopesLine:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.scopes import Scopes, ScopesFileError, load_rules, parse_rules
-from bot.settings_loader import SettingsError, load_settings
+from bot.entrance.loading import SettingsError, load_settings
+from bot.settings.scopes import Scopes, ScopesFileError, load_rules, parse_rules
 from bot.storage.scopes.sqlite import SqliteScopeStore
 from tools.jail.scope import Scope, ScopeError, intersect, narrower
 

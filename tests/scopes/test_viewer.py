@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.scopes.viewer import sees, sees_all, sees_folders, sees_scope
+from bot.settings.scopes.viewer import sees, sees_all, sees_folders, sees_scope
 from tools.jail.scope import Scope
 
 SALES = Scope.of(["продажи"])

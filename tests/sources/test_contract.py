@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.sources.remote import RemoteItem, Source, SourceError
+from bot.documents.sources.remote import RemoteItem, Source, SourceError
 from tests.sources.servers.remote import Remote
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from reportlab.pdfgen import canvas
 
-from bot.sources.remote import SourceError
+from bot.documents.sources.remote import SourceError
 from tests.sources.servers.imap import DOVECOT, PASSWORD, USER, DovecotRemote
 from tools.extract.extractor import Extractor, Limits
 

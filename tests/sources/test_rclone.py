@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.sources.config import Credentials, RcloneConfig
-from bot.sources.kinds.rclone import open_rclone, rclone_env
-from bot.sources.kinds.rclone_errors import problem_of
-from bot.sources.remote import SourceError
+from bot.documents.sources.config import Credentials, RcloneConfig
+from bot.documents.sources.kinds.rclone import open_rclone, rclone_env
+from bot.documents.sources.kinds.rclone_errors import problem_of
+from bot.documents.sources.remote import SourceError
 from tests.sources.servers.rclone import RCLONE, RcloneSftpRemote
 
 

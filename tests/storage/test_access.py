@@ -15,7 +15,7 @@ import pytest
 
 from bot.access import AccessPolicy
 from bot.access import command as pair_command
-from bot.settings_loader import load_settings
+from bot.entrance.loading import load_settings
 from bot.storage import PostgresDatabase
 from bot.storage.access import (
     LOCKOUT_S,

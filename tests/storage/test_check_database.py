@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from bot.check.database import check_database
+from bot.console.check.database import check_database
 from bot.settings.model import Settings
 from bot.storage import MIGRATIONS, SCHEMA_VERSION, Migration, PostgresDatabase
 

@@ -16,7 +16,7 @@ from tools import Toolbox
 from tools.config import ToolSettings
 from tools.extract.formats.base import Budget
 from tools.extract.formats.word import docx_text
-from tools.places import Place, heading_place, marker_place, parse_place, place_at
+from tools.extract.places import Place, heading_place, marker_place, parse_place, place_at
 
 
 class TestGrammar:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tools.extract.places import place_at
 from tools.index.terms import fold
-from tools.places import place_at
 
 SNIPPETS = 2
 SNIPPET_CHARS = 160

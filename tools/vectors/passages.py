@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from tools.places import Place, heading_place, marker_place
+from tools.extract.places import Place, heading_place, marker_place
 
 TARGET_CHARS = 1000
 """A passage is closed once it reaches this size (see bench/bench_vectors.py)."""

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tools.places import Place, parse_place
+from tools.extract.places import Place, parse_place
 from tools.vectors.codes import SignCodes, nearest_codes
 from tools.vectors.passages import Passage
 

@@ -4,7 +4,7 @@ Two things are stored: a chat's scope set with `/scope` (it overrides SCOPES_FIL
 until reset; set inside a forum topic, for that topic alone, in a table of its own), and the scope
 each conversation last ran under, so a conversation whose scope narrowed starts afresh instead of
 carrying text from outside its new scope. A scope is stored as its folder list, `["*"]` for
-everything. `ScopeStore` is what bot.scopes uses; `SqliteScopeStore` (sqlite.py) keeps it in
+everything. `ScopeStore` is what bot.settings.scopes uses; `SqliteScopeStore` (sqlite.py) keeps it in
 `DATA_DIR/scopes.sqlite3`, `PostgresScopeStore` (postgres.py) in the shared database.
 """
 

@@ -24,9 +24,9 @@ from aiogram import Bot
 from aiohttp import web
 
 from bot.access import AccessPolicy
-from bot.budgets import Budgets
 from bot.documents import Documents
-from bot.scopes import Scopes
+from bot.settings.budgets import Budgets
+from bot.settings.scopes import Scopes
 from bot.storage.access import Person
 from bot.storage.audit import AuditLog
 from bot.storage.feedback import FeedbackStore

@@ -14,10 +14,10 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.budgets.periods import started, utc_offset_s
-from bot.budgets.report import Spend, summarise
-from bot.scopes import place_key
-from bot.scopes.viewer import sees_scope
+from bot.settings.budgets.periods import started, utc_offset_s
+from bot.settings.budgets.report import Spend, summarise
+from bot.settings.scopes import place_key
+from bot.settings.scopes.viewer import sees_scope
 from bot.telegram.admin_app.desk import AdminDesk
 from bot.telegram.handlers.audit import seen_entries
 from bot.telegram.handlers.usage import place_of, visible_places

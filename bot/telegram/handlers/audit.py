@@ -11,8 +11,8 @@ from aiogram import Bot, F, Router
 from aiogram.filters import Command, MagicData
 from aiogram.types import Message
 
-from bot.scopes import Scopes
-from bot.scopes.viewer import sees, sees_folders
+from bot.settings.scopes import Scopes
+from bot.settings.scopes.viewer import sees, sees_folders
 from bot.storage.audit import SCOPE_RESET, SHOWN, AuditEntry, AuditLog
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.private import in_private, reply_with

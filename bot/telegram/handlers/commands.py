@@ -18,9 +18,9 @@ from aiogram.types import Message
 from bot.access import AccessPolicy
 from bot.agent import Agent
 from bot.process.version import bot_version
-from bot.scopes import Scopes, place_key
-from bot.scopes.viewer import sees_scope
 from bot.settings.model import Settings
+from bot.settings.scopes import Scopes, place_key
+from bot.settings.scopes.viewer import sees_scope
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.access_lists import status_section
 from bot.telegram.handlers.filters import bare_unknown_command

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from aiogram.types import Message, User
 
 from bot.agent import AgentEvent, Answer, AnswerDraft, EventHandler, Handover
-from bot.quotes.marks import marked, pages_named
+from bot.agent.quotes.marks import marked, pages_named
 from bot.telegram.texts import Texts
 
 MAX_QUOTE_CHARS = 1500

@@ -19,7 +19,7 @@ from aiogram import Bot, F, Router
 from aiogram.filters import Command, MagicData
 from aiogram.types import Message
 
-from bot.scopes.viewer import sees_all
+from bot.settings.scopes.viewer import sees_all
 from bot.storage.feedback import FeedbackRecord, FeedbackStore, Vote
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.private import in_private, reply_with

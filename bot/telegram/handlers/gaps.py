@@ -8,7 +8,7 @@ from aiogram import Bot, F, Router
 from aiogram.filters import Command, MagicData
 from aiogram.types import Message
 
-from bot.gaps.report import RECENT_DAYS, GapReport
+from bot.digests.gaps.report import RECENT_DAYS, GapReport
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.private import in_private, reply_with
 from bot.telegram.handlers.replies import say

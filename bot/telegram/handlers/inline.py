@@ -22,8 +22,8 @@ from aiogram import Bot, Router
 from aiogram.filters import CommandStart
 from aiogram.types import InlineQuery, InlineQueryResultArticle, Message
 
-from bot.scopes import Scopes
 from bot.settings.model import Settings
+from bot.settings.scopes import Scopes
 from bot.storage.source_links import SourceLinks
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.private import in_private

@@ -20,7 +20,7 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
-from bot.notices.folders import FolderProblem, covering, inside, matching, subscribable
+from bot.digests.notices.folders import FolderProblem, covering, inside, matching, subscribable
 from bot.storage.notices import NoticeStore
 from bot.telegram.change_notices import ChangeNotices
 from bot.telegram.context import ChatContext

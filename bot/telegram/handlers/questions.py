@@ -21,11 +21,11 @@ from aiogram import Bot, F, Router
 from aiogram.types import Message
 
 from bot.agent import Agent, AgentError, Answer, EventHandler, ModelStreamCut
-from bot.budgets import Budgets
-from bot.gaps.rule import unanswered_reason
-from bot.quotes.marks import pages_by_source
-from bot.scopes import Scopes
+from bot.agent.quotes.marks import pages_by_source
+from bot.digests.gaps.rule import unanswered_reason
+from bot.settings.budgets import Budgets
 from bot.settings.model import Settings
+from bot.settings.scopes import Scopes
 from bot.storage.albums import AlbumMemory
 from bot.storage.feedback import FeedbackStore, new_answer_id
 from bot.storage.pending_status import PendingStatusStore

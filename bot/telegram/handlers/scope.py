@@ -20,8 +20,8 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
-from bot.scopes import Scopes, place_key
-from bot.scopes.viewer import sees_scope
+from bot.settings.scopes import Scopes, place_key
+from bot.settings.scopes.viewer import sees_scope
 from bot.storage.audit import SCOPE_RESET, AuditLog, record_scope_change
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import say

@@ -18,12 +18,12 @@ from aiogram import Bot, Router
 from aiogram.filters import Command
 from aiogram.types import BufferedInputFile, Message
 
-from bot.budgets import Budgets
-from bot.budgets.limits import Period
-from bot.budgets.periods import started, utc_offset_s
-from bot.budgets.report import Spend, Summary, spend_of, summarise
-from bot.scopes import Scopes
-from bot.scopes.viewer import sees_scope
+from bot.settings.budgets import Budgets
+from bot.settings.budgets.limits import Period
+from bot.settings.budgets.periods import started, utc_offset_s
+from bot.settings.budgets.report import Spend, Summary, spend_of, summarise
+from bot.settings.scopes import Scopes
+from bot.settings.scopes.viewer import sees_scope
 from bot.storage.usage import Tokens, UsageSum
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import say
@@ -129,7 +129,7 @@ async def _admin_report(
     )
     month = f"{first:%Y-%m}"
     await say(bot, chat_context, _admin_text(texts, budgets, summary, month, scope), tuning)
-    from bot.budgets.chart import daily_chart  # noqa: PLC0415 - matplotlib loads at the first chart
+    from bot.settings.budgets.chart import daily_chart  # noqa: PLC0415 - matplotlib loads at the first chart
 
     png = await asyncio.to_thread(
         daily_chart,

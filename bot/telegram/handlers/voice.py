@@ -22,8 +22,8 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message
 
 from bot.agent import AgentError
+from bot.agent.speech.transcription import Transcriber
 from bot.settings.model import Settings
-from bot.speech.transcription import Transcriber
 from bot.storage.usage import Tokens
 from bot.telegram.addressing import has_words, replies_to_bot
 from bot.telegram.context import ChatContext

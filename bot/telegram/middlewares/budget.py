@@ -20,8 +20,8 @@ from aiogram.dispatcher.flags import get_flag
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message, TelegramObject, User
 
-from bot.budgets import Budgets, Refused, Warning
 from bot.monitoring import Metrics
+from bot.settings.budgets import Budgets, Refused, Warning
 from bot.storage.usage import question_key
 from bot.telegram.context import CHAT_CONTEXT, ChatContext
 from bot.telegram.texts.usage import UsageTexts, usage_texts

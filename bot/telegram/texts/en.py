@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.quotes.marks import ENGLISH_WORDS
+from bot.agent.quotes.marks import ENGLISH_WORDS
 from bot.telegram.texts.model import Texts
 from bot.telegram.texts.usage import ENGLISH_USAGE
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from bot.gaps.grouping import Gap
+from bot.digests.gaps.grouping import Gap
 from bot.telegram.texts.numbers import count
 from bot.telegram.texts.people import when
 

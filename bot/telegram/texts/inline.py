@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from bot.quotes.marks import ENGLISH_WORDS, RUSSIAN_WORDS, QuoteWords, place_words
+from bot.agent.quotes.marks import ENGLISH_WORDS, RUSSIAN_WORDS, QuoteWords, place_words
 from bot.telegram.texts import language_of
 from bot.telegram.texts.names import visible
-from tools.places import parse_place
+from tools.extract.places import parse_place
 
 ROOT_FOLDER = "/"
 """How a document at the top of the documents folder shows its folder."""

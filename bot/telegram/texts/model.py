@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from html import escape
 
 from bot.agent.breaker import BreakerState
-from bot.quotes.marks import QuoteWords, pages_words
+from bot.agent.quotes.marks import QuoteWords, pages_words
 from bot.telegram.texts.names import visible
 from bot.telegram.texts.numbers import count, decimal, integer
 from bot.telegram.texts.usage import ESTIMATED_MARK

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from bot.notices.digest import Digest, Item, ItemKind
+from bot.digests.notices.digest import Digest, Item, ItemKind
 from bot.telegram.texts.names import visible
 from bot.telegram.texts.numbers import count, integer
 

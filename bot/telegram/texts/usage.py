@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.budgets.limits import Period
+from bot.settings.budgets.limits import Period
 from bot.storage.usage import Who
 
 ESTIMATED_MARK = "≈"

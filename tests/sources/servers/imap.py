@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.sources.config import Credentials, ImapConfig
-from bot.sources.kinds.imap import open_imap
-from bot.sources.remote import Source
+from bot.documents.sources.config import Credentials, ImapConfig
+from bot.documents.sources.kinds.imap import open_imap
+from bot.documents.sources.remote import Source
 from tests.sources.servers.cutting_proxy import CuttingProxy
 from tests.sources.servers.remote import Abilities
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.sources.config import Credentials, RcloneConfig
-from bot.sources.kinds.rclone import open_rclone
-from bot.sources.remote import Source
+from bot.documents.sources.config import Credentials, RcloneConfig
+from bot.documents.sources.kinds.rclone import open_rclone
+from bot.documents.sources.remote import Source
 from tests.sources.servers.cutting_proxy import CuttingProxy
 from tests.sources.servers.remote import Abilities
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.sources.remote import Source
+from bot.documents.sources.remote import Source
 
 
 @dataclass(frozen=True, slots=True)

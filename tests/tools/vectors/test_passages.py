@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.places import Place
+from tools.extract.places import Place
 from tools.vectors.passages import MAX_CHARS, TARGET_CHARS, cut_passages
 
 

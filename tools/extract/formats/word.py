@@ -1,5 +1,5 @@
 """docx: paragraphs and tables in document order, table cells joined with ` | `; headings as
-Markdown `#` lines, so a Word document has places (`tools.places`) like a Markdown one.
+Markdown `#` lines, so a Word document has places (`tools.extract.places`) like a Markdown one.
 
 python-docx opens the whole package, so the zip is checked for bombs first.
 """
