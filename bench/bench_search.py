@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import resource
-import sqlite3
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from bench.stats import median, p95, peak_rss_mb
 from bench.toolbox import folder_mb, search_paths, settings_for, started_toolbox, wait_ready
 from tests.tools.search_corpus import DOCUMENTS, ENCODINGS, PHRASED, QUERIES
 from tools import INDEX_FILE, Toolbox, build_toolbox
+from tools.sqlite import connect
 
 TITLE = "search: index build, query latency vs ripgrep, new file searchable, memory"
 _UNIQUE = ["зорбулянция", "квазифлекс", "мурбастика", "ворпелина", "трундокса", "скиврелла"]
@@ -61,9 +61,12 @@ async def _idle_cpu_percent(toolbox: Toolbox, seconds: float) -> float:
 def _text_mb(data: Path) -> float:
     """The extracted text the index holds, in MB of UTF-8 (its stored texts inflated)."""
     total = 0
-    with sqlite3.connect(f"{(data / INDEX_FILE).as_uri()}?mode=ro", uri=True) as conn:
+    conn = connect(data / INDEX_FILE, access="read")
+    try:
         for (blob,) in conn.execute("SELECT body FROM texts"):
             total += len(zlib.decompress(blob))
+    finally:
+        conn.close()
     return total / 1e6
 
 

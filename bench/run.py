@@ -40,6 +40,7 @@ BENCHMARKS: dict[str, str] = {
     "meaning": "bench.bench_meaning",
     "vectors": "bench.bench_vectors",
     "inline": "bench.bench_inline",
+    "sources": "bench.bench_sources",
 }
 SIZED = frozenset({"search", "engines"})
 DEFAULT_OUT = REPO_ROOT / "bench" / "RESULTS.md"

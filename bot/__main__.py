@@ -1,12 +1,14 @@
 """`python -m bot`: the entrance. Load the settings, then open one front door.
 
-`run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal (`bot.console.terminal.chat`),
-`check` the checks (`bot.console.check`), `eval` asks a file of questions and checks the answers
-(`bot.console.evaluation.run`), `pair` prints a pairing code (`bot.access.command`), `backup` and
-`restore` copy DATA_DIR out and back (`bot.datadir.backup`, `bot.datadir.restore`). A front
-door is imported only once chosen, by its module name: importing aiogram costs seconds that the
-terminal chat, `eval`, `check --offline`, `pair`, `backup` and `restore` never pay. Front doors
-do not import this module back.
+`run` opens the Telegram wing (`bot.telegram.run`), `chat` the terminal
+(`bot.console.terminal.chat`), `check` the checks (`bot.console.check`), `eval` asks a file of
+questions and checks the answers (`bot.console.evaluation.run`), `pair` prints a pairing code
+(`bot.access.command`), `backup` and `restore` copy DATA_DIR out and back (`bot.datadir.backup`,
+`bot.datadir.restore`), `reindex` rebuilds the search index or asks the running bot to
+(`bot.documents.reindex`), `sources` lists, syncs and checks the mirrored sources
+(`bot.documents.sources.command`). A front door is imported only once chosen, by its module
+name: importing aiogram costs seconds that the terminal chat, `eval`, `check --offline`, `pair`,
+`backup` and `restore` never pay. Front doors do not import this module back.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 from bot.agent import PromptError
 from bot.datadir import DataVersionError
+from bot.documents.sources.config import SourceSecretError, SourcesFileError
 from bot.entrance.cli import parse_args
 from bot.entrance.loading import SettingsError, load_settings
 from bot.process import exit_codes
@@ -40,6 +43,8 @@ _REQUIRED = {
     "pair": (),
     "backup": (),
     "restore": (),
+    "reindex": (),
+    "sources": (),
 }
 _WANTED = {"check": ("bot_token",)}  # listed among other problems; alone, check reports it
 FRONT_DOORS = {
@@ -50,6 +55,8 @@ FRONT_DOORS = {
     "pair": "bot.access.command",
     "backup": "bot.datadir.backup",
     "restore": "bot.datadir.restore",
+    "reindex": "bot.documents.reindex",
+    "sources": "bot.documents.sources.command",
 }
 """Each module has `async def serve(settings, **options) -> int`, options from the command line."""
 
@@ -83,7 +90,7 @@ def _main(argv: list[str] | None) -> int:
 def run_command(command: str, settings: Settings, **options: Any) -> int:
     """Run `command` (one of `FRONT_DOORS`) with `settings`; returns the exit code."""
     level = settings.log_level
-    if command in ("chat", "check", "eval") and level == "INFO":
+    if command in ("chat", "check", "eval", "reindex", "sources") and level == "INFO":
         level = "WARNING"  # keep the terminal conversation (the checks' lines, the table) readable
     setup_logging(level, secrets=log_secrets(settings), log_format=settings.log_format)
     if command not in ("check", "run"):  # check shows them; run once, not in every worker
@@ -105,6 +112,8 @@ _REFUSALS: tuple[tuple[type[Exception], str, int], ...] = (
     (PromptError, "the system prompt cannot be used: %s", exit_codes.FIX_SETTINGS),
     (DataDirError, "%s; set DATA_DIR to a folder this user may write", exit_codes.FIX_SETTINGS),
     (DataVersionError, "%s", exit_codes.FIX_SETTINGS),
+    (SourceSecretError, "%s", exit_codes.FIX_SETTINGS),
+    (SourcesFileError, "%s", exit_codes.FIX_SETTINGS),
     (
         DatabaseUnavailable,
         "%s; check that the server runs at the host and port of DATABASE_URL",

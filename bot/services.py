@@ -3,12 +3,12 @@ and the transcriber that turns voice questions into text.
 
 `open_services` first brings DATA_DIR to this version's layout (or refuses a newer one), then
 starts them in order. With DATABASE_URL the state several workers share (the history, the
-webhook update claims, the conversation locks) is in PostgreSQL, whose schema is upgraded the
-same way; without it, in SQLite files in DATA_DIR (`bot.storage.backend` makes that choice, the
-only place that does). `close_services` closes them, each even if
-another fails. The metrics they report to live in a registry made here, one per process. The
-terminal chat and the Telegram wing both begin here; nothing in this module imports aiogram,
-so `python -m bot chat` never pays for it.
+webhook update claims, the conversation locks, the models' open breakers) is in PostgreSQL,
+whose schema is upgraded the same way; without it, in SQLite files in DATA_DIR
+(`bot.storage.backend` makes that choice, the only place that does). `close_services` closes
+them, each even if another fails. The metrics they report to live in a registry made here,
+one per process. The terminal chat and the Telegram wing both begin here; nothing in this
+module imports aiogram, so `python -m bot chat` never pays for it.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from bot.agent.locks import KeyedLocks
 from bot.agent.loop import Agent
 from bot.agent.speech.transcription import Transcriber, build_transcriber
 from bot.datadir import upgrade
+from bot.documents.sources.config import load_sources
 from bot.monitoring import Metrics
 from bot.process.data_files import DataDirError, DataFiles
 from bot.settings.budgets.sink import UsageSink
@@ -138,6 +139,7 @@ async def open_services(
         metrics = Metrics(
             tools=(spec["function"]["name"] for spec in toolbox.specs),
             models=_models_named(settings) | set(fallbacks),
+            sources=(source.name for source in load_sources(settings.sources_file)),
         )
         metrics.watch(toolbox.status, locks.load, toolbox.vector_status)
         agent = Agent(
@@ -150,6 +152,9 @@ async def open_services(
             fallbacks=fallbacks,
             clock=clock,
         )
+        shared = backend.breakers()
+        if shared is not None:
+            await agent.share_breakers(shared)
         metrics.watch_models(agent.model_states)
         transcriber = build_transcriber(settings, model)
         if transcriber is not None:

@@ -66,13 +66,23 @@ class TestContracts:
         assert not guarded - rooms, f"the aiogram contract names gone rooms: {guarded - rooms}"
 
 
-ENTRANCE_AND_WIRING = {"__main__", "cli", "settings_loader", "healthcheck", "services"}
+ENTRANCE_AND_WIRING = {"__main__", "healthcheck", "services"}
+MOST_ROOMS_OF_BOT = 14
+MOST_MODULES_OF_TOOLS = 12
 
 
 def test_the_top_level_of_bot_is_the_entrance_and_the_wiring() -> None:
     """Anything else is a room: a package with a docstring saying what it holds."""
     loose = {p.stem for p in (ROOT / "bot").glob("*.py") if p.name != "__init__.py"}
     assert loose <= ENTRANCE_AND_WIRING, f"put in a package: {sorted(loose - ENTRANCE_AND_WIRING)}"
+
+
+def test_the_top_levels_read_as_a_table_of_contents() -> None:
+    """Few enough entries to take in at a glance: bot's rooms, and tools' loose modules."""
+    rooms = [r for r in _rooms(ROOT / "bot") if r != "__main__"]
+    assert len(rooms) <= MOST_ROOMS_OF_BOT, f"bot/ has {len(rooms)} entries: {rooms}"
+    modules = [p.stem for p in (ROOT / "tools").glob("*.py") if not p.stem.startswith("__")]
+    assert len(modules) <= MOST_MODULES_OF_TOOLS, f"tools/ has {len(modules)} modules: {modules}"
 
 
 @pytest.mark.parametrize("package", _packages(), ids=lambda p: str(p.relative_to(ROOT)))
@@ -85,3 +95,47 @@ def test_a_packages_docstring_names_every_room_it_holds(package: Path) -> None:
     ]
     where = package.relative_to(ROOT)
     assert not missing, f"{where}/__init__.py should say what these hold: {', '.join(missing)}"
+
+
+SQLITE_OPENER = ("tools/sqlite.py", "connect")
+"""The one function that calls `sqlite3.connect`: every SQLite file is opened through it."""
+
+
+def _sqlite_connects(path: Path) -> list[tuple[str, str]]:
+    """Where `path` calls `sqlite3.connect` (or imports it bare), by enclosing function."""
+    tree = ast.parse(path.read_text("utf-8"))
+    found: list[tuple[str, str]] = []
+
+    def visit(node: ast.AST, function: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            inside = function
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                inside = child.name
+            if (
+                isinstance(child, ast.Attribute)
+                and child.attr == "connect"
+                and isinstance(child.value, ast.Name)
+                and child.value.id == "sqlite3"
+            ) or (
+                isinstance(child, ast.ImportFrom)
+                and child.module == "sqlite3"
+                and any(alias.name == "connect" for alias in child.names)
+            ):
+                found.append((str(path.relative_to(ROOT)), inside))
+            visit(child, inside)
+
+    visit(tree, "<module>")
+    return found
+
+
+def test_sqlite_is_opened_in_one_place() -> None:
+    """Busy waits, journal mode, read-only and snapshot opens and the schema's set-up are one
+    function's job (`tools.sqlite.connect`); a second opener would drift from it."""
+    calls = [
+        call
+        for top in (*PACKAGES, "bench")
+        for path in sorted((ROOT / top).rglob("*.py"))
+        if "__pycache__" not in path.parts
+        for call in _sqlite_connects(path)
+    ]
+    assert calls == [SQLITE_OPENER], f"open SQLite through tools.sqlite.connect: {calls}"

@@ -83,6 +83,7 @@ POSTGRES_STORES = (
     "bot.storage.usage.postgres",
     "bot.storage.notices.postgres",
     "bot.storage.buttons.postgres",
+    "bot.storage.breakers.postgres",
 )
 """Our stores on PostgreSQL, which the composition root imports only with DATABASE_URL."""
 

@@ -7,8 +7,8 @@ nothing in here imports `tools` itself (the names below are for the bot, the tes
 - `toolbox`: the toolbox the agent uses, building the jail, the extractor and the index;
 - the three tools, none importing another: `search` (search_files over the index), `reading`
   (read_file, one page of a document) and `listing` (list_files, a folder's entries);
-- what the tools share: `tool` (one tool as one object), `schemas` (their argument models),
-  `results` (a call's result), `cutting` (a result cut to a budget), `paths` (modification
+- what the tools share: `tool` (one tool as one object, and the three tools' argument
+  models), `results` (a call's result), `cutting` (a result cut to a budget), `paths` (modification
   times and close-name guesses), `config` (the settings the tools need);
 - `vectors/`: search by meaning (passages, their embeddings, the vector index, the fusion of
   keyword and meaning results);
@@ -16,8 +16,9 @@ nothing in here imports `tools` itself (the names below are for the bot, the tes
 - `extract/`: text from documents, risky formats parsed in an isolated worker (`formats/`);
 - `jail/`: the jail every path goes through, the scope that narrows it, the documents folder;
 - the floor: `errors` (the errors the model sees), `jsontext` (the JSON text results are
-  written as) and `places` (the page, sheet, slide, chapter or heading a line of a document
-  lies in, and the short text that names it).
+  written as), `places` (the page, sheet, slide, chapter or heading a line of a document
+  lies in, and the short text that names it) and `sqlite` (the one way an SQLite file is
+  opened, here and in the bot's stores, and how a damaged one is recovered).
 
 Its names load their modules on first use (`__getattr__`): `tools.results` or
 `tools.jail.scope` alone do not start the toolbox, the indexer and their libraries.

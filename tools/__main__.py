@@ -5,7 +5,8 @@ the bot does in a chat with those folders. Exit status 1 means the result is an 
 
 `search`, `read` and `list` only read the index, so they are safe beside a running bot: they
 never write, rebuild or delete it. Without an index they answer from the files (names, and
-pages read from the documents) and say so. `reindex` writes, so it refuses while a bot does.
+pages read from the documents) and say so. `reindex` writes; beside a running bot, which
+holds the index, it asks the bot to rebuild it (`tools.index.rebuild_request`) and waits for it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from tools.index.indexer import IndexInUseError
 from tools.jail.documents_folder import documents_folder_problem
 from tools.jail.scope import Scope, ScopeError
 from tools.jsontext import to_json
-from tools.results import ToolResult
 from tools.toolbox import Toolbox
 
 READY_TIMEOUT = 600.0
@@ -111,7 +111,7 @@ async def run(
         await box.start()  # read and list need no index; reindex builds its own
     try:
         if args.command == "reindex":
-            return await _reindex(box)
+            return await _reindex(box, ready_timeout)
         if args.command == "search":
             await _wait_for_index(box, ready_timeout)
         name, call = _call(args)
@@ -121,16 +121,11 @@ async def run(
     return result.text, result.error is not None
 
 
-async def _reindex(box: Toolbox) -> tuple[str, bool]:
+async def _reindex(box: Toolbox, within_s: float) -> tuple[str, bool]:
     try:
         report = await box.reindex()
     except IndexInUseError:
-        refused = ToolResult.failed(
-            "the search index is in use by a running bot: not rebuilt",
-            "The bot keeps its index up to date by itself. To rebuild it from scratch, stop "
-            "the bot, run python -m tools reindex, then start the bot again.",
-        )
-        return refused.text, True
+        return await _ask_the_bot(box, within_s), False
     text = to_json(
         {
             "indexed": report.indexed,
@@ -140,6 +135,21 @@ async def _reindex(box: Toolbox) -> tuple[str, bool]:
         }
     )
     return text, False
+
+
+async def _ask_the_bot(box: Toolbox, within_s: float) -> str:
+    """A running bot holds the index: it rebuilds it, asked by a request file it looks for."""
+    sys.stderr.write("a running bot writes the search index: asked it to rebuild it; waiting…\n")
+    if await box.ask_rebuild(within_s):
+        return to_json({"rebuilt_by": "the running bot", "note": REBUILT})
+    return to_json({"asked": "the running bot", "note": STILL_REBUILDING})
+
+
+REBUILT = "the running bot rebuilt the search index from the documents; its log has the counts"
+STILL_REBUILDING = (
+    "the running bot is rebuilding the search index from the documents and answers meanwhile; "
+    "its log says when it is done"
+)
 
 
 async def _wait_for_index(box: Toolbox, ready_timeout: float) -> None:

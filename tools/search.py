@@ -30,10 +30,11 @@ from tools.index.globs import FoldedNames, glob_match, glob_regex
 from tools.index.indexer import Indexer
 from tools.index.languages import LANGUAGE_NAMES, common_languages, text_language
 from tools.index.snippets import find_snippets, snippets_from_start
-from tools.index.store import first_lines, is_damaged, load_text
+from tools.index.store import first_lines, load_text
 from tools.index.term_index import TermIndex, folders_of
 from tools.index.terms import STOP_WORDS, Stemmer, fold, words
 from tools.paths import modified_iso
+from tools.sqlite import is_damaged
 from tools.vectors.fusion import KeywordEvidence, fuse, near
 
 if TYPE_CHECKING:  # numpy and the vector index load only when embeddings are configured

@@ -30,6 +30,7 @@ from tools.extract.formats.ocrnote import ocr_pages
 from tools.extract.page_pictures import CACHE_BYTES, PICTURE_SECONDS, PagePictures
 from tools.index.allocator import tune_allocator
 from tools.index.indexer import FULL_RESCAN_EVERY, FileReport, Indexer, IndexStatus, ReindexReport
+from tools.index.rebuild_request import REBUILD_REQUEST, RebuildRequest
 from tools.index.states import DocumentState, document_states, stored_errors
 from tools.index.store import INDEX_FILE, INDEX_TERMS, stored_text
 from tools.index.terms import Stemmer
@@ -42,8 +43,7 @@ from tools.listing import list_folder
 from tools.paths import did_you_mean, suggest_paths
 from tools.reading import Reader
 from tools.results import ToolResult
-from tools.schemas import ListArgs, ReadArgs, SearchArgs
-from tools.tool import Tool
+from tools.tool import ListArgs, ReadArgs, SearchArgs, Tool
 from tools.vectors.embeddings import EmbeddingsConfig, EmbeddingsError, QueryEmbedder
 from tools.vectors.state import CACHE_FILE, STORE_FOLDER, VectorStatus
 
@@ -118,6 +118,7 @@ class Toolbox:
             watch=watch,
             full_rescan_interval=full_rescan_interval,
             writer_lock=WriterLock(index.with_name(INDEX_LOCK)),
+            rebuild_request=RebuildRequest(index.with_name(REBUILD_REQUEST)),
             read_only=not writes_index,
         )
         self._searcher: Searcher | None = None
@@ -230,6 +231,12 @@ class Toolbox:
             IndexInUseError: another process (a running bot) writes the index.
         """
         return await self.indexer.reindex()
+
+    async def ask_rebuild(self, within_s: float) -> bool:
+        """Ask the process that writes the index (a running bot, any of its workers on this
+        DATA_DIR) to rebuild it from the documents, as `reindex` would; whether it was done
+        within `within_s` seconds (if not, it still will be)."""
+        return await self.indexer.ask_rebuild(within_s)
 
     def writer_elsewhere(self) -> bool:
         """Whether another process (a running bot) writes the index now."""

@@ -4,7 +4,8 @@
   tool calls, run concurrently), `types` (what it promises its callers: events, the answer,
   its errors), `events` (progress delivered safely), `observer` (what it tells a watcher);
 - the model: `client` (the SDK client, made at first use), `chain` (the main model, then the
-  fallbacks), `breaker` (a failed model passed over for a cool-down), `llm` (one call in, one
+  fallbacks), `breaker` (a failed model passed over for a cool-down), `shared_breakers` (the
+  breakers told to and learnt from every worker on one database), `llm` (one call in, one
   tolerant reply out), `replies` and `streaming` (a completion read whole or from its chunks),
   `reasoning` (kept out of sight), `model_errors` (failures as the agent's error families);
 - the request: `config` (what the agent takes from the settings), `prompts` (the system prompt
@@ -12,7 +13,9 @@
   a request keeps, trimmed in steps so its start stays cached), `tokens` (counting offline);
 - the answer: `small_talk` (greetings and thanks, which need no "not from the documents" note);
 - the conversation: `locks` (one conversation at a time); the log it is written to, and
-  `Usage`, are `bot.storage.history`'s.
+  `Usage`, are `bot.storage.history`'s;
+- beside the loop: `quotes/` (an answer's quotes checked against the document text the tools
+  showed) and `speech/` (voice questions turned into text over an OpenAI-compatible endpoint).
 
 Its names load their modules on first use (`__getattr__`), so taking one (`PromptError` for
 the entrance) does not import the model SDK, the toolbox and the rest of the loop.

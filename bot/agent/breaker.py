@@ -5,6 +5,10 @@ connection is quick, a timeout with the SDK's retries is minutes) before the fal
 With it, the failure is paid once per cool-down: when the cool-down is over, the next call may
 try the model again (one call, not every call in flight: taking the trial starts a new
 cool-down for the others), and its outcome closes the breaker or opens it again.
+
+With several workers on one database, a breaker that opens or closes in one worker is applied
+in the others (`learnt`, `forgotten`; `bot.agent.shared_breakers` carries them), so the outage
+is paid once, not once per process.
 """
 
 from __future__ import annotations
@@ -48,6 +52,11 @@ class Breaker:
         """The model this breaker guards."""
         return self._model
 
+    @property
+    def cooldown_s(self) -> float:
+        """How long a failure has the model passed over."""
+        return self._cooldown_s
+
     def allows(self) -> bool:
         """Whether a call may go to the model now. Past the cool-down this takes the trial:
         the cool-down starts again, so calls meanwhile still pass it over."""
@@ -69,6 +78,16 @@ class Breaker:
         """The model answered: close the breaker."""
         self._open_until = None
         self._failures = 0
+
+    def learnt(self, retry_in_s: float, kind: str) -> None:
+        """Another worker found the model down (`kind`): pass it over for `retry_in_s`."""
+        self._open_until = self._clock() + max(0.0, retry_in_s)
+        self._failures = max(self._failures, 1)
+        self._last_kind = kind
+
+    def forgotten(self) -> None:
+        """Another worker found the model answering again: close the breaker here too."""
+        self.succeeded()
 
     def state(self) -> BreakerState:
         """The breaker as it stands now."""

@@ -10,6 +10,9 @@ so a question is only given up when every model has failed it.
 
 A streamed answer that breaks off is not started again elsewhere: what was shown stays, and
 the next model is asked to write the rest, which is reported as a `Handover`.
+
+With several workers on one database, each breaker that opens or closes is shared (`share`,
+`bot.agent.shared_breakers`): one worker waits out a model that is down, the others learn it.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from bot.agent.breaker import Breaker, BreakerState
 from bot.agent.client import LazyClient
 from bot.agent.observer import NoObserver, Observer
 from bot.agent.prompts import CONTINUE_NOTE
+from bot.agent.shared_breakers import BreakerBoard
 from bot.agent.types import (
     AgentError,
     Handover,
@@ -35,6 +39,7 @@ from bot.agent.types import (
 if TYPE_CHECKING:
     from bot.agent.llm import ModelClient, TextListener
     from bot.agent.replies import ModelReply
+    from bot.storage.breakers import SharedBreakers
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +89,7 @@ class ModelChain:
         self._stream = stream
         self._observer: Observer = observer if observer is not None else NoObserver()
         self._clients: dict[str, ModelClient] = {}
+        self._board = BreakerBoard([link.breaker for link in self._links])
 
     @property
     def main(self) -> str:
@@ -98,6 +104,12 @@ class ModelChain:
     def states(self) -> tuple[BreakerState, ...]:
         """Each model's breaker, in the chain's order."""
         return tuple(link.breaker.state() for link in self._links)
+
+    async def share(self, shared: SharedBreakers) -> None:
+        """Share the breakers with every worker on `shared` (only with fallbacks: without
+        them no breaker opens)."""
+        if self.has_fallbacks:
+            await self._board.join(shared)
 
     async def complete(
         self,
@@ -122,6 +134,7 @@ class ModelChain:
             except OUTAGES as exc:
                 if self.has_fallbacks:
                     link.breaker.failed(exc.kind)
+                    await self._board.opened(link.breaker, exc.kind)
                 if isinstance(exc, ModelStreamCut) and exc.partial.strip():
                     shown += exc.partial
                 failed = (link, exc)
@@ -130,7 +143,7 @@ class ModelChain:
                 if shown:  # the reader has part of an answer: it stays, marked as cut
                     raise ModelStreamCut(str(exc), shown) from exc
                 raise
-            self._answered(link)
+            await self._answered(link)
             fallback = link is not self._links[0]
             if not shown:
                 return Completion(reply, link.name, fallback=fallback)
@@ -216,7 +229,9 @@ class ModelChain:
         self._observer.model_called(ok=False, prompt_tokens=0, completion_tokens=0)
         self._observer.model_failed_over(link.name, following.name)
 
-    def _answered(self, link: ModelLink) -> None:
-        if link.breaker.state().failures:
-            logger.info("model %s answers again", link.name)
+    async def _answered(self, link: ModelLink) -> None:
+        if not link.breaker.state().failures:
+            return
+        logger.info("model %s answers again", link.name)
         link.breaker.succeeded()
+        await self._board.closed(link.breaker)

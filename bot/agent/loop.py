@@ -52,6 +52,8 @@ from tools.results import ToolResult
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
+    from bot.storage.breakers import SharedBreakers
+
 logger = logging.getLogger(__name__)
 
 Message = dict[str, Any]
@@ -154,6 +156,10 @@ class Agent:
         if self._specs is None:
             self._specs = self._tools.specs
         return self._specs
+
+    async def share_breakers(self, shared: SharedBreakers) -> None:
+        """Learn of a model that is down from every worker on `shared`, and tell them."""
+        await self._chain.share(shared)
 
     def model_states(self) -> tuple[BreakerState, ...]:
         """Each model of the chain (the main one first) and whether it is being passed over;

@@ -21,18 +21,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.datadir.copying import (
-    SIDE_FILE_SUFFIXES,
-    copy_database,
-    copy_file,
-    remove,
-    sha256_of,
-)
+from bot.datadir.copying import copy_database, copy_file, remove, sha256_of
 from bot.datadir.manifest import MANIFEST, Contents, Manifest, Refused, write_manifest
 from bot.datadir.postgres_note import postgres_note
 from bot.datadir.version import DataVersionError, read_stamp, refuse_newer
 from bot.process.data_files import DataFiles
 from bot.settings.model import Settings
+from tools.sqlite import SIDE_FILE_SUFFIXES
 
 __all__ = ["MANIFEST", "BackupReport", "Refused", "serve", "take_backup"]
 

@@ -18,8 +18,10 @@ import sqlite3
 import stat
 from pathlib import Path
 
-SIDE_FILE_SUFFIXES = ("-wal", "-shm", "-journal")
-"""SQLite's own files beside a database; the online backup already holds what they hold."""
+from tools.sqlite import connect, quick_check
+
+_BACKUP_WAIT_S = 30.0
+"""How long the backup waits for the bot holding a database it copies."""
 _PARTIAL = ".partial"
 _CHUNK = 1024 * 1024
 
@@ -41,12 +43,12 @@ def copy_database(source: Path, target: Path) -> None:
     """A consistent copy of the live database `source` at `target` (which must not exist)."""
     partial = _partial(target)
     try:
-        src = sqlite3.connect(source, timeout=30.0)
+        src = connect(source, busy_wait_s=_BACKUP_WAIT_S)
         try:
-            dst = sqlite3.connect(partial)
+            dst = connect(partial)
             try:
                 src.backup(dst)
-                verdict = dst.execute("PRAGMA quick_check").fetchone()[0]
+                verdict = quick_check(dst)
             finally:
                 dst.close()
         finally:
@@ -95,10 +97,9 @@ def sha256_of(path: Path) -> str:
 def database_verdict(path: Path) -> str:
     """SQLite's quick check of the database file `path`, read as it is: nothing is written
     beside it, whatever its journal mode ("ok" when sound)."""
-    uri = f"{path.absolute().as_uri()}?immutable=1"
-    connection = sqlite3.connect(uri, uri=True)
+    connection = connect(path, access="snapshot")
     try:
-        return str(connection.execute("PRAGMA quick_check").fetchone()[0])
+        return quick_check(connection)
     finally:
         connection.close()
 

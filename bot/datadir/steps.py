@@ -24,8 +24,8 @@ from bot.datadir.version import (
     write_stamp,
 )
 from bot.process.data_files import DataFiles
-from bot.storage.sqlite_thread import BUSY_WAIT_S
-from bot.storage.sqlite_thread import transaction as immediate
+from tools.sqlite import connect
+from tools.sqlite import transaction as immediate
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ class DataDirStep:
 def transaction(path: Path) -> Iterator[sqlite3.Connection]:
     """One immediate transaction on the database at `path`: committed when the block ends,
     rolled back (schema changes too) when it raises."""
-    db = sqlite3.connect(path, timeout=BUSY_WAIT_S, isolation_level=None)
+    db = connect(path)
     try:
         with immediate(db):
             yield db

@@ -90,7 +90,36 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "anything; needs only DATA_DIR",
     )
     restore.add_argument("src", metavar="SRC", help="the backup's folder")
+    _add_sources(commands)
+    commands.add_parser(
+        "reindex",
+        help="rebuild the search index from the documents; beside a running bot, ask the bot "
+        "to rebuild it and wait; needs only DATA_DIR and the documents",
+    )
     return parser
+
+
+def _add_sources(commands: Any) -> None:
+    sources = commands.add_parser(
+        "sources",
+        help="the sources SOURCES_FILE mirrors into the documents folder: list them with their "
+        "last sync, sync them now, or check that each can be listed; needs neither the token "
+        "nor the key, works while the bot runs",
+    )
+    actions = sources.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser(
+        "list", help="each source: kind, folder, interval, last sync, counts, last error"
+    )
+    sync = actions.add_parser(
+        "sync",
+        help="one pass of each source (or NAME) now; exit 0 when every pass succeeded, else "
+        "one line per failed source on standard error",
+    )
+    sync.add_argument("name", metavar="NAME", nargs="?", help="only this source")
+    check = actions.add_parser(
+        "check", help="open each source (or NAME) and take a listing, changing nothing"
+    )
+    check.add_argument("name", metavar="NAME", nargs="?", help="only this source")
 
 
 _EVAL_EPILOG = """\

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from bot.agent.prompts import PromptError, choose_system_prompt
+from bot.documents.sources.config import SourcesFileError, load_sources
 from bot.settings.env_file import dotenv_quiet, env_file_notes
 from bot.settings.model import Settings
 
@@ -117,6 +118,11 @@ def load_settings(
                 choose_system_prompt(settings.system_prompt, settings.system_prompt_file)
             except PromptError as exc:
                 problems.append(str(exc))
+        if "sources_file" not in failed:
+            try:
+                load_sources(settings.sources_file)
+            except SourcesFileError as exc:
+                problems.append(f"SOURCES_FILE: {exc}")
     if problems and settings is not None:
         problems += [
             _missing(name, needed=False)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
@@ -79,8 +79,11 @@ class Metrics:
     labels besides `other`).
     """
 
-    def __init__(self, tools: Iterable[str] = (), models: Iterable[str] = ()) -> None:
+    def __init__(
+        self, tools: Iterable[str] = (), models: Iterable[str] = (), sources: Iterable[str] = ()
+    ) -> None:
         self.registry = CollectorRegistry()
+        self._sources = frozenset(sources)
         self._page = _WithoutCreated(self.registry)
         self._tools = frozenset(tools) | {"unknown"}
         self._models = frozenset(models)
@@ -160,10 +163,32 @@ class Metrics:
             ["model", "kind"],
             registry=self.registry,
         )
+        self._source_success = Gauge(
+            "docs_bot_source_last_success_timestamp_seconds",
+            "When each source's last pass left its folder matching it (Unix time), by source "
+            "name (SOURCES_FILE).",
+            ["source"],
+            registry=self.registry,
+        )
+        self._source_items = Gauge(
+            "docs_bot_source_items",
+            "Files each source's mirror holds in its folder after its last complete pass.",
+            ["source"],
+            registry=self.registry,
+        )
+        self._source_errors = Counter(
+            "docs_bot_source_errors",
+            "Source passes that failed or left something undone (a listing refused, a fetch "
+            "failed, an empty listing where there were files), by source name.",
+            ["source"],
+            registry=self.registry,
+        )
         self._prepare()
 
     def _prepare(self) -> None:
         """Series that exist from the start, so a rate over them begins at zero."""
+        for source in self._sources:
+            self._source_errors.labels(source)
         self._questions.labels("answered", "none")
         for vote in FEEDBACK_VOTES:
             self._feedback.labels(vote, "none")
@@ -243,6 +268,18 @@ class Metrics:
     def feedback_given(self, vote: str, reason: str = "none") -> None:
         """A 👍 or 👎 under an answer (`reason` none), or what a 👎 said was wrong."""
         self._feedback.labels(_known(vote, FEEDBACK_VOTES), _known(reason, FEEDBACK_REASONS)).inc()
+
+    # --- the sources' SourceObserver ---------------------------------------------------------
+
+    def source_synced(self, name: str, *, items: int, at: float) -> None:
+        """A source's pass left its folder matching it, holding `items` files."""
+        shown = _known(name, self._sources)
+        self._source_success.labels(shown).set(at)
+        self._source_items.labels(shown).set(items)
+
+    def source_failed(self, name: str) -> None:
+        """A source's pass failed or left something undone."""
+        self._source_errors.labels(_known(name, self._sources)).inc()
 
 
 class _WithoutCreated(Collector):

@@ -5,5 +5,6 @@
 - `exit_codes`: what each exit code tells whatever restarts the bot;
 - `version`: the installed version, for `--version` and `/status`;
 - `ticker`: the background loop around a step that tests call with a clock they move;
-- `setting_files`: the operator's files a setting names, read with one wording for failures.
+- `setting_files`: the operator's files a setting names, read with one wording for failures;
+- `logs/`: text or JSON lines, each with its conversation, secrets masked.
 """

@@ -31,6 +31,7 @@ NOTICES_FILE = "notices.sqlite3"
 BUTTONS_FILE = "buttons.sqlite3"
 DATA_VERSION_FILE = "data_version.json"
 HEARTBEAT_FILE = "heartbeat"
+SOURCES_DIR = "sources"
 
 
 class DataDirError(Exception):
@@ -142,6 +143,16 @@ class DataFiles:
         needs hiding nor makes a folder look like one the bot has used.
         """
         return self.root / HEARTBEAT_FILE
+
+    @property
+    def sources(self) -> Path:
+        """What each source's mirror placed and its last pass, one JSON file per source, with
+        the lock that lets one process sync a source at a time.
+
+        Not among `private_files`: a folder, not a database; losing it costs one full download
+        of each source, not data.
+        """
+        return self.root / SOURCES_DIR
 
     def private_files(self) -> tuple[Path, ...]:
         """Every file of the bot's, which the toolbox keeps out of the model's reach."""

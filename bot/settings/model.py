@@ -249,6 +249,19 @@ class Settings(ToolSettings):
         "and reports in tokens only.",
     )
     _limits: Limits = PrivateAttr(default_factory=Limits)
+    sources_file: Path | None = Field(
+        default=None,
+        description="TOML file of sources mirrored into folders of the documents folder "
+        '(WebDAV, S3, an IMAP mailbox, any rclone remote: `[[source]] name = "nextcloud"`, '
+        '`kind = "webdav"`, `every = "15m"`); empty means none.',
+    )
+    source_max_delete_percent: float = Field(
+        default=20.0,
+        ge=0,
+        le=100,
+        description="A source's pass that would delete more than this % of its folder's files "
+        "deletes none and asks the admins to confirm.",
+    )
     _env_file_notes: tuple[str, ...] = PrivateAttr(default=())
     trash_days: int = Field(
         default=30,

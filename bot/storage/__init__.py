@@ -15,16 +15,17 @@ process remembers in memory, memory.py), `pending_status/` (status messages on s
 at the next start), `scopes/` (chat scopes set from Telegram, each conversation's last scope),
 `access/` (grants, pairing codes, strangers' requests; its SQLite statements are grouped by
 table in sqlite_*.py beside sqlite.py), `history/` (the conversation log and its `Usage`;
-on the shared engine too, its SQLite class opens the file its own way: crash recovery, with
-`in_use.py`), `embeddings/` (the vectors search by meaning has paid for, shared by every
-machine; PostgreSQL only: on one machine the toolbox keeps them in DATA_DIR itself),
+on the shared engine too, its SQLite class opening the file at once to recover it after
+a crash, with `in_use.py`), `embeddings/` (the vectors search by meaning has paid for, shared
+by every machine; PostgreSQL only: on one machine the toolbox keeps them in DATA_DIR itself),
 `feedback/` (delivered answers and their askers' 👍/👎, kept like the history),
 `unanswered/` (questions the documents could not answer, and when their digest went out),
 `experts/` (questions sent to the experts' group and their replies, kept like the history),
 `usage/` (tokens spent on the model per question, reserved against budgets, kept like the
 history), `notices/` (subscriptions to change notices, and the changes waiting for their
 digests), `buttons/` (which message carries which button data, what every tap is checked
-against).
+against), `breakers/` (the models' open breakers, so every worker learns of a model that is
+down; one process keeps them in memory, so it has no SQLite class).
 
 `backend` is the one place that chooses SQLite or PostgreSQL: `open_backend` opens the
 database, the history and the update claims, and its `Backend` builds the other stores as
@@ -36,8 +37,9 @@ them, `lost` for what a lost connection raises, `session` for this process's loc
 `urls` for database URLs shown without their passwords):
 
 - `SqliteThread` (sqlite_thread.py): one file behind one worker thread, opened on first use by
-  `connect(path, schema)`, which creates the store's tables; `transaction` for work that takes
-  several statements.
+  `connect(path, schema)` (`tools.sqlite`, the one way any SQLite file is opened), which creates
+  the store's tables; `open_with` opens it at once inside a store's own recovery (the history);
+  `transaction` for work that takes several statements.
 - `PostgresDatabase` (postgres.py): the asyncpg pool, this process's `LockSession` and its
   `owner` name. `open` upgrades the schema first (migrations.py: a `schema_version` table, one
   transaction per step, a newer schema refused with `SchemaVersionError`).

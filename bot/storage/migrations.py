@@ -448,6 +448,16 @@ _SCOPED_REPORTS = (
     "ALTER TABLE usage ADD COLUMN estimated BOOLEAN NOT NULL DEFAULT false",
 )
 
+_BREAKERS = (
+    """
+    CREATE TABLE model_breakers (
+        model TEXT PRIMARY KEY,
+        open_until DOUBLE PRECISION NOT NULL,
+        reason TEXT NOT NULL DEFAULT ''
+    )
+    """,
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
     Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
@@ -474,6 +484,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         _SCOPED_REPORTS,
     ),
     Migration(20, "which message carries which button data", _BUTTONS),
+    Migration(21, "the models' open breakers, shared by every worker", _BREAKERS),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

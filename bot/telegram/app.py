@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.session.aiohttp import AiohttpSession
@@ -21,12 +22,16 @@ from bot.digests.notices.audience import Audience
 from bot.digests.notices.changes import FolderChanges
 from bot.documents import Documents
 from bot.documents.retention import Retention
+from bot.documents.sources.config import load_sources
+from bot.documents.sources.locks import SyncLocks
+from bot.documents.sources.runner import Sources
 from bot.process.data_files import DataFiles
 from bot.services import Services
 from bot.settings.budgets import Budgets
 from bot.settings.model import Settings
 from bot.settings.scopes import Scopes
 from bot.storage.access.codes import LIFETIME_S
+from bot.storage.audit import AuditLog
 from bot.storage.pending_status import PendingStatusStore
 from bot.telegram.access_requests import AccessRequests
 from bot.telegram.api_errors import count_api_errors
@@ -121,6 +126,7 @@ def build_dispatcher(
     )
     if services.usage is not None:
         services.usage.attach(budgets.record)
+    sources = mirrored_sources(settings, services, audit, clock=tuning.wall_clock)
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,
@@ -185,6 +191,7 @@ def build_dispatcher(
             settings.gaps_digest, unanswered, gap_report, access, scopes, clock=tuning.wall_clock
         ),
         inline_search=InlineSearch(services.toolbox, clock=tuning.clock),
+        sources=sources,
         notice_store=stores.notices,
         change_notices=ChangeNotices(
             FolderChanges(
@@ -229,6 +236,8 @@ def build_dispatcher(
     dp.shutdown.register(_stop_digest)
     dp.startup.register(_start_notices)
     dp.shutdown.register(_stop_notices)
+    dp.startup.register(_start_sources)
+    dp.shutdown.register(_stop_sources)
     dp.shutdown.register(stop_recording)  # last: what the others send until then is recorded
     return dp
 
@@ -294,6 +303,36 @@ async def _start_notices(bot: Bot, change_notices: ChangeNotices) -> None:
 
 async def _stop_notices(change_notices: ChangeNotices) -> None:
     await change_notices.stop()
+
+
+def mirrored_sources(
+    settings: Settings, services: Services, audit: AuditLog, *, clock: Callable[[], float]
+) -> Sources:
+    """The sources of SOURCES_FILE, opened (each reads its credentials now, so a missing one
+    stops the start), each change indexed at once and audited as the source's."""
+    database = services.database
+    sources = Sources(
+        load_sources(settings.sources_file),
+        root=services.toolbox.sandbox.root,
+        data=services.files.sources,
+        max_delete_percent=settings.source_max_delete_percent,
+        audit=audit,
+        refresh=services.toolbox.refresh,
+        locks=SyncLocks(services.files.sources, database.session if database else None),
+        observer=services.metrics,
+        clock=clock,
+    )
+    sources.open()
+    return sources
+
+
+async def _start_sources(sources: Sources) -> None:
+    """Sync each source now and on its interval, in the background."""
+    await sources.start()
+
+
+async def _stop_sources(sources: Sources) -> None:
+    await sources.stop()
 
 
 async def _offer_pairing(access: AccessPolicy, username: str) -> None:

@@ -1,11 +1,11 @@
 """Change notices sent to their subscribers, in the language each subscribed in, into the forum
 topic a subscription was made in.
 
-`ChangeNotices.start` runs the schedule (`bot.digests.notices.schedule`) for the bot it is given; the
-schedule records the folder's changes, decides when a digest is due, that this process is the
-one sending it and what its chat may be told; this module writes it and sends it. A chat that
-cannot be reached (the bot was blocked or removed from the group) costs a log line, not the
-other subscribers' digests.
+`ChangeNotices.start` runs the schedule (`bot.digests.notices.schedule`) for the bot it is
+given; the schedule records the folder's changes, decides when a digest is due, that this
+process is the one sending it and what its chat may be told; this module writes it and sends it.
+A chat that cannot be reached (the bot was blocked or removed from the group) costs a log line,
+not the other subscribers' digests.
 """
 
 from __future__ import annotations

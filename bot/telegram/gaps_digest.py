@@ -1,10 +1,11 @@
 """The digest of unanswered questions, sent to every admin in the language they last used.
 
-`GapsDigest.start` runs the schedule (`bot.digests.gaps.schedule`) for the bot it is given; the schedule
-decides when a digest is due and that this process is the one sending it, this module what it says
-and to whom: each admin (ADMIN_IDS and those granted in Telegram), the questions within their own
-folders (as `/gaps` shows them), nothing when none went unanswered. An admin who cannot be reached
-(never opened the chat, blocked the bot) costs a log line, not the others' digests.
+`GapsDigest.start` runs the schedule (`bot.digests.gaps.schedule`) for the bot it is given; the
+schedule decides when a digest is due and that this process is the one sending it, this module
+what it says and to whom: each admin (ADMIN_IDS and those granted in Telegram), the questions
+within their own folders (as `/gaps` shows them), nothing when none went unanswered. An admin
+who cannot be reached (never opened the chat, blocked the bot) costs a log line, not the others'
+digests.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The admin's command line beside a running bot: it reads what the bot keeps, touches none of it.
+"""The admin's command line beside a running bot: it reads what the bot keeps, touches none of it,
+and a rebuild of the index is asked of the bot, which holds it.
 
 A real `python -m bot` (one worker, SQLite history) runs on a sandbox against a fake Bot API and
 a fake model; `python -m tools …` and `python -m bot chat` run beside it as the admin would.
@@ -92,7 +93,7 @@ async def bot(tmp_path: Path, sandbox_dir: Path, fake_llm: FakeLLM) -> AsyncIter
 
 
 class TestToolsBesideTheBot:
-    async def test_search_read_and_list_read_the_bots_index_and_reindex_is_refused(
+    async def test_search_read_and_list_read_the_bots_index_without_touching_it(
         self, bot: RunningBot
     ) -> None:
         ready = await bot.wait_index_ready()
@@ -111,19 +112,53 @@ class TestToolsBesideTheBot:
         assert code == 0, err
         assert "документы/рецепт_шарлотки.txt" in out
         assert _index_files(bot.data) == before
-
-        code, out, err = await bot.command("tools", "reindex")
-        assert code == 1, out + err
-        refused = json.loads(out)
-        assert "in use by a running bot" in refused["error"]
-        assert "stop the bot" in refused["hint"]
-
-        assert _index_files(bot.data) == before
         after = await bot.wait_index_ready()
         assert after["documents"] == ready["documents"]
         assert await bot.process.stop() == 0
         output = bot.process.output()
         assert not [line for line in output.splitlines() if any(d in line for d in DAMAGE)]
+
+
+class TestReindexBesideTheBot:
+    async def test_both_reindex_commands_have_the_running_bot_rebuild_its_index(
+        self, bot: RunningBot
+    ) -> None:
+        ready = await bot.wait_index_ready()
+
+        code, out, err = await bot.command("tools", "reindex")
+        assert code == 0, out + err
+        assert json.loads(out)["rebuilt_by"] == "the running bot"
+        assert "asked it to rebuild" in err
+        code, out, err = await bot.command("bot", "reindex")
+        assert code == 0, out + err
+        assert out.splitlines() == [
+            "A running bot keeps the search index: asked it to rebuild it from the documents "
+            "(it answers meanwhile)…",
+            "The running bot rebuilt the search index; its log has the counts.",
+        ]
+
+        assert not (bot.data / "search-index.rebuild").exists()
+        after = await bot.wait_index_ready()
+        assert after["documents"] == ready["documents"]
+        code, out, err = await bot.command("tools", "search", "сахар", "стакан")
+        assert code == 0, err
+        assert json.loads(out)["results"][0]["path"] == "документы/рецепт_шарлотки.txt"
+        assert await bot.process.stop() == 0
+        output = bot.process.output()
+        rebuilt = "search index rebuilt as asked from the command line: 8 indexed"
+        assert output.count(rebuilt) == 2, output
+        assert not [line for line in output.splitlines() if any(d in line for d in DAMAGE)]
+
+    async def test_reindex_without_a_bot_rebuilds_the_index_itself(
+        self, tmp_path: Path, sandbox_dir: Path
+    ) -> None:
+        env = bot_env(SANDBOX_DIR=str(sandbox_dir), DATA_DIR=str(tmp_path / "data"))
+        code, out, err = await run_python(
+            "-m", "bot", "reindex", env=env, cwd=tmp_path, within_s=60
+        )
+        assert code == 0, out + err
+        assert out.startswith("Search index rebuilt: 8 documents indexed, 0 skipped in ")
+        assert (tmp_path / "data" / "search-index.sqlite3").exists()
 
 
 class TestTerminalChatBesideTheBot:

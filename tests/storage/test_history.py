@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
-from bot.agent import History, HistoryUnavailable, Usage
+from bot.agent import History, HistoryStore, HistoryUnavailable, Usage
 from bot.storage import PostgresDatabase
 from bot.storage.history.postgres import PostgresHistory
+from tests.fakes.clock import FakeClock
 from tests.fakes.postgres_fixtures import end_session
 
 
@@ -81,6 +84,51 @@ class TestHistorySemantics:
         assert await history.turn_states("nobody") == []
         assert await history.conversation_count("nobody") == 0
         await history.ping()
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(10_000.0)
+
+
+@pytest.fixture
+async def sqlite_clocked_history(tmp_path: Path, clock: FakeClock) -> AsyncIterator[History]:
+    store = await HistoryStore.open(tmp_path / "history.sqlite3", clock=clock)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+@pytest.fixture
+async def postgres_clocked_history(
+    postgres_database: PostgresDatabase, clock: FakeClock
+) -> AsyncIterator[History]:
+    store = await PostgresHistory.open(postgres_database, clock=clock)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+@pytest.fixture
+def clocked_history(backend: str, request: pytest.FixtureRequest) -> History:
+    """The log on either backend, telling time by `clock` like every other store."""
+    store: History = request.getfixturevalue(f"{backend}_clocked_history")
+    return store
+
+
+class TestHistoryClock:
+    async def test_turns_are_dated_by_the_stores_clock(
+        self, clocked_history: History, clock: FakeClock
+    ) -> None:
+        await answered(clocked_history, "k", "old", "one")
+        clock.advance(3600)
+        await answered(clocked_history, "k", "new", "two")
+
+        assert await clocked_history.delete_older(clock() - 1800) == 1
+        turns = await clocked_history.load_turns("k", 10)
+        assert [t[0]["content"] for t in turns] == ["new"]
 
 
 class TestOpenTurnsOfOtherWorkers:

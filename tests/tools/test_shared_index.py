@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -72,6 +73,21 @@ class TestSharedIndex:
         await _until(reader, _sees(reader, "блины.txt"))
         assert await _found(reader, "молоко") == ["блины.txt"]
         assert not reader.indexer.writes
+
+    async def test_a_rebuild_asked_where_the_index_is_read_is_done_by_the_writer(
+        self, pair: tuple[Toolbox, Toolbox, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        writer, reader, _ = pair
+        await asyncio.wait_for(writer.wait_ready(), 30)
+        with pytest.raises(IndexInUseError):
+            await reader.reindex()
+        with caplog.at_level(logging.INFO, logger="tools.index.indexer"):
+            assert await reader.ask_rebuild(30)
+        said = "search index rebuilt as asked from the command line: 1 indexed, 0 skipped"
+        assert [r for r in caplog.records if r.getMessage().startswith(said)]
+        assert not (tmp_path / "data" / "search-index.rebuild").exists()
+        assert not reader.indexer.writes
+        assert await _found(reader, "сахар") == ["шарлотка.txt"]
 
     async def test_the_reader_takes_over_when_the_writer_stops(
         self, pair: tuple[Toolbox, Toolbox, Path]

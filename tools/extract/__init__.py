@@ -9,7 +9,9 @@
 - `page_pictures`: single pages of PDFs and scans drawn as JPEGs by a worker of their own,
   kept in memory;
 - `encodings`: bytes to text, the old Russian code pages included;
-- `htmltext`: the visible text of an HTML page.
+- `htmltext`: the visible text of an HTML page;
+- `places`: the page, sheet, slide or heading a line lies in, the one grammar of the place
+  markers extraction writes and everything after it reads.
 
 Imports nothing of `tools` but the floor (`tools.errors`).
 """

@@ -11,6 +11,8 @@
 - `states`: each visible document indexed, failed (with why) or waiting, for admins;
 - `watch`: the changes in the documents folder, as the OS reports them;
 - `writer_lock`: one writer for an index several processes share;
+- `rebuild_request`: a rebuild asked of that writer from another process (`reindex` beside a
+  running bot);
 - `allocator`: keeps the C allocator from holding memory a build has finished with.
 
 Imports the jail and extraction below it, nothing of the tools above (`tools.errors` aside).

@@ -15,7 +15,9 @@ and rebuilt from the documents.
 Several processes share one index through `writer_lock`: the one holding the lock writes as
 above, the others only read it, following the folder and what the writer committed, and take
 the lock over when the writer dies. A `read_only` indexer (the admin's command line beside a
-running bot) only ever reads: it never takes the lock, never rebuilds and never deletes.
+running bot) only ever reads: it never takes the lock, never rebuilds and never deletes; a
+rebuild it wants is asked of the writer (`rebuild_request`), which looks for one every
+`interval` and does it as its next pass.
 """
 
 from __future__ import annotations
@@ -40,12 +42,12 @@ from tools.extract.cache import DocumentCache, cached_extract
 from tools.extract.extractor import Extractor
 from tools.extract.formats.kinds import in_worker, kind_of
 from tools.index.languages import text_language
+from tools.index.rebuild_request import RebuildRequest
 from tools.index.store import (
     IndexWriter,
     Prepared,
     ReaderPool,
     compress,
-    is_damaged,
     remove_files,
     terms_folder,
 )
@@ -53,6 +55,7 @@ from tools.index.terms import Stemmer, fold
 from tools.index.watch import FolderWatcher, WatchMode
 from tools.index.writer_lock import WriterLock
 from tools.jail.sandbox import Entry, Sandbox
+from tools.sqlite import is_damaged
 
 log = logging.getLogger(__name__)
 COMMIT_EVERY = 2.0
@@ -128,6 +131,7 @@ class Indexer:
         watch: WatchMode = "notify",
         full_rescan_interval: float = FULL_RESCAN_EVERY,
         writer_lock: WriterLock | None = None,
+        rebuild_request: RebuildRequest | None = None,
         read_only: bool = False,
     ) -> None:
         self.sandbox = sandbox
@@ -155,6 +159,9 @@ class Indexer:
         self._preparer = concurrent.futures.ThreadPoolExecutor(PREPARERS, "tools-index-prepare")
         self._writer: IndexWriter | None = None
         self._lock = writer_lock
+        self._request = rebuild_request
+        self._next_look = 0.0
+        self._rebuild_asked = False
         self._read_only = read_only
         self._next_poll = 0.0
         self._seen_files: tuple[int, ...] = ()
@@ -218,12 +225,16 @@ class Indexer:
         (the first is due at once), until closed."""
         while not self._stopping.is_set():
             full = await self._due()
+            rebuild, self._rebuild_asked = self._rebuild_asked, False
             covers = self._full_asked
             scope, self._pending = self._pending, set()
             failed = False
             started = time.monotonic()
             try:
-                await self._run(self._sync, None if full else scope)
+                if rebuild:
+                    await self._run(self._rebuild_on_request)
+                else:
+                    await self._run(self._sync, None if full else scope)
             except Exception:  # a failed pass is retried by a rescan soon; the bot lives on
                 log.exception("index update failed; will retry")
                 failed = True
@@ -245,6 +256,8 @@ class Indexer:
         while True:
             self._wake.clear()
             now = time.monotonic()
+            if self._rebuild_requested(now):
+                return True
             if self._full_asked > self._full_done or now >= self._next_full:
                 return True
             if self._pending or now >= self._next_retry:
@@ -252,10 +265,22 @@ class Indexer:
             if not self.writes and now >= self._next_poll:
                 self._next_poll = now + self.interval
                 return False
-            poll = math.inf if self.writes else self._next_poll
+            if self.writes:
+                poll = self._next_look if self._request is not None else math.inf
+            else:
+                poll = self._next_poll
             timeout = min(self._next_full, self._next_retry, poll) - now
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
+
+    def _rebuild_requested(self, now: float) -> bool:
+        """Whether a rebuild was asked from another process (looked for every `interval`, by
+        the writer only); it is then the next pass."""
+        if self._request is None or not self.writes or now < self._next_look:
+            return False
+        self._next_look = now + self.interval
+        self._rebuild_asked = self._request.asked()
+        return self._rebuild_asked
 
     def _rescan_gap(self) -> float:
         """Seconds to the next full rescan: the safety net while notifications work, else
@@ -305,6 +330,14 @@ class Indexer:
         result = await self._run(self._rebuild)
         assert isinstance(result, ReindexReport)
         return result
+
+    async def ask_rebuild(self, within_s: float) -> bool:
+        """Ask the process that writes the index to rebuild it; whether it was done within
+        `within_s` seconds. Raises `IndexInUseError` when no request can be left."""
+        if self._request is None:
+            raise IndexInUseError
+        await asyncio.to_thread(self._request.ask)
+        return await self._request.wait_done(within_s)
 
     def status(self) -> IndexStatus:
         running = self._task is not None and not self._task.done()
@@ -662,6 +695,24 @@ class Indexer:
         errors = [f"{r.path}: {r.error}" for r in reports if r.error]
         indexed = len(reports) - len(errors)
         return ReindexReport(indexed, len(errors), errors, time.monotonic() - started)
+
+    def _rebuild_on_request(self) -> None:
+        """The rebuild another process asked for; the request is settled even if it fails
+        (the failure is logged, and the folder's next rescan tries again)."""
+        assert self._request is not None
+        try:
+            report = self._rebuild()
+        except BaseException:
+            self._request.done()
+            raise
+        log.info(
+            "search index rebuilt as asked from the command line: %d indexed, %d skipped "
+            "in %.1f s",
+            report.indexed,
+            report.skipped,
+            report.seconds,
+        )
+        self._request.done()
 
 
 class IndexInUseError(RuntimeError):

@@ -4,7 +4,8 @@ SQLite (`search-index.sqlite3`) records each indexed file's size, mtime and erro
 text compressed, so snippets are cut without parsing a document again. The terms live in
 `search-index.terms/` (`tools.index.term_index`). One writer lives on the indexer's single thread;
 searches borrow reader connections from a small pool (WAL mode lets them read while the writer
-writes) and a searcher of the terms.
+writes; readers open the file read-only, so a reader never creates an empty index by accident)
+and a searcher of the terms.
 
 The terms commit first, then SQLite: what SQLite records as indexed never runs ahead of the
 terms, so after a crash between the two commits a file is indexed again, never left unfindable.
@@ -22,6 +23,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from tools.sqlite import connect
 
 if TYPE_CHECKING:  # the engine loads with the first index opened, not at start
     from tools.index.term_index import TermDoc, TermIndex, TermWriter
@@ -73,29 +76,6 @@ def compress(text: str) -> bytes | None:
     return zlib.compress(text.encode("utf-8", "replace"), 1) if text else None
 
 
-def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
-    """A connection with the settings every user of the index needs.
-
-    Readers open the file read-only, so a reader never creates an empty index by accident.
-    """
-    target = f"{path.absolute().as_uri()}?mode=ro" if readonly else str(path)
-    conn = sqlite3.connect(
-        target, timeout=10.0, check_same_thread=False, isolation_level=None, uri=readonly
-    )
-    conn.execute("PRAGMA busy_timeout = 10000")
-    if readonly:
-        conn.execute("PRAGMA query_only = 1")
-    return conn
-
-
-def is_damaged(exc: sqlite3.Error) -> bool:
-    """Whether an error means the file itself is broken (as opposed to busy or closed)."""
-    return getattr(exc, "sqlite_errorcode", None) in (
-        sqlite3.SQLITE_CORRUPT,
-        sqlite3.SQLITE_NOTADB,
-    )
-
-
 def remove_files(path: Path) -> None:
     """Delete the index, its WAL side files and its terms (to rebuild from nothing)."""
     for suffix in ("", "-wal", "-shm", "-journal"):
@@ -111,14 +91,9 @@ class IndexWriter:
     def __init__(self, path: Path, *, on_commit: Callable[[], None] | None = None) -> None:
         self.path = path
         self._on_commit = on_commit
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = connect(path)
-        self.conn.execute("PRAGMA journal_mode = WAL")
-        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.conn = connect(path, _SCHEMA, wal=True)
         # A build's large transactions grow the log; it is cut back after each checkpoint.
         self.conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
-        for statement in _SCHEMA:
-            self.conn.execute(statement)
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         if row is None:
             self.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -244,7 +219,7 @@ class ReaderPool:
             generation = self._generation
             conn = self._free.pop() if self._free else None
         if conn is None:
-            conn = connect(self.path, readonly=True)
+            conn = connect(self.path, access="read")
         try:
             yield conn
         finally:

@@ -21,8 +21,14 @@ from typing import Protocol
 
 import numpy as np
 
+from tools.sqlite import connect
+
 SCALE = 127.0
 _LOOKUP = 500
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS embeddings(model TEXT NOT NULL, digest BLOB NOT NULL, "
+    "vector BLOB NOT NULL, PRIMARY KEY(model, digest)) WITHOUT ROWID",
+)
 
 
 class EmbeddingCache(Protocol):
@@ -62,17 +68,7 @@ class SqliteEmbeddingCache:
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                self.path, timeout=10.0, check_same_thread=False, isolation_level=None
-            )
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS embeddings(model TEXT NOT NULL, digest BLOB NOT "
-                "NULL, vector BLOB NOT NULL, PRIMARY KEY(model, digest)) WITHOUT ROWID"
-            )
-            self._conn = conn
+            self._conn = connect(self.path, _SCHEMA, wal=True)
         return self._conn
 
     def get_many(self, model: str, digests: Sequence[str]) -> dict[str, bytes]:

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from tools.extract.places import Place, parse_place
+from tools.sqlite import connect
 from tools.vectors.codes import SignCodes, nearest_codes
 from tools.vectors.passages import Passage
 
@@ -125,15 +126,7 @@ class VectorStore:
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                self.folder / ROWS, timeout=10.0, check_same_thread=False, isolation_level=None
-            )
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            for statement in _SCHEMA:
-                conn.execute(statement)
-            self._conn = conn
+            self._conn = connect(self.folder / ROWS, _SCHEMA, wal=True)
         return self._conn
 
     def _meta(self, conn: sqlite3.Connection, key: str) -> str | None:

@@ -1,8 +1,8 @@
 """What every kind of source gives the mirror: a listing of remote items and a fetch of one.
 
 A source (a WebDAV folder, an S3 prefix, a mailbox, an rclone remote) is seen through this one
-narrow seam, so the mirror engine (`bot.documents.sources.mirror`) applies every kind's listing to its
-folder by the same rules and one contract test suite runs against every kind.
+narrow seam, so the mirror engine (`bot.documents.sources.mirror`) applies every kind's listing
+to its folder by the same rules and one contract test suite runs against every kind.
 
 A listing is all or nothing: `Source.listing` returns every item under the source, or raises
 `SourceError`. There is no partial listing to misread as "the rest was deleted" — that is the

@@ -9,9 +9,12 @@ _SWEEP_AT = 1_000
 
 
 class Albums:
-    """What was decided for each recent `media_group_id`, forgotten after `ttl_s`."""
+    """What was decided for each recent `media_group_id`, forgotten after `ttl_s`; `clock`
+    gives seconds (monotonic: nothing outside this process compares them)."""
 
-    def __init__(self, ttl_s: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, ttl_s: float = 60.0, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._ttl = ttl_s
         self._clock = clock
         self._seen: dict[str, tuple[float, str]] = {}

@@ -36,6 +36,7 @@ from bot.storage.unanswered import UnansweredLog
 from bot.storage.usage import UsageStore
 
 if TYPE_CHECKING:
+    from bot.storage.breakers import SharedBreakers
     from bot.storage.postgres import PostgresDatabase
     from tools.vectors.cache import EmbeddingCache
 
@@ -94,6 +95,11 @@ class Backend(Protocol):
     def embedding_cache(self) -> EmbeddingCache | None:
         """Where search by meaning keeps the embeddings it paid for: the shared database, so
         several machines pay once; None for the toolbox's own file in DATA_DIR."""
+        ...
+
+    def breakers(self) -> SharedBreakers | None:
+        """Where the models' open breakers meet, its close on the stack: the shared database,
+        so a model that is down is learnt once; None where each process keeps its own."""
         ...
 
 

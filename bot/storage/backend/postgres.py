@@ -12,6 +12,8 @@ from bot.storage.access.postgres import PostgresAccessStore
 from bot.storage.albums.postgres import PostgresAlbums
 from bot.storage.audit.postgres import PostgresAuditLog
 from bot.storage.backend import Stores, closed_by
+from bot.storage.breakers import SharedBreakers
+from bot.storage.breakers.postgres import PostgresBreakers
 from bot.storage.buttons.postgres import PostgresButtons
 from bot.storage.claims import UpdateClaims
 from bot.storage.claims.postgres import PostgresUpdateClaims
@@ -81,3 +83,9 @@ class PostgresBackend:
     def embedding_cache(self) -> PostgresEmbeddingCache:
         """Embeddings in the shared database, served on this event loop."""
         return PostgresEmbeddingCache(self.database, asyncio.get_running_loop())
+
+    def breakers(self) -> SharedBreakers:
+        """The open breakers in the shared database; it stops listening as the stack unwinds."""
+        shared = PostgresBreakers(self.database)
+        self.closing.push_async_callback(shared.close)
+        return shared

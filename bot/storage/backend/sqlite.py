@@ -28,6 +28,7 @@ from bot.storage.unanswered.sqlite import SqliteUnanswered
 from bot.storage.usage.sqlite import SqliteUsage
 
 if TYPE_CHECKING:
+    from bot.storage.breakers import SharedBreakers
     from tools.vectors.cache import EmbeddingCache
 
 
@@ -78,4 +79,8 @@ class SqliteBackend:
 
     def embedding_cache(self) -> EmbeddingCache | None:
         """None: the toolbox keeps embeddings in its own file in DATA_DIR."""
+        return None
+
+    def breakers(self) -> SharedBreakers | None:
+        """None: one process keeps its models' breakers in memory."""
         return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 
 import asyncpg
@@ -27,17 +27,22 @@ _CURRENT = "(SELECT id FROM conversations WHERE key = $1 ORDER BY id DESC LIMIT 
 
 
 class PostgresHistory:
-    """The conversation log in the shared database."""
+    """The conversation log in the shared database; `clock` gives Unix time."""
 
-    def __init__(self, database: PostgresDatabase) -> None:
+    def __init__(
+        self, database: PostgresDatabase, *, clock: Callable[[], float] = time.time
+    ) -> None:
         self._database = database
         self._pool = database.pool
         self._owner = database.owner
+        self._clock = clock
 
     @classmethod
-    async def open(cls, database: PostgresDatabase) -> PostgresHistory:
+    async def open(
+        cls, database: PostgresDatabase, *, clock: Callable[[], float] = time.time
+    ) -> PostgresHistory:
         """The log on `database`, with the questions of workers that died marked interrupted."""
-        history = cls(database)
+        history = cls(database, clock=clock)
         interrupted = await history.interrupt_orphans()
         if interrupted:
             log.warning(
@@ -55,7 +60,7 @@ class PostgresHistory:
         status = await self._pool.execute(
             "UPDATE turns SET state = 'interrupted', ended_at = $1 "
             "WHERE state = 'open' AND owner = ANY($2::text[])",
-            time.time(),
+            self._clock(),
             gone,
         )
         return int(status.rsplit(" ", 1)[-1])
@@ -95,7 +100,7 @@ class PostgresHistory:
             SELECT id FROM turn
             """,
             key,
-            time.time(),
+            self._clock(),
             self._owner,
             _body(question),
         )
@@ -110,7 +115,7 @@ class PostgresHistory:
             "SELECT $1, body, $2 FROM unnest($3::text[]) WITH ORDINALITY AS m (body, n) "
             "ORDER BY n",
             turn,
-            time.time(),
+            self._clock(),
             [_body(m) for m in messages],
         )
 
@@ -120,7 +125,7 @@ class PostgresHistory:
             "UPDATE turns SET state = $1, ended_at = $2, usage = $3 "
             "WHERE id = $4 AND state = 'open'",
             "done" if done else "failed",
-            time.time(),
+            self._clock(),
             json.dumps(asdict(usage)) if usage is not None else None,
             turn,
         )
@@ -128,7 +133,7 @@ class PostgresHistory:
     async def reset(self, key: str) -> None:
         """Start a new, empty conversation under `key`; the old one stays."""
         await self._pool.execute(
-            "INSERT INTO conversations (key, started_at) VALUES ($1, $2)", key, time.time()
+            "INSERT INTO conversations (key, started_at) VALUES ($1, $2)", key, self._clock()
         )
 
     # --- reading -------------------------------------------------------------------------------

@@ -34,7 +34,8 @@ from typing import Any, TypeVar
 from bot.process.data_files import HISTORY_FILE
 from bot.storage.history import HistoryUnavailable, Message, Usage, own_conversation_keys
 from bot.storage.history.in_use import InUseMarker
-from bot.storage.sqlite_thread import BUSY_WAIT_S, SqliteThread, transaction
+from bot.storage.sqlite_thread import Opener, SqliteThread, transaction
+from tools.sqlite import move_aside
 
 logger = logging.getLogger(__name__)
 
@@ -75,30 +76,47 @@ class HistoryStore:
     SQLite engine, `bot.storage.sqlite_thread`)."""
 
     def __init__(
-        self, thread: SqliteThread, marker: InUseMarker, *, checked: bool, path: Path
+        self,
+        thread: SqliteThread,
+        marker: InUseMarker,
+        *,
+        checked: bool,
+        path: Path,
+        clock: Callable[[], float],
     ) -> None:
         self._thread = thread
         self._marker = marker
         self._path = path
+        self._clock = clock
         self._inode = _inode(path)
         self._closed = False
         self.checked = checked  # integrity checked at open, after an unclean shutdown
 
     @classmethod
-    async def open(cls, path: Path) -> HistoryStore:
+    async def open(cls, path: Path, *, clock: Callable[[], float] = time.time) -> HistoryStore:
         """Open (or create) the store at `path`: a file, or a folder to hold `history.sqlite3`.
+        `clock` gives Unix time.
 
         A file that is not a readable database is moved aside (`*.corrupt-<time>`) and a fresh
         one started, so the bot keeps working; the error is logged.
         """
         database = path / HISTORY_FILE if await asyncio.to_thread(path.is_dir) else path
-        thread = SqliteThread(database, _SCHEMA, name="history", wal=True)
+        thread = SqliteThread(
+            database,
+            _SCHEMA,
+            name="history",
+            wal=True,
+            version=_SCHEMA_VERSION,
+            foreign_keys=True,
+        )
         try:
-            marker, checked = await thread.open_with(lambda: _connect_or_quarantine(database))
+            marker, checked = await thread.open_with(
+                lambda opener: _open_or_quarantine(opener, database, clock)
+            )
         except BaseException:
             await thread.close()
             raise
-        return cls(thread, marker, checked=checked, path=database)
+        return cls(thread, marker, checked=checked, path=database, clock=clock)
 
     async def close(self) -> None:
         """Finish pending writes and close the file."""
@@ -135,7 +153,7 @@ class HistoryStore:
         return await self._run(self._begin_turn, key, question)
 
     def _begin_turn(self, db: sqlite3.Connection, key: str, question: Message) -> int:
-        now = time.time()
+        now = self._clock()
         with transaction(db):
             conversation = self._current(db, key)
             cursor = db.execute(
@@ -152,7 +170,7 @@ class HistoryStore:
 
     def _append(self, db: sqlite3.Connection, turn: int, messages: list[Message]) -> None:
         with transaction(db):
-            self._insert(db, turn, messages, time.time())
+            self._insert(db, turn, messages, self._clock())
 
     async def finish_turn(self, turn: int, *, done: bool, usage: Usage | None = None) -> None:
         """Close a turn: `done` turns are sent to the model later, failed ones never."""
@@ -165,7 +183,7 @@ class HistoryStore:
             db.execute(
                 "UPDATE turns SET state = ?, ended_at = ?, usage = ? "
                 "WHERE id = ? AND state = 'open'",
-                (state, time.time(), usage, turn),
+                (state, self._clock(), usage, turn),
             )
 
     async def reset(self, key: str) -> None:
@@ -175,7 +193,7 @@ class HistoryStore:
     def _reset(self, db: sqlite3.Connection, key: str) -> None:
         with transaction(db):
             db.execute(
-                "INSERT INTO conversations (key, started_at) VALUES (?, ?)", (key, time.time())
+                "INSERT INTO conversations (key, started_at) VALUES (?, ?)", (key, self._clock())
             )
 
     # --- reading -------------------------------------------------------------------------------
@@ -312,7 +330,7 @@ class HistoryStore:
         if existing is not None:
             return existing
         cursor = db.execute(
-            "INSERT INTO conversations (key, started_at) VALUES (?, ?)", (key, time.time())
+            "INSERT INTO conversations (key, started_at) VALUES (?, ?)", (key, self._clock())
         )
         return _row_id(cursor)
 
@@ -340,10 +358,11 @@ def _row_id(cursor: sqlite3.Cursor) -> int:
     return cursor.lastrowid
 
 
-def _connect_or_quarantine(
-    path: Path,
-) -> tuple[sqlite3.Connection, tuple[InUseMarker, bool]]:
-    """The open connection, its in-use marker, and whether the integrity was checked.
+def _open_or_quarantine(
+    opener: Opener, path: Path, clock: Callable[[], float]
+) -> tuple[InUseMarker, bool]:
+    """The file opened (on the store's thread), its in-use marker, and whether the integrity
+    was checked.
 
     Only the first process to open the log recovers it (checks it, moves a damaged file aside,
     marks cut-off questions): another one beside it must not touch what that one is using.
@@ -355,55 +374,34 @@ def _connect_or_quarantine(
         if check:
             logger.warning("the history was not closed cleanly last time; checking %s", path.name)
         try:
-            connection = _connect(path, check=check, recover=marker.first)
+            _recover(opener(check=check), clock, first=marker.first)
         except sqlite3.DatabaseError as exc:
             if not path.exists() or not marker.first:
                 raise
-            aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+            aside = move_aside(path, clock())
             logger.error("history file %s is unreadable (%s); moved to %s", path, exc, aside.name)
-            path.replace(aside)
-            for suffix in ("-wal", "-shm"):
-                path.with_name(path.name + suffix).unlink(missing_ok=True)
-            connection = _connect(path, check=False, recover=True)
+            _recover(opener(), clock, first=True)
     except BaseException:
         marker.abandon()  # left in place: the next start checks the file
         raise
     marker.opened()
-    return connection, (marker, check)
+    return marker, check
 
 
-def _connect(path: Path, *, check: bool, recover: bool) -> sqlite3.Connection:
-    connection = sqlite3.connect(
-        path, timeout=BUSY_WAIT_S, isolation_level=None, check_same_thread=False
-    )
+def _recover(connection: sqlite3.Connection, clock: Callable[[], float], *, first: bool) -> None:
+    """Turns still open when nobody else has the log open were cut off by a crash. A failure
+    closes the connection, so a damaged file is moved aside with nothing holding it."""
+    if not first:
+        return
     try:
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA synchronous=NORMAL")
-        connection.execute("PRAGMA foreign_keys=ON")
-        if check:
-            verdict = connection.execute("PRAGMA quick_check").fetchone()[0]
-            if verdict != "ok":
-                msg = f"integrity check failed: {verdict}"
-                raise sqlite3.DatabaseError(msg)
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-        if version == 0:  # a new file: the whole schema, as this version of the bot has it
-            connection.executescript(_SCHEMA)
-            connection.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
-        if recover:
-            _interrupt_open_turns(connection)
+        with transaction(connection):
+            interrupted = connection.execute(
+                "UPDATE turns SET state = 'interrupted', ended_at = ? WHERE state = 'open'",
+                (clock(),),
+            ).rowcount
     except BaseException:
         connection.close()
         raise
-    return connection
-
-
-def _interrupt_open_turns(connection: sqlite3.Connection) -> None:
-    """Turns still open when nobody else has the log open were cut off by a crash."""
-    with transaction(connection):
-        interrupted = connection.execute(
-            "UPDATE turns SET state = 'interrupted', ended_at = ? WHERE state = 'open'",
-            (time.time(),),
-        ).rowcount
     if interrupted:
         logger.warning(
             "%d question(s) were cut off by a restart; left out of history", interrupted

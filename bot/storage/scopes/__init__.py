@@ -1,11 +1,12 @@
 """Where the scope changes admins make from Telegram are kept, behind one small interface.
 
 Two things are stored: a chat's scope set with `/scope` (it overrides SCOPES_FILE for that chat
-until reset; set inside a forum topic, for that topic alone, in a table of its own), and the scope
-each conversation last ran under, so a conversation whose scope narrowed starts afresh instead of
-carrying text from outside its new scope. A scope is stored as its folder list, `["*"]` for
-everything. `ScopeStore` is what bot.settings.scopes uses; `SqliteScopeStore` (sqlite.py) keeps it in
-`DATA_DIR/scopes.sqlite3`, `PostgresScopeStore` (postgres.py) in the shared database.
+until reset; set inside a forum topic, for that topic alone, in a table of its own), and the
+scope each conversation last ran under, so a conversation whose scope narrowed starts afresh
+instead of carrying text from outside its new scope. A scope is stored as its folder list,
+`["*"]` for everything. `ScopeStore` is what bot.settings.scopes uses; `SqliteScopeStore`
+(sqlite.py) keeps it in `DATA_DIR/scopes.sqlite3`, `PostgresScopeStore` (postgres.py) in the
+shared database.
 """
 
 from __future__ import annotations
