@@ -29,7 +29,7 @@ from aiogram.types import (
     Message,
 )
 
-from bot.documents.sources.runner import Sources, SourceStatus
+from bot.documents.sources.runner import Confirmed, Sources, SourceStatus
 from bot.settings.scopes.viewer import sees
 from bot.storage.audit import AuditLog
 from bot.telegram.context import ChatContext
@@ -139,20 +139,44 @@ async def on_tap(
         log.info("source %s: admin %d kept the held-back files", name, query.from_user.id)
         await _edit(bot, pressed, f"{head}\n{texts.kept}")
         return
+    user = query.from_user
+    outcome = await confirm_deletion(
+        sources,
+        status,
+        callback_data.token,
+        audit=audit,
+        actor_id=user.id,
+        actor_name=user.full_name,
+    )
+    said = {"confirmed": texts.confirmed, "stale": texts.stale, "unknown": texts.unknown}
+    await _edit(bot, pressed, f"{head}\n{said[outcome]}")
+
+
+async def confirm_deletion(
+    sources: Sources,
+    status: SourceStatus,
+    token: str,
+    *,
+    audit: AuditLog,
+    actor_id: int,
+    actor_name: str,
+) -> Confirmed:
+    """An admin's confirmation of the held-back set `token` names (from a button or the Mini
+    App): accepted by the source, then written to the audit log as that admin's."""
     pending = status.pending
-    outcome = await sources.confirm(name, callback_data.token)
+    outcome = await sources.confirm(status.name, token)
     if outcome == "confirmed" and pending is not None:
-        user = query.from_user
         await audit.record(
             "confirm",
             status.folder,
-            actor_id=user.id,
-            actor_name=user.full_name,
-            detail=f"source {name}: delete {pending.count} of {pending.total} files",
+            actor_id=actor_id,
+            actor_name=actor_name,
+            detail=f"source {status.name}: delete {pending.count} of {pending.total} files",
         )
-        log.info("source %s: admin %d confirmed deleting %d files", name, user.id, pending.count)
-    said = {"confirmed": texts.confirmed, "stale": texts.stale, "unknown": texts.unknown}
-    await _edit(bot, pressed, f"{head}\n{said[outcome]}")
+        log.info(
+            "source %s: admin %d confirmed deleting %d files", status.name, actor_id, pending.count
+        )
+    return outcome
 
 
 async def _sync(
