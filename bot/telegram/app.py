@@ -20,7 +20,7 @@ from bot.access import AccessPolicy
 from bot.digests.gaps.report import GapReport
 from bot.digests.notices.audience import Audience
 from bot.digests.notices.changes import FolderChanges
-from bot.documents import Documents
+from bot.documents.manager import Documents
 from bot.documents.retention import Retention
 from bot.documents.sources.config import load_sources
 from bot.documents.sources.locks import SyncLocks

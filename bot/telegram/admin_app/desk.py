@@ -24,7 +24,7 @@ from aiogram import Bot
 from aiohttp import web
 
 from bot.access import AccessPolicy
-from bot.documents import Documents
+from bot.documents.manager import Documents
 from bot.documents.sources.runner import Sources
 from bot.settings.budgets import Budgets
 from bot.settings.scopes import Scopes
