@@ -279,7 +279,9 @@ class TestAttachments:
         message["Subject"] = "Newsletter"
         message.set_content("plain body")
         message.add_alternative("<p>html body</p>", subtype="html")
-        message.get_payload()[1].add_related(b"\x89PNG", "image", "png", cid="<logo>")
+        html = message.get_body(("html",))
+        assert isinstance(html, EmailMessage)
+        html.add_related(b"\x89PNG", "image", "png", cid="<logo>")
         remote_imap.append(message.as_bytes())
         found = await _fetched(remote_imap.source(), tmp_path)
         assert list(found) == ["1 Newsletter.eml"]
