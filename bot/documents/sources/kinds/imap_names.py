@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import mimetypes
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from email import policy
 from email.parser import BytesParser
@@ -41,7 +42,7 @@ def message_folder(uid: int, arrived: datetime, header: bytes) -> str:
     return message_path(uid, arrived, header).removesuffix(".eml")
 
 
-def attachment_names(named: list[tuple[str | None, str]]) -> list[str]:
+def attachment_names(named: Sequence[tuple[str | None, str]]) -> list[str]:
     """File names for a message's attachments, given as (name or None, MIME type), in order:
     safe, never hidden, and unique within the message whatever the letter case."""
     names: list[str] = []
