@@ -41,6 +41,7 @@ from tools.vectors.embeddings import EmbeddingsConfig
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
+    from bot.documents.sources.runner import Opener
     from bot.storage.conversation_lock import AdvisoryConversationLocks
     from bot.storage.postgres import PostgresDatabase
 
@@ -73,6 +74,9 @@ class Services:
     closing: AsyncExitStack = field(default_factory=AsyncExitStack)
     usage: UsageSink | None = None
     """Where the embeddings' tokens wait for the usage store (the front door attaches it)."""
+    source_opener: Opener | None = None
+    """How SOURCES_FILE's sources are opened; None for their kinds (tests pass an in-memory
+    remote)."""
 
     @property
     def claims(self) -> UpdateClaims:

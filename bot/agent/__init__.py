@@ -1,13 +1,13 @@
 """The agent loop: history in, tool calls executed, an answer out. Knows nothing of Telegram.
 
 - `loop` (the agent: a question in, rounds of tool calls, an answer out), `calls` (one reply's
-  tool calls, run concurrently), `types` (what it promises its callers: events, the answer,
-  its errors), `events` (progress delivered safely), `observer` (what it tells a watcher);
+  tool calls, run concurrently), `types` (what it promises its callers: events, delivered
+  safely, the answer, its errors), `observer` (what it tells a watcher);
 - the model: `client` (the SDK client, made at first use), `chain` (the main model, then the
   fallbacks), `breaker` (a failed model passed over for a cool-down), `shared_breakers` (the
   breakers told to and learnt from every worker on one database), `llm` (one call in, one
-  tolerant reply out), `replies` and `streaming` (a completion read whole or from its chunks),
-  `reasoning` (kept out of sight), `model_errors` (failures as the agent's error families);
+  tolerant reply out), `replies` and `streaming` (a completion read whole or from its chunks,
+  reasoning kept out of sight), `model_errors` (failures as the agent's error families);
 - the request: `config` (what the agent takes from the settings), `prompts` (the system prompt
   and the loop's own notes), `context` (fitting the window), `past_turns` (which past turns
   a request keeps, trimmed in steps so its start stays cached), `tokens` (counting offline);

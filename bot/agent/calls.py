@@ -19,11 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.agent.events import emit
 from bot.agent.observer import UNKNOWN_TOOL, NoObserver, Observer
 from bot.agent.prompts import REPEATED_CALL_HINT
 from bot.agent.replies import ToolCall
-from bot.agent.types import EventHandler, ToolFinished, ToolRunner, ToolStarted
+from bot.agent.types import EventHandler, ToolFinished, ToolRunner, ToolStarted, emit
 from tools.jail.scope import Scope
 from tools.results import ToolResult
 

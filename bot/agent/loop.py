@@ -23,7 +23,6 @@ from bot.agent.chain import DraftListener, ModelChain, ModelLink
 from bot.agent.client import LazyClient
 from bot.agent.config import AgentConfig
 from bot.agent.context import Fitted, fit, repair
-from bot.agent.events import emit
 from bot.agent.locks import KeyedLocks
 from bot.agent.observer import NoObserver, Observer
 from bot.agent.prompts import EMPTY_REPLY_NOTE, ROUND_LIMIT_NOTE, no_answer_text
@@ -43,6 +42,7 @@ from bot.agent.types import (
     Handover,
     ModelBadReply,
     ToolRunner,
+    emit,
 )
 from bot.process.logs.context import question_context
 from bot.storage.history import History, Usage

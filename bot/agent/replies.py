@@ -8,13 +8,13 @@ reply. The same reader serves whole replies and streamed ones reassembled.
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from bot.agent.model_errors import error_in_body
-from bot.agent.reasoning import strip_reasoning
 from bot.agent.types import ModelBadReply
 
 
@@ -152,3 +152,19 @@ def _optional_int(value: object) -> int | None:
 
 def _optional_str(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+_THINK_BLOCK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
+_LEADING_OPEN = re.compile(r"\A\s*<think(?:ing)?>", re.IGNORECASE)
+_STRAY_CLOSE = re.compile(r"\A(?:(?!<think).)*?</think(?:ing)?>", re.DOTALL | re.IGNORECASE)
+
+
+def strip_reasoning(text: str) -> str:
+    """Remove closed `<think>` blocks anywhere, an unclosed one only at the very start (the
+    reply was cut off while reasoning), and the reasoning before a lone leading `</think>`
+    (servers that put the opening tag in the prompt). An unclosed tag after some answer
+    text is left alone: it may be what the answer is about."""
+    text = _THINK_BLOCK.sub("", text)
+    if _LEADING_OPEN.match(text):
+        return ""
+    return _STRAY_CLOSE.sub("", text, count=1).strip()

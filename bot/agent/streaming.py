@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.agent.reasoning import strip_reasoning
+from bot.agent.replies import strip_reasoning
 
 DONE = "[DONE]"
 

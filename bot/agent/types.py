@@ -6,6 +6,7 @@ the loop works inside.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -185,3 +186,13 @@ class ContextOverflow(AgentError):
     """The question does not fit the model's window even after trimming harder."""
 
     kind = "too_long"
+
+
+async def emit(handler: EventHandler | None, event: AgentEvent) -> None:
+    """Call the handler; its failure is logged and never ends the question."""
+    if handler is None:
+        return
+    try:
+        await handler(event)
+    except Exception:  # progress display is cosmetic: a broken handler must not cost the answer
+        logging.getLogger(__name__).exception("event handler failed on %s", type(event).__name__)

@@ -1,12 +1,14 @@
 """`python -m bot backup DEST`: a consistent copy of DATA_DIR, taken while the bot runs.
 
 Every database is copied with SQLite's online backup API (one snapshot each, so questions in
-flight are either in it or not, never half), the admins' menus and the data version stamp as
-they are. Nothing else: the search index is left out (the bot rebuilds it from the documents at
-start, so copying it would only make the backup bigger and older than the documents), and so
-are SQLite's side files, the history's in-use marker and the heartbeat (the copy already holds
-what the side files hold; the others only say a bot is running). Anything else in DATA_DIR is
-not the bot's and is named as left out. The documents folder is not in the backup either.
+flight are either in it or not, never half), the admins' menus, the data version stamp and each
+source's state (`sources/<name>.json`: what its mirror placed, its last pass, a deletion waiting
+for a confirmation) as they are; the sources' lock files are not data. Nothing else: the
+search index is left out (the bot rebuilds it from the documents at start, so copying it would
+only make the backup bigger and older than the documents), and so are SQLite's side files, the
+history's in-use marker and the heartbeat (the copy already holds what the side files hold; the
+others only say a bot is running). Anything else in DATA_DIR is not the bot's and is named as
+left out. The documents folder is not in the backup either.
 `backup.json` is written last and names each file with its SHA-256; `restore` reads it.
 
 Like `pair`, this needs only DATA_DIR, never a token or key, and imports no aiogram.
@@ -33,6 +35,7 @@ __all__ = ["MANIFEST", "BackupReport", "Refused", "serve", "take_backup"]
 
 _MARKER_SUFFIX = ".in-use"
 _PARTIAL_SUFFIX = ".partial"
+_LOCK_SUFFIX = ".lock"
 
 
 @dataclass
@@ -83,6 +86,8 @@ def take_backup(data_dir: Path, dest: Path) -> BackupReport:
                 made.append(target)
                 copy_file(entry, target)
                 report.files.append(entry.name)
+            elif kind == "sources":
+                _copy_sources(entry, dest, contents, report, made)
         names = (*report.databases, *report.files)
         sums = {name: sha256_of(dest / name) for name in names}
         made.append(dest / MANIFEST)
@@ -103,11 +108,32 @@ def _check_empty(folder: Path, name: str) -> None:
         raise Refused(msg)
 
 
+def _copy_sources(
+    folder: Path, dest: Path, contents: Contents, report: BackupReport, made: list[Path]
+) -> None:
+    """Each source's state file, as it is (each is written whole and renamed into place);
+    the locks and a state being written (a dot-name) are the running bot's, not data."""
+    for entry in sorted(folder.iterdir()):
+        name = f"{folder.name}/{entry.name}"
+        if entry.name.endswith(_LOCK_SUFFIX) or entry.name.startswith("."):
+            continue
+        if entry.is_symlink() or not entry.is_file() or not contents.is_source_state(name):
+            report.left_out.append(name + ("/" if entry.is_dir() else ""))
+            continue
+        if not (dest / folder.name).exists():
+            made.append(dest / folder.name)
+            (dest / folder.name).mkdir()
+        copy_file(entry, dest / name)
+        report.files.append(name)
+
+
 def _kind(entry: Path, files: DataFiles, contents: Contents) -> str:
-    """How an entry of DATA_DIR is backed up: database, file, index, skip or other."""
+    """How an entry of DATA_DIR is backed up: database, file, sources, index, skip or other."""
     name = entry.name
     if contents.is_index(name):
         return "index"
+    if name == contents.folder and entry.is_dir() and not entry.is_symlink():
+        return "sources"
     side = name.endswith((*SIDE_FILE_SUFFIXES, _MARKER_SUFFIX, _PARTIAL_SUFFIX))
     if side or name == files.heartbeat.name:  # the running bot's, not data
         return "skip"

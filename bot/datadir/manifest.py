@@ -1,7 +1,8 @@
 """`backup.json`: what a backup holds, by name and by SHA-256, and what a backup may hold at all.
 
 A backup holds the bot's own files and nothing else: its databases (`DataFiles.bot_databases`),
-the admins' menus and the data version stamp, each a plain file. `backup` writes the manifest
+the admins' menus, the data version stamp and each source's state (`sources/<name>.json`, the
+one folder a backup holds), each a plain file. `backup` writes the manifest
 last, with a checksum per file; `restore` reads it and refuses any other name, any folder and
 any link before it writes a thing. Backups taken before checksums were kept have none: they
 are still restored, since every name is one of the bot's files, every entry a plain file and
@@ -24,6 +25,8 @@ from bot.process.version import bot_version
 
 MANIFEST = "backup.json"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+_SOURCE_STATE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}\.json")
+"""A source's state file: its name as the sources file allows it, then `.json`."""
 
 
 class Refused(Exception):
@@ -38,6 +41,8 @@ class Contents:
     files: frozenset[str]
     index_prefix: str
     """What the search index's files and folder are named with (`search-index.`)."""
+    folder: str
+    """The sources' state folder (`sources`), whose `<name>.json` files a backup holds."""
 
     @classmethod
     def of(cls, files: DataFiles) -> Contents:
@@ -46,7 +51,21 @@ class Contents:
             databases=frozenset(p.name for p in files.bot_databases()),
             files=frozenset({files.admin_menus.name, files.data_version.name}),
             index_prefix=files.index.stem + ".",
+            folder=files.sources.name,
         )
+
+    def holds_file(self, name: str) -> bool:
+        """Whether a backup may hold the file `name` (a path relative to DATA_DIR)."""
+        return name in self.files or self.is_source_state(name)
+
+    def is_source_state(self, name: str) -> bool:
+        """Whether `name` is a source's state, `sources/<name>.json` (its lock is not)."""
+        folder, _, state = name.partition("/")
+        return folder == self.folder and _SOURCE_STATE.fullmatch(state) is not None
+
+    def shown_files(self) -> str:
+        """The files a backup may hold, for a refusal."""
+        return ", ".join([*sorted(self.files), f"{self.folder}/<source>.json"])
 
     def is_index(self, name: str) -> bool:
         """Whether `name` is one of the search index's entries, which no backup holds."""
@@ -101,16 +120,32 @@ def read_manifest(source: Path, contents: Contents) -> Manifest:
         body = json.loads(text)
     except DataVersionError as exc:
         raise Refused(str(exc)) from exc
-    databases = _names(body, "databases", contents.databases, where, lambda _: False)
-    files = _names(body, "files", contents.files, where, contents.is_stray_index_file)
+    databases = _names(
+        body,
+        "databases",
+        where,
+        allowed=contents.databases.__contains__,
+        shown=", ".join(sorted(contents.databases)),
+        dropped=lambda _: False,
+    )
+    files = _names(
+        body,
+        "files",
+        where,
+        allowed=contents.holds_file,
+        shown=contents.shown_files(),
+        dropped=contents.is_stray_index_file,
+    )
     return Manifest(version, databases, files, _checksums(body, (*databases, *files), where))
 
 
 def _names(
     body: dict[str, object],
     key: str,
-    allowed: frozenset[str],
     where: Path,
+    *,
+    allowed: Callable[[str], bool],
+    shown: str,
     dropped: Callable[[str], bool],
 ) -> tuple[str, ...]:
     names = body.get(key, [])
@@ -118,10 +153,10 @@ def _names(
         msg = f"{where}: '{key}' is not a list of names"
         raise Refused(msg)
     for name in names:
-        if name not in allowed and not dropped(name):
+        if not allowed(name) and not dropped(name):
             msg = (
                 f"{where} names {name!r} among its {key}, which no backup holds "
-                f"(a backup holds only {', '.join(sorted(allowed))})"
+                f"(a backup holds only {shown})"
             )
             raise Refused(msg)
     if len(set(names)) != len(names):

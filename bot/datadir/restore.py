@@ -3,7 +3,8 @@
 It never overwrites anything: DATA_DIR must be missing or empty, and each entry is put in place
 only under a name nothing has. A backup is trusted with nothing: before a single file is
 written, every entry of SRC must be one the manifest lists, every listed name one of the bot's
-own files (`bot.datadir.manifest`), each a plain file (never a link or a folder), each with the
+own files (`bot.datadir.manifest`), each a plain file (never a link, and no folder but the
+sources' state folder, itself never a link), each with the
 SHA-256 the manifest gives and each database sound by SQLite's check. What is copied is checked
 against its checksum again. A backup newer than this bot is refused too (this bot would refuse
 to start on it). The search index is not in a backup: the bot rebuilds it from the documents
@@ -58,6 +59,10 @@ def restore_backup(source: Path, data_dir: Path) -> RestoreReport:
     made: list[Path] = []
     try:
         for name in manifest.entries:
+            folder = (data_dir / name).parent
+            if folder != data_dir and not folder.exists():  # the sources' state folder
+                made.append(folder)
+                folder.mkdir()
             made.append(data_dir / name)
             sha256 = manifest.sha256[name] if manifest.sha256 is not None else None
             copy_checked(source / name, data_dir / name, sha256)
@@ -88,6 +93,9 @@ def _checked(source: Path) -> Manifest:
     manifest = read_manifest(source, contents)
     listed = {MANIFEST, *manifest.entries}
     for entry in sorted(source.iterdir()):
+        if entry.name == contents.folder and entry.is_dir() and not entry.is_symlink():
+            _check_folder(entry, listed)
+            continue
         stray = contents.is_stray_index_file(entry.name) and entry.is_file()
         if entry.name not in listed and not (stray and not entry.is_symlink()):
             kind = "folder" if entry.is_dir() and not entry.is_symlink() else "entry"
@@ -96,6 +104,16 @@ def _checked(source: Path) -> Manifest:
     for name in manifest.entries:
         _check_entry(source, name, manifest)
     return manifest
+
+
+def _check_folder(folder: Path, listed: set[str]) -> None:
+    """The sources' state folder holds only what the manifest lists (each entry is checked
+    as a plain file with the others)."""
+    for entry in sorted(folder.iterdir()):
+        name = f"{folder.name}/{entry.name}"
+        if name not in listed:
+            msg = f"the backup holds the entry {name}, which its {MANIFEST} does not list"
+            raise Refused(msg)
 
 
 def _check_entry(source: Path, name: str, manifest: Manifest) -> None:

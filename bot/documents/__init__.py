@@ -9,10 +9,6 @@
 - `sources/`: documents that live elsewhere (WebDAV, S3, a mailbox, any rclone remote),
   mirrored into folders of their own, deletions included.
 
-No aiogram here: the Telegram wing asks for confirmation and calls this.
+No aiogram here: the Telegram wing asks for confirmation and calls this. Nothing is imported
+here, so reading the sources file at the entrance does not load the toolbox.
 """
-
-from bot.documents.manager import DocumentError, Documents, Moved
-from bot.documents.trash import TrashItem, is_trash_id
-
-__all__ = ["DocumentError", "Documents", "Moved", "TrashItem", "is_trash_id"]

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from bot.documents import Documents
+from bot.documents.manager import Documents
 from bot.process.ticker import Ticker
 from bot.settings.model import Settings
 

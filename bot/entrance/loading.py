@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from bot.agent.prompts import PromptError, choose_system_prompt
-from bot.documents.sources.config import SourcesFileError, load_sources
+from bot.documents.sources.config import SourcesFileError, credential_variables, load_sources
 from bot.settings.env_file import dotenv_quiet, env_file_notes
 from bot.settings.model import Settings
 
@@ -99,6 +99,7 @@ def load_settings(
     """
     problems: list[str] = []
     failed: set[str] = set()
+    variables: frozenset[str] = frozenset()
     try:
         with dotenv_quiet():
             settings: Settings | None = Settings(**overrides)
@@ -120,7 +121,7 @@ def load_settings(
                 problems.append(str(exc))
         if "sources_file" not in failed:
             try:
-                load_sources(settings.sources_file)
+                variables = credential_variables(load_sources(settings.sources_file))
             except SourcesFileError as exc:
                 problems.append(f"SOURCES_FILE: {exc}")
     if problems and settings is not None:
@@ -129,12 +130,13 @@ def load_settings(
             for name in wanted
             if name not in failed and getattr(settings, name) is None
         ]
+    env_files = overrides.get("_env_file", Settings.model_config.get("env_file"))
     notes = env_file_notes(
-        overrides.get("_env_file", Settings.model_config.get("env_file")),
-        Settings.model_fields,
+        env_files,
+        [*Settings.model_fields, *variables],  # a source's password may sit in .env too
         encoding=str(Settings.model_config.get("env_file_encoding") or "utf-8"),
     )
     if settings is None or problems:
         raise SettingsError(problems + notes)  # a misspelt key may be why one is missing
-    settings.note_env_file(notes)
+    settings.note_env_file(notes, files=env_files)
     return settings

@@ -149,8 +149,9 @@ class DataFiles:
         """What each source's mirror placed and its last pass, one JSON file per source, with
         the lock that lets one process sync a source at a time.
 
-        Not among `private_files`: a folder, not a database; losing it costs one full download
-        of each source, not data.
+        Not among `private_files`: a folder, not a database. `backup` copies its `<name>.json`
+        files (not the locks); without them each source is downloaded again in full, and a
+        deletion waiting for a confirmation is asked again.
         """
         return self.root / SOURCES_DIR
 

@@ -2,7 +2,8 @@
 keys that are no setting (`MODLE=gpt-4o`, which silently leaves MODEL at its default).
 
 Only the file's own keys are judged: the process environment holds many variables that are
-none of the bot's business. Keys that compose.yaml reads from the same file are known too.
+none of the bot's business. Keys that compose.yaml reads from the same file are known too, and
+so are the variables the caller names (a source's `password_env`, read by `env_file_values`).
 No value is ever shown, since a malformed line may hold a secret.
 """
 
@@ -14,6 +15,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from dotenv import dotenv_values
 from dotenv.parser import Binding, parse_stream
 
 COMPOSE_KEYS = frozenset(
@@ -36,12 +38,34 @@ def env_file_notes(env_files: EnvFiles, known: Collection[str], *, encoding: str
     return notes
 
 
-def _paths(env_files: EnvFiles) -> list[Path]:
+def env_file_values(env_files: EnvFiles, *, encoding: str) -> dict[str, str]:
+    """Every `KEY=value` of the files that exist, read as pydantic-settings reads them
+    (python-dotenv's `dotenv_values`, a later file over an earlier one); a key without a
+    value is left out. For variables that are no setting, such as a source's password."""
+    values: dict[str, str] = {}
+    for path in _paths(env_files):
+        try:
+            with dotenv_quiet():
+                read = dotenv_values(path, encoding=encoding)
+        except (OSError, UnicodeDecodeError):  # the settings' loader names the file itself
+            continue
+        values.update({key: value for key, value in read.items() if value is not None})
+    return values
+
+
+def env_file_paths(env_files: EnvFiles) -> tuple[Path, ...]:
+    """`env_file` as a tuple of paths, whether or not they exist."""
     if env_files is None:
-        return []
+        return ()
     if isinstance(env_files, str | Path):
         env_files = [env_files]
-    return [Path(p) for p in env_files if Path(p).is_file()]
+    return tuple(Path(p).expanduser() for p in env_files)
+
+
+def _paths(env_files: EnvFiles) -> list[Path]:
+    """The files that exist, found as pydantic-settings finds them (relative to the working
+    directory, `~` expanded)."""
+    return [path for path in env_file_paths(env_files) if path.is_file()]
 
 
 def _notes(path: Path, known: set[str], encoding: str) -> list[str]:

@@ -21,6 +21,7 @@ from pydantic import (
 from pydantic_settings import NoDecode
 
 from bot.settings.budgets.limits import Limits, LimitsFileError, load_limits
+from bot.settings.env_file import EnvFiles, env_file_paths
 from bot.settings.fallbacks import FallbackModel, parse_keys, parse_models
 from bot.settings.scopes.rules import ScopeRules, ScopesFileError, load_rules
 from tools.config import EMPTY_IS_A_VALUE, ToolSettings
@@ -263,6 +264,7 @@ class Settings(ToolSettings):
         "deletes none and asks the admins to confirm.",
     )
     _env_file_notes: tuple[str, ...] = PrivateAttr(default=())
+    _env_files: tuple[Path, ...] | None = PrivateAttr(default=None)
     trash_days: int = Field(
         default=30,
         ge=1,
@@ -584,10 +586,24 @@ class Settings(ToolSettings):
         be parsed), one line each, as the settings loader found it."""
         return self._env_file_notes
 
-    def note_env_file(self, notes: Sequence[str]) -> None:
+    def note_env_file(self, notes: Sequence[str], *, files: EnvFiles = None) -> None:
         """Keep what the loader found wrong in the .env file, for `run` to warn of and
-        `check` to show."""
+        `check` to show, and which files it read (`_env_file`, when it was given one)."""
         self._env_file_notes = tuple(notes)
+        self._env_files = env_file_paths(files)
+
+    @property
+    def env_files(self) -> tuple[Path, ...]:
+        """The .env files the settings were read from (they may not exist): a source's
+        credentials named by variable are looked for there too, as the settings were."""
+        if self._env_files is None:
+            return env_file_paths(self.model_config.get("env_file"))
+        return self._env_files
+
+    @property
+    def env_file_encoding(self) -> str:
+        """The encoding the .env files are read in."""
+        return str(self.model_config.get("env_file_encoding") or "utf-8")
 
     @property
     def admin_app_path(self) -> str | None:

@@ -15,6 +15,7 @@
   documents had nothing for it) and `gaps_digest` (their digest, sent to every admin when due);
   `inline_search` (the documents an inline query finds in the asker's scope, kept briefly);
   `change_notices` (the digests of changed documents, sent to their subscribers);
+  `source_questions` (a source's held-back mass deletion, asked of every admin who may see it);
 - `middlewares/` (access, a tap counts only on its own message, rate limit, paste joining,
   per-conversation order),
   `handlers/` (one router per feature), `admin_app/` (the admins' Mini App: its page and API

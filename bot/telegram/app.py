@@ -20,9 +20,9 @@ from bot.access import AccessPolicy
 from bot.digests.gaps.report import GapReport
 from bot.digests.notices.audience import Audience
 from bot.digests.notices.changes import FolderChanges
-from bot.documents import Documents
+from bot.documents.manager import Documents
 from bot.documents.retention import Retention
-from bot.documents.sources.config import load_sources
+from bot.documents.sources.config import Credentials, load_sources
 from bot.documents.sources.locks import SyncLocks
 from bot.documents.sources.runner import Sources
 from bot.process.data_files import DataFiles
@@ -56,6 +56,7 @@ from bot.telegram.middlewares import (
 )
 from bot.telegram.output.pacing import EDIT_BURST, EditPacer
 from bot.telegram.output.pending_status import tidy_leftovers
+from bot.telegram.source_questions import SourceQuestions
 from bot.telegram.tuning import Tuning
 from tools import Toolbox
 from tools.index.watch import folder_identity
@@ -127,6 +128,8 @@ def build_dispatcher(
     if services.usage is not None:
         services.usage.attach(budgets.record)
     sources = mirrored_sources(settings, services, audit, clock=tuning.wall_clock)
+    source_questions = SourceQuestions(access, scopes)
+    sources.on_ask(source_questions.ask)
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,
@@ -192,6 +195,7 @@ def build_dispatcher(
         ),
         inline_search=InlineSearch(services.toolbox, clock=tuning.clock),
         sources=sources,
+        source_questions=source_questions,
         notice_store=stores.notices,
         change_notices=ChangeNotices(
             FolderChanges(
@@ -320,14 +324,18 @@ def mirrored_sources(
         refresh=services.toolbox.refresh,
         locks=SyncLocks(services.files.sources, database.session if database else None),
         observer=services.metrics,
+        credentials=Credentials.beside(settings),
+        opener=services.source_opener,
         clock=clock,
     )
     sources.open()
     return sources
 
 
-async def _start_sources(sources: Sources) -> None:
-    """Sync each source now and on its interval, in the background."""
+async def _start_sources(bot: Bot, sources: Sources, source_questions: SourceQuestions) -> None:
+    """Sync each source now and on its interval, in the background; a pass that holds back a
+    mass deletion asks the admins through `bot`."""
+    source_questions.bind(bot)
     await sources.start()
 
 

@@ -188,6 +188,7 @@ def admin_app(dp: Dispatcher, bot: Bot, settings: Settings) -> list[web.RouteDef
         feedback=dp["feedback"],
         max_upload_mb=settings.max_upload_mb,
         budgets=dp["budgets"],
+        sources=dp["sources"],
         bot=bot,
         access_requests=dp["access_requests"],
         clock=dp["tuning"].wall_clock,

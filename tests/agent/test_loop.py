@@ -21,7 +21,7 @@ from bot.agent import (
     ToolStarted,
 )
 from bot.agent.prompts import ROUND_LIMIT_NOTE
-from bot.agent.reasoning import strip_reasoning
+from bot.agent.replies import strip_reasoning
 from tests.agent.conftest import (
     SPECS,
     AgentFactory,

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from aiogram.methods import SendMessage
 
-from bot.documents import DocumentError, Documents
+from bot.documents.manager import DocumentError, Documents
 from bot.process.data_files import DataFiles
 from bot.storage.audit import AuditLog
 from bot.telegram.texts import texts_for

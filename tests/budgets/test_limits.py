@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.settings.budgets import LimitsFileError, load_limits, parse_limits
-from bot.settings.budgets.costs import cost
+from bot.settings.budgets.limits import cost
 from bot.settings.budgets.periods import name, resets, started
 from bot.storage.usage import Tokens
 

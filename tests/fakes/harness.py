@@ -8,6 +8,7 @@ dispatcher's waits go to a `RecordedSleep`, so scenarios run fast and can be ins
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -27,6 +28,7 @@ from tests.fakes.updates import Updates
 if TYPE_CHECKING:
     from aiogram import Dispatcher
 
+    from bot.documents.sources.runner import Opener
     from bot.services import Services
     from bot.settings.model import Settings
     from bot.telegram.tuning import Tuning
@@ -70,11 +72,13 @@ async def started_harness(
     *,
     tuning: Tuning | None = None,
     clock: Callable[[], float] = time.monotonic,
+    source_opener: Opener | None = None,
     **overrides: Any,
 ) -> AsyncIterator[Harness]:
     """Start a dispatcher for `bot` (on a `FakeTelegramSession`); stop it when the block ends.
 
     `clock` times the model breakers' cool-downs (a `FakeClock` moves them without waiting).
+    `source_opener` opens SOURCES_FILE's sources (an in-memory remote) instead of their kinds.
 
     `overrides` replace the default test settings and must name `sandbox_dir` and `data_dir`.
     Calls made while starting are moved from the session's record to `Harness.startup_calls`.
@@ -102,6 +106,8 @@ async def started_harness(
     settings = load_settings(**values)
     # Looked up on the module at each start, so a test can replace how clients are made.
     services = await open_services(settings, client=model_server.make_client(llm), clock=clock)
+    if source_opener is not None:
+        services = dataclasses.replace(services, source_opener=source_opener)
     await asyncio.wait_for(services.toolbox.wait_ready(), 30)
     sleep = RecordedSleep()
     dp = build_dispatcher(

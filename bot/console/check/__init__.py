@@ -6,6 +6,7 @@ was checked, passed or not, why), `model_server` (MODEL and each fallback model,
 with its key), `embeddings` (the embeddings server and EMBEDDING_MODEL, when set), `database`
 (the shared database and its schema), `documents` (what SANDBOX_DIR holds and what cannot be read),
 `data_folder` (DATA_DIR writable, room left), `scopes` (SCOPES_FILE against the folder),
+`sources` (a line per source of SOURCES_FILE: its credentials, and its listing when online),
 `tool_round` (MODEL calls a tool, takes its result and answers, as every question needs).
 
 Nothing here imports aiogram: the Telegram check lives in the Telegram wing and is opened by

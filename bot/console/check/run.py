@@ -23,6 +23,7 @@ from bot.console.check.model_server import (
 )
 from bot.console.check.outcome import Outcome, failed, passed, shown, skipped
 from bot.console.check.scopes import check_scopes
+from bot.console.check.sources import source_checks
 from bot.console.check.tool_round import SUBJECT as TOOL_SUBJECT
 from bot.console.check.tool_round import check_tool_round
 from bot.settings.model import Settings
@@ -36,8 +37,9 @@ OFFLINE = "skipped (--offline)"
 async def serve(settings: Settings, *, offline: bool = False) -> int:
     """Run every check, print a line for each; 0 when none failed, 1 otherwise.
 
-    `offline` skips the checks that need the network (Telegram and the model servers). The
-    round trip with a tool follows the main model's line, and is tried only when that passed.
+    `offline` skips the checks that need the network (Telegram, the model servers, the
+    sources' listings). The round trip with a tool follows the main model's line, and is
+    tried only when that passed.
     """
     listings = Listings()
     main: list[Outcome] = []
@@ -69,6 +71,7 @@ async def serve(settings: Settings, *, offline: bool = False) -> int:
     ]
     if settings.scope_rules.configured:
         checks.append(lambda: asyncio.to_thread(check_scopes, settings))
+    checks += source_checks(settings, offline=offline)
     any_failed = False
     for check in checks:
         outcome = await check()

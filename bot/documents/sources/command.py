@@ -20,7 +20,12 @@ from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from bot.documents.sources.config import SourceSecretError, SourcesFileError, load_sources
+from bot.documents.sources.config import (
+    Credentials,
+    SourceSecretError,
+    SourcesFileError,
+    load_sources,
+)
 from bot.documents.sources.locks import SyncLocks
 from bot.documents.sources.runner import Sources, SourceStatus
 from bot.process import exit_codes
@@ -69,6 +74,7 @@ async def serve(settings: Settings, *, action: str = "list", name: str | None = 
             max_delete_percent=settings.source_max_delete_percent,
             audit=audit,
             locks=SyncLocks(files.sources, session),
+            credentials=Credentials.beside(settings),
         )
         stack.push_async_callback(sources.close)
         if action == "check":

@@ -4,8 +4,10 @@ One `[[source]]` table per source. `kind` picks the table's shape (`WebdavConfig
 `ImapConfig`, `RcloneConfig`); unknown keys are refused, so a typo is named rather than ignored.
 Credentials are never written in the file itself: a table names the environment variable
 (`password_env`) or the file (`password_file`) that holds each one, and `Credentials` reads it
-when the source is opened. The values are `SecretStr` from then on, so no log, error, `/status`
-or page can print them.
+when the source is opened. A variable is looked for in the process environment, then in the
+`.env` file the settings were read from (as a setting is), so a source's password may sit
+beside BOT_TOKEN. The values are `SecretStr` from then on, so no log, error, `/status` or page
+can print them.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import (
     BaseModel,
@@ -26,11 +29,18 @@ from pydantic import (
     field_validator,
 )
 
+from bot.settings.env_file import EnvFiles, env_file_values
+
+if TYPE_CHECKING:
+    from bot.settings.model import Settings
+
 DEFAULT_EVERY_S = 15 * 60.0
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,62}", re.IGNORECASE)
 _DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)?\s*", re.IGNORECASE)
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _MIN_EVERY_S = 30.0
+_ENV = "_env"
+_FILE = "_file"
 
 
 class SourcesFileError(Exception):
@@ -247,11 +257,58 @@ def _overlap(a: str, b: str) -> bool:
     return a == b or a.startswith(b + "/") or b.startswith(a + "/")
 
 
-class Credentials:
-    """Reads the credentials a source names, from the environment or from files."""
+def named_credentials(config: SourceConfig) -> Iterator[tuple[str, str | None, Path | None]]:
+    """Each credential the source's table names: `(what, variable, file)`, one of the two set
+    (`password`, `NEXTCLOUD_PASSWORD`, None for `password_env = "NEXTCLOUD_PASSWORD"`)."""
+    values = config.model_dump()
+    for key in type(config).model_fields:
+        if not key.endswith(_ENV):
+            continue
+        what = key.removesuffix(_ENV)
+        env = values.get(key)
+        file = values.get(what + _FILE)
+        if env or file is not None:
+            yield what, env or None, file
 
-    def __init__(self, environ: dict[str, str] | None = None) -> None:
+
+def credential_variables(configs: Iterable[SourceConfig]) -> frozenset[str]:
+    """The variables the sources name for their credentials (`NEXTCLOUD_PASSWORD`)."""
+    return frozenset(env for c in configs for _, env, _ in named_credentials(c) if env)
+
+
+class Credentials:
+    """Reads the credentials a source names, from the environment or from files.
+
+    A variable is taken from `environ` (the process environment unless given), else from the
+    `.env` files `env_files` (read as pydantic-settings reads them, a key in any case), so the
+    environment wins over the file as it does for the settings.
+    """
+
+    def __init__(
+        self,
+        environ: Mapping[str, str] | None = None,
+        *,
+        env_files: EnvFiles = None,
+        encoding: str = "utf-8",
+    ) -> None:
         self._environ = os.environ if environ is None else environ
+        dotenv = env_file_values(env_files, encoding=encoding)
+        self._dotenv = {key.upper(): value for key, value in dotenv.items()}
+
+    @classmethod
+    def beside(cls, settings: Settings) -> Credentials:
+        """The process environment, then the `.env` file `settings` were read from."""
+        return cls(env_files=settings.env_files, encoding=settings.env_file_encoding)
+
+    def missing(self, config: SourceConfig) -> list[str]:
+        """One line per credential `config` names that cannot be read (no value shown)."""
+        problems = []
+        for what, env, file in named_credentials(config):
+            try:
+                self.read(config.name, what, env, file)
+            except SourceSecretError as exc:
+                problems.append(str(exc))
+        return problems
 
     def read(self, source: str, what: str, env: str | None, file: Path | None) -> SecretStr | None:
         """The credential `what` of `source`, from variable `env` or file `file`; None when
@@ -262,6 +319,8 @@ class Credentials:
         """
         if env:
             value = self._environ.get(env, "")
+            if not value.strip():
+                value = self._dotenv.get(env.upper(), "")
             if not value.strip():
                 msg = f"source {source!r}: {what}: the variable {env} is not set"
                 raise SourceSecretError(msg)

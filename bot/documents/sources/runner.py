@@ -11,7 +11,10 @@ The seam for the Telegram side (the /sources command, the confirm button, the Mi
 mass deletion (`confirmed`, `stale` when the set changed since and was asked about again,
 `unknown` for no such source) and wakes that source's loop so the deletion happens now;
 `on_ask(callback)` registers a coroutine called with the source's `SourceStatus` whenever a
-pass stops at a new set of deletions, for the admins' message with its confirm button.
+pass stops at a new set of deletions, for the admins' message with its confirm button;
+`on_pass(callback)` one called after every pass that ran (a confirmation's deletion is done by
+the background pass it wakes, and this is how a waiting front door or test hears it);
+`started()` waits for the first passes `start` began.
 """
 
 from __future__ import annotations
@@ -86,8 +89,9 @@ class Sources:
 
     `root` is the documents folder; `data` DATA_DIR/sources (the state files and locks).
     `refresh` indexes a changed path at once (the toolbox's), `audit` records deletions and
-    moves, `session` (with DATABASE_URL) makes the lock shared by every worker. `opener`
-    replaces the registry (tests pass an in-memory remote).
+    moves, `session` (with DATABASE_URL) makes the lock shared by every worker. `credentials`
+    are where the kinds read their secrets (`Credentials.beside(settings)`: the environment,
+    then the .env file); `opener` replaces the registry (tests pass an in-memory remote).
     """
 
     def __init__(
@@ -101,6 +105,7 @@ class Sources:
         refresh: Refresh | None = None,
         locks: SyncLocks | None = None,
         observer: SourceObserver | None = None,
+        credentials: Credentials | None = None,
         opener: Opener | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -112,12 +117,13 @@ class Sources:
         self._audit = audit
         self._refresh = refresh
         self._observer = observer
-        self._opener = opener or _registry_opener(Credentials())
+        self._opener = opener or _registry_opener(credentials or Credentials())
         self._clock = clock
         self._mirrors: dict[str, Mirror] = {}
         self._tickers: dict[str, Ticker] = {}
         self._starting: list[asyncio.Task[None]] = []
         self._asks: list[Ask] = []
+        self._passes: list[Ask] = []
 
     @property
     def names(self) -> list[str]:
@@ -155,6 +161,10 @@ class Sources:
         """Call `callback` with a source's status whenever a pass asks to confirm deletions."""
         self._asks.append(callback)
 
+    def on_pass(self, callback: Ask) -> None:
+        """Call `callback` with a source's status after each pass of it that ran."""
+        self._passes.append(callback)
+
     async def statuses(self) -> list[SourceStatus]:
         """Every source's status, from its kept state (nothing is opened or asked)."""
         return [await self.status(name) for name in self.names]
@@ -185,7 +195,8 @@ class Sources:
             outcome = await mirror.run_pass()
         self._observe(name, outcome)
         if outcome.asked:
-            await self._ask(name)
+            await self._tell(name, self._asks, "telling the admins of the held deletions")
+        await self._tell(name, self._passes, "hearing of the pass")
         return outcome
 
     async def check(self, name: str) -> Checked:
@@ -227,6 +238,10 @@ class Sources:
             self._tickers[name] = ticker
             self._starting.append(asyncio.create_task(ticker.start(), name=f"source-{name}"))
 
+    async def started(self) -> None:
+        """Wait until the first passes `start` began are over (each ends however it went)."""
+        await asyncio.gather(*self._starting, return_exceptions=True)
+
     async def stop(self) -> None:
         """Stop the background passes (one running is cancelled; its staged file is removed
         at the next pass) and close the sources."""
@@ -266,13 +281,15 @@ class Sources:
         elif outcome.report.problem != "guard":
             self._observer.source_failed(name)
 
-    async def _ask(self, name: str) -> None:
+    async def _tell(self, name: str, callbacks: list[Ask], what: str) -> None:
+        if not callbacks:
+            return
         status = await self.status(name)
-        for callback in self._asks:
+        for callback in callbacks:
             try:
                 await callback(status)
-            except Exception:  # one way of telling the admins failing does not stop another
-                log.exception("source %s: telling the admins of the held deletions failed", name)
+            except Exception:  # one listener failing does not stop another, nor the pass
+                log.exception("source %s: %s failed", name, what)
 
 
 def _registry_opener(credentials: Credentials) -> Opener:

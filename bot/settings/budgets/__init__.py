@@ -1,7 +1,7 @@
 """Budgets: how many tokens people and chats may spend on the model, and what that costs.
 
-`limits` reads LIMITS_FILE (budgets per user and chat, per day and month, prices per model),
-`periods` tells days and months in its time zone, `costs` turns tokens into money, `gate`
+`limits` reads LIMITS_FILE (budgets per user and chat, per day and month, prices per model)
+and turns tokens into money, `periods` tells days and months in its time zone, `gate`
 is what the front door asks before and after a question (`Budgets`), `report` sums the usage
 store for `/usage`, `chart` draws it as a PNG, and `sink` holds the embeddings' tokens (from
 any thread) until the store is there. The counts themselves are kept by

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.settings.budgets import periods
-from bot.settings.budgets.costs import cost
-from bot.settings.budgets.limits import Limits, Period
+from bot.settings.budgets.limits import Limits, Period, cost
 from bot.storage.usage import Allowance, Tokens, UsageStore, Use, Who
 
 log = logging.getLogger(__name__)

@@ -40,6 +40,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bot.process.setting_files import read_setting_file
+from bot.storage.usage import Tokens
 
 Period = Literal["day", "month"]
 
@@ -219,3 +220,20 @@ def _line_of(text: str, loc: tuple[str, ...]) -> int | None:
 def _dotted(key: str) -> tuple[str, ...]:
     """A TOML key's parts, quotes taken off (a quoted part may hold dots)."""
     return tuple(part.strip().strip("\"'") for part in _KEY_PART.findall(key.strip()))
+
+
+MILLION = 1_000_000
+"""Prices are per million tokens."""
+
+
+def cost(limits: Limits, model: str, tokens: Tokens) -> float | None:
+    """What `tokens` of `model` cost, in the file's currency; None when it has no price."""
+    price = limits.price(model)
+    if price is None:
+        return None
+    fresh = max(tokens.prompt - tokens.cached, 0)
+    return (
+        fresh * price.input
+        + tokens.cached * price.cached_or_input
+        + tokens.completion * price.output
+    ) / MILLION

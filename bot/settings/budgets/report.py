@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import TypeVar
 
-from bot.settings.budgets.costs import cost
-from bot.settings.budgets.limits import Limits
+from bot.settings.budgets.limits import Limits, cost
 from bot.storage.usage import Tokens, UsageSum
 
 TOP = 10

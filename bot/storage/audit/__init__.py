@@ -1,9 +1,10 @@
 """The admins' audit log: who changed the documents or the access to the bot, what, and when.
 
 Every admin action that changes what the bot holds or who may use it is one entry: an upload,
-a move, a deletion to the trash, a restore, a change of a chat's scope, access granted or taken
-away. Entries are only added, never edited, and kept across restarts; `/audit` shows the last
-ones. The log holds ids, names and paths, never document text.
+a move, a deletion to the trash, a restore, a mirrored source's mass deletion confirmed, a
+change of a chat's scope, access granted or taken away. Entries are only added, never edited,
+and kept across restarts; `/audit` shows the last ones. The log holds ids, names and paths,
+never document text.
 
 `AuditLog` is the narrow seam the rest of the bot writes through: `SqliteAuditLog` (sqlite.py)
 keeps it in one small SQLite file in DATA_DIR, `PostgresAuditLog` (postgres.py) in the shared
@@ -17,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-Action = Literal["upload", "move", "delete", "restore", "scope", "grant", "revoke"]
-"""What an admin did: the first four to documents, `scope` to a chat's folders, the last two to
-a person's access."""
+Action = Literal["upload", "move", "delete", "restore", "confirm", "scope", "grant", "revoke"]
+"""What an admin did: the first four to documents, `confirm` a source's held-back deletions in
+its folder (the subject), `scope` to a chat's folders, the last two to a person's access."""
 
 SHOWN = 20
 """Entries `/audit` shows."""

@@ -11,6 +11,8 @@ log in a page inside Telegram.
 - `people`: the people tab: who has access and revoking it, who waits to be let in (answered
   as the request's buttons in Telegram answer it), letting someone in by id; and `me`;
 - `reports`: the scopes, audit, feedback and usage tabs, read as the commands read them;
+- `sources`: the sources tab: the mirrored sources as `/sources` shows them, and confirming a
+  held-back mass deletion as the question's button does;
 - `page`: the one HTML page (no framework: a few lists and forms), served as it is;
 - `routes`: the page and its API under ADMIN_APP_URL's path, on the bot's own web server.
 

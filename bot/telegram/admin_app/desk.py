@@ -24,7 +24,8 @@ from aiogram import Bot
 from aiohttp import web
 
 from bot.access import AccessPolicy
-from bot.documents import Documents
+from bot.documents.manager import Documents
+from bot.documents.sources.runner import Sources
 from bot.settings.budgets import Budgets
 from bot.settings.scopes import Scopes
 from bot.storage.access import Person
@@ -82,6 +83,8 @@ class AdminDesk:
     feedback: FeedbackStore | None
     max_upload_mb: float
     budgets: Budgets | None = None
+    sources: Sources | None = None
+    """The mirrored sources (SOURCES_FILE), as `/sources` reads them."""
     clock: Callable[[], float] = time.time
     max_age_s: float = MAX_AGE_S
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from aiohttp import BodyPartReader, MultipartReader, web
 
-from bot.documents import DocumentError
+from bot.documents.manager import DocumentError
 from bot.telegram.admin_app.desk import AdminDesk, Caller, bad, json_body, plain, refusal
 from bot.telegram.admin_app.form import (
     MAX_FOLDER_BYTES,

@@ -11,6 +11,7 @@ from bot.telegram.admin_app.documents import DocumentsApi
 from bot.telegram.admin_app.page import CONTENT_SECURITY_POLICY, PageFiles
 from bot.telegram.admin_app.people import PeopleApi
 from bot.telegram.admin_app.reports import ReportsApi
+from bot.telegram.admin_app.sources import SourcesApi
 
 _PAGE_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
@@ -29,6 +30,7 @@ def admin_app_routes(
     documents = DocumentsApi(desk)
     people = PeopleApi(desk)
     reports = ReportsApi(desk)
+    sources = SourcesApi(desk)
 
     async def html(_: web.Request) -> web.Response:
         return web.Response(
@@ -60,6 +62,7 @@ def admin_app_routes(
         web.get(f"{api_path}/audit", reports.audit),
         web.get(f"{api_path}/feedback", reports.feedback),
         web.get(f"{api_path}/usage", reports.usage),
+        web.get(f"{api_path}/sources", sources.sources),
         web.post(f"{api_path}/move", documents.move),
         web.post(f"{api_path}/trash", documents.delete),
         web.post(f"{api_path}/restore", documents.restore),
@@ -67,4 +70,5 @@ def admin_app_routes(
         web.post(f"{api_path}/allow", people.allow),
         web.post(f"{api_path}/requests", people.answer),
         web.post(f"{api_path}/upload", documents.upload),
+        web.post(f"{api_path}/sources/confirm", sources.confirm),
     ]

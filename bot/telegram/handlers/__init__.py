@@ -8,7 +8,8 @@ from the documents), `voice` (voice questions), `sources` (a tap on a source or 
 `feedback_report` (/feedback), `usage` (/usage: tokens spent, budgets, costs), `documents`
 (/rm, /mv, /trash), `admin` (uploads, /reindex), `access` (/allow, /deny, /users and request
 buttons), `access_lists` (who may use the bot, as admins read it), `audit` (/audit), `gaps`
-(/gaps), `notices` (/subscribe, /unsubscribe, /subscriptions), `scope` (/scope), `inline`
+(/gaps), `source_sync` (/sources and the mirrored sources' buttons), `notices` (/subscribe,
+/unsubscribe, /subscriptions), `scope` (/scope), `inline`
 (search from any chat, `@bot words`, and the deep link of the cards it posts), `other`
 (messages the bot cannot read).
 
@@ -38,6 +39,7 @@ from bot.telegram.handlers import (
     privacy,
     questions,
     scope,
+    source_sync,
     sources,
     usage,
     voice,
@@ -59,6 +61,7 @@ def make_routers() -> list[Router]:
         audit.make_router(),
         feedback_report.make_router(),
         gaps.make_router(),
+        source_sync.make_router(),
         usage.make_router(),
         notices.make_router(),
         privacy.make_router(),

@@ -63,7 +63,7 @@ async def seen_entries(
 
 def entry_seen(viewer: Scope | None, entry: AuditEntry) -> bool:
     """Whether the entry names only what the viewer may see."""
-    if entry.action in ("upload", "delete", "restore"):
+    if entry.action in ("upload", "delete", "restore", "confirm"):
         return sees(viewer, entry.subject)
     if entry.action == "move":
         return sees(viewer, entry.subject) and sees(viewer, entry.detail)

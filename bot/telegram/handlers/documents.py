@@ -21,7 +21,8 @@ from aiogram.filters import Command, CommandObject, MagicData
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
 
-from bot.documents import DocumentError, Documents, is_trash_id
+from bot.documents.manager import DocumentError, Documents
+from bot.documents.trash import is_trash_id
 from bot.settings.model import Settings
 from bot.storage.audit import AuditLog
 from bot.storage.confirmations import Confirmations, Pending

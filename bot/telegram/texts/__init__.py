@@ -4,7 +4,8 @@
 /scope, `feedback` those of the 👍/👎 buttons and /feedback, `gaps` those of /gaps and the
 digest of unanswered questions, `experts` those of "Ask an expert", `admin_app` the admins' Mini
 App's, `inline` those of search from any chat and its cards, `usage` those of budgets and
-/usage, `notices` those of /subscribe and the change digests; `numbers` writes numbers in words
+/usage, `notices` those of /subscribe and the change digests, `sources` those of /sources
+and the question about a held-back mass deletion; `numbers` writes numbers in words
 (plurals, thousands), `names` shows names from the documents folder and `people` users' names
 and moments, each safely in HTML.
 """

@@ -25,7 +25,8 @@ ENGLISH = Texts(
     "/allow ID lets someone in, /deny ID takes access away, /users shows who may use the bot.\n"
     "/rm PATH deletes to the trash, /mv FROM TO moves or renames, /trash restores, /audit "
     "shows the last admin actions, /feedback the 👍 and 👎 under answers.\n"
-    "/gaps shows the questions the documents could not answer.",
+    "/gaps shows the questions the documents could not answer, /sources the mirrored sources "
+    "(last sync, changes, errors, deletions waiting for a confirmation).",
     reset_done="🆕 New conversation started: earlier messages no longer count.",
     files_header="📂 Files in the folder ({total}):",
     files_empty="📂 The documents folder is empty so far.",
@@ -269,6 +270,7 @@ ENGLISH = Texts(
         "move": "moved",
         "delete": "deleted",
         "restore": "restored",
+        "confirm": "confirmed the deletions in",
         "scope": "set the scope of",
         "grant": "granted access to",
         "revoke": "took access from",
@@ -302,6 +304,7 @@ ENGLISH = Texts(
         ("audit", "Last admin actions (admins)"),
         ("feedback", "Feedback on answers (admins)"),
         ("gaps", "Questions the documents could not answer (admins)"),
+        ("sources", "Mirrored sources: last sync, errors (admins)"),
     ),
     minutes_forms=("minute", "minutes"),
     rounds_forms=("round", "rounds"),

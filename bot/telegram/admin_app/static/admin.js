@@ -241,6 +241,30 @@
     if (usage.total.estimated) view.append(el("p", words.usage_estimated, "muted estimated"));
   };
 
+  views.sources = async function (view) {
+    const { sources, none } = await call("sources");
+    if (!sources.length) view.append(el("p", none, "muted"));
+    for (const source of sources) {
+      const row = el("div", null, "row");
+      row.dataset.source = source.name;
+      const [head, ...rest] = source.lines;
+      row.append(el("div", head));
+      for (const line of rest) row.append(el("div", line, "muted"));
+      const pending = source.pending;
+      if (pending) {
+        const counted = (text) => text.replace("{count}", pending.count).replace("{total}", pending.total);
+        row.append(button(counted(words.sources_delete), async () => {
+          if (!(await ask(counted(words.confirm_sources).replace("{name}", source.name)))) return;
+          act(async () => {
+            const done = await post("sources/confirm", { name: source.name, token: pending.token, confirmed: true });
+            say(done.text);
+          });
+        }));
+      }
+      view.append(row);
+    }
+  };
+
   function waitingRow(waiting) {
     const row = el("div", null, "row");
     row.dataset.request = String(waiting.id);
