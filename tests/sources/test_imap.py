@@ -1,10 +1,12 @@
 """What only a mailbox does: messages named by month, UID and subject, read as the bot reads an
-`.eml`, never marked as read, and every id changed when the folder's UIDVALIDITY changes."""
+`.eml`, their attachments readable files beside them, never marked as read, and every id
+changed when the folder's UIDVALIDITY changes."""
 
 from __future__ import annotations
 
 import imaplib
 import io
+import json
 import shutil
 from collections.abc import Iterator
 from email.message import EmailMessage
@@ -13,8 +15,13 @@ from pathlib import Path
 import pytest
 from reportlab.pdfgen import canvas
 
-from bot.documents.sources.remote import SourceError
+from bot.documents.sources.mirror import Mirror
+from bot.documents.sources.remote import RemoteItem, Source, SourceError
+from bot.documents.sources.state import StateStore
+from bot.documents.trash import Trash
 from tests.sources.servers.imap import DOVECOT, PASSWORD, USER, DovecotRemote
+from tools import Toolbox
+from tools.config import ToolSettings
 from tools.extract.extractor import Extractor, Limits
 
 
@@ -38,6 +45,18 @@ def over_tls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DovecotRemote
     if shutil.which("openssl") is None:
         pytest.skip("install openssl (apt-get install openssl)")
     remote = DovecotRemote(tmp_path_factory.mktemp("imaps"), tls=True)
+    try:
+        yield remote
+    finally:
+        remote.stop()
+
+
+@pytest.fixture
+def no_binary(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DovecotRemote]:
+    """dovecot not saying it decodes parts (RFC 3516 BINARY), as many servers do not."""
+    if not DOVECOT.exists():
+        pytest.skip("install dovecot-imapd (apt-get install dovecot-imapd)")
+    remote = DovecotRemote(tmp_path_factory.mktemp("imap"), binary=False)
     try:
         yield remote
     finally:
@@ -73,7 +92,7 @@ async def test_a_message_is_an_eml_named_by_month_uid_and_subject_and_read_by_th
     remote_imap.append(_with_report())
     source = remote_imap.source()
     try:
-        [item] = await source.listing()
+        item, _ = await source.listing()
         target = tmp_path / "message.eml"
         await source.fetch(item, target)
     finally:
@@ -168,3 +187,176 @@ async def test_a_large_folder_is_listed_whole(remote_imap: DovecotRemote) -> Non
         await source.close()
     assert len(items) == 2_500
     assert len({i.item_id for i in items}) == len({i.path for i in items}) == 2_500
+
+
+def _read(path: Path) -> str:
+    extractor = Extractor(Limits())
+    try:
+        return extractor.extract(path)
+    finally:
+        extractor.close()
+
+
+async def _fetched(source: Source, tmp_path: Path) -> dict[str, tuple[RemoteItem, bytes]]:
+    """Every item of a listing by path, with the bytes its fetch writes."""
+    found: dict[str, tuple[RemoteItem, bytes]] = {}
+    try:
+        for number, item in enumerate(await source.listing()):
+            target = tmp_path / f"fetched-{number}"
+            await source.fetch(item, target)
+            found[item.path.split("/", 1)[1]] = (item, target.read_bytes())
+    finally:
+        await source.close()
+    return found
+
+
+def _unread(remote: DovecotRemote) -> bool:
+    person = imaplib.IMAP4("127.0.0.1", remote.port)
+    try:
+        person.login(USER, PASSWORD)
+        person.select("INBOX", readonly=True)
+        _, flags = person.fetch("1:*", "(FLAGS)")
+    finally:
+        person.logout()
+    return all(isinstance(line, bytes) and b"\\Seen" not in line for line in flags)
+
+
+class TestAttachments:
+    async def test_a_pdf_is_listed_beside_the_message_and_its_text_is_read(
+        self, remote_imap: DovecotRemote, tmp_path: Path
+    ) -> None:
+        remote_imap.append(_with_report())
+        found = await _fetched(remote_imap.source(), tmp_path)
+        assert set(found) == {"1 Отчёт за 1 2026 итоги.eml", "1 Отчёт за 1 2026 итоги/report.pdf"}
+        message, _ = found["1 Отчёт за 1 2026 итоги.eml"]
+        pdf, data = found["1 Отчёт за 1 2026 итоги/report.pdf"]
+        assert pdf.item_id == f"{message.item_id}/2"
+        assert pdf.version == message.version
+        assert pdf.modified == message.modified
+        assert pdf.size == len(data)
+        placed = tmp_path / "report.pdf"
+        placed.write_bytes(data)
+        assert "Revenue grew by 12 percent" in _read(placed)
+        assert _unread(remote_imap)
+
+    async def test_two_attachments_of_one_name_are_both_kept(
+        self, remote_imap: DovecotRemote, tmp_path: Path
+    ) -> None:
+        message = EmailMessage()
+        message["Subject"] = "Twice"
+        message.set_content("Two versions.")
+        for text in ("first draft", "second draft"):
+            message.add_attachment(text.encode(), "application", "octet-stream", filename="a.txt")
+        remote_imap.append(message.as_bytes())
+        found = await _fetched(remote_imap.source(), tmp_path)
+        assert found["1 Twice/a.txt"][1] == b"first draft"
+        assert found["1 Twice/a (2).txt"][1] == b"second draft"
+
+    async def test_cyrillic_names_in_either_encoding_and_a_nameless_part(
+        self, remote_imap: DovecotRemote, tmp_path: Path
+    ) -> None:
+        message = EmailMessage()
+        message["Subject"] = "Names"
+        message.set_content("Three files.")
+        message.add_attachment(
+            b"by RFC 2231", "application", "octet-stream", filename="Договор поставки.txt"
+        )
+        message.add_attachment(b"encoded word", "application", "octet-stream", filename="x")
+        message.add_attachment(b"no name", "application", "pdf")
+        raw = message.as_bytes().replace(
+            b'filename="x"', b'filename="=?utf-8?b?0KHRh9GR0YIg4oSWIDUucGRm?="'
+        )
+        remote_imap.append(raw)
+        found = await _fetched(remote_imap.source(), tmp_path)
+        assert found["1 Names/Договор поставки.txt"][1] == b"by RFC 2231"
+        assert found["1 Names/Счёт № 5.pdf"][1] == b"encoded word"
+        assert found["1 Names/attachment-3.pdf"][1] == b"no name"
+
+    async def test_inline_parts_without_a_name_are_not_attachments(
+        self, remote_imap: DovecotRemote, tmp_path: Path
+    ) -> None:
+        message = EmailMessage()
+        message["Subject"] = "Newsletter"
+        message.set_content("plain body")
+        message.add_alternative("<p>html body</p>", subtype="html")
+        html = message.get_body(("html",))
+        assert isinstance(html, EmailMessage)
+        html.add_related(b"\x89PNG", "image", "png", cid="<logo>")
+        remote_imap.append(message.as_bytes())
+        found = await _fetched(remote_imap.source(), tmp_path)
+        assert list(found) == ["1 Newsletter.eml"]
+
+    async def test_a_server_that_does_not_decode_parts_gets_them_decoded_here(
+        self, no_binary: DovecotRemote, tmp_path: Path
+    ) -> None:
+        message = EmailMessage()
+        message["Subject"] = "Plain server"
+        message.set_content("See the files.")
+        costs = _pdf("Costs fell by 3 percent")
+        message.add_attachment(costs, "application", "pdf", filename="c.pdf")
+        message.add_attachment("Итого: 5 €\n", filename="notes.txt", cte="quoted-printable")
+        no_binary.append(message.as_bytes())
+        found = await _fetched(no_binary.source(), tmp_path)
+        pdf, data = found["1 Plain server/c.pdf"]
+        assert data == costs
+        assert pdf.size == -1
+        notes, text = found["1 Plain server/notes.txt"]
+        assert text.decode().splitlines() == ["Итого: 5 €"]
+        assert _unread(no_binary)
+
+    async def test_a_message_deleted_at_the_source_takes_its_attachments_from_answers(
+        self, remote_imap: DovecotRemote, tmp_path: Path
+    ) -> None:
+        remote_imap.put("Keep", "an ordinary message")
+        remote_imap.append(_with_report())
+        root = (tmp_path / "sandbox").resolve()
+        root.mkdir()
+        toolbox = Toolbox(
+            ToolSettings(sandbox_dir=root, data_dir=tmp_path / "data"),
+            watch="rescan",
+            watch_interval=3600,
+        )
+        source = remote_imap.source()
+        await toolbox.start()
+        try:
+            await toolbox.wait_ready()
+            mirror = Mirror(
+                source,
+                folder="mail",
+                root=root,
+                store=StateStore(tmp_path / "data" / "sources"),
+                trash=Trash(root),
+                max_delete_percent=100,
+                refresh=toolbox.refresh,
+            )
+            first = await mirror.run_pass()
+            assert (first.report.added, first.report.ok) == (3, True)
+            [found] = await _found(toolbox, "Revenue")
+            assert found.endswith("/2 Отчёт за 1 2026 итоги/report.pdf")
+            assert _unread(remote_imap)
+            _expunge(remote_imap, 2)
+            second = await mirror.run_pass()
+            assert await _found(toolbox, "Revenue") == []
+        finally:
+            await toolbox.close()
+            await source.close()
+        assert second.report.removed == 2
+        left = sorted((root / "mail").rglob("*"))
+        assert [p.name for p in left if p.is_file()] == ["1 Keep.eml"]
+        assert not any("Отчёт" in p.name for p in left)
+
+
+async def _found(toolbox: Toolbox, word: str) -> list[str]:
+    raw = (await toolbox.execute("search_files", {"query": word})).text
+    return [str(r["path"]) for r in json.loads(raw).get("results") or []]
+
+
+def _expunge(remote: DovecotRemote, uid: int) -> None:
+    person = imaplib.IMAP4("127.0.0.1", remote.port)
+    try:
+        person.login(USER, PASSWORD)
+        person.select("INBOX")
+        person.uid("STORE", str(uid), "+FLAGS", "(\\Deleted)")
+        person.expunge()
+    finally:
+        person.logout()

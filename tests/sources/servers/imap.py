@@ -56,9 +56,10 @@ def certificate(root: Path) -> tuple[Path, Path]:
     return cert, key
 
 
-def _config(root: Path, port: int, tls_port: int | None) -> str:
+def _config(root: Path, port: int, tls_port: int | None, *, binary: bool = True) -> str:
     """dovecot.conf for one user, maildir under `root`, plain IMAP on 127.0.0.1:`port`, and
-    IMAP over TLS on `tls_port` when there is one."""
+    IMAP over TLS on `tls_port` when there is one; without `binary`, dovecot does not say it
+    decodes parts (RFC 3516), as many servers do not."""
     (root / "passwd").write_text(f"{USER}:{{PLAIN}}{PASSWORD}::::::\n")
     if os.geteuid() == 0:
         owner = pwd.getpwnam("dovecot")
@@ -108,6 +109,7 @@ listen = 127.0.0.1
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 auth_failure_delay = 0
+{"" if binary else "imap_capability = IMAP4rev1 SASL-IR LOGIN-REFERRALS ID IDLE LITERAL+"}
 passdb {{
   driver = passwd-file
   args = scheme=PLAIN username_format=%u {root}/passwd
@@ -137,14 +139,16 @@ class DovecotRemote:
     kind = "imap"
     abilities = Abilities(paths=False, change=False, rename=False)
 
-    def __init__(self, root: Path, mailbox: str = "INBOX", *, tls: bool = False) -> None:
+    def __init__(
+        self, root: Path, mailbox: str = "INBOX", *, tls: bool = False, binary: bool = True
+    ) -> None:
         self.mailbox = mailbox
         self._root = root
         self.port = _free_port()
         """dovecot's own port, for the person at the source (the proxy's is the source's)."""
         conf = root / "dovecot.conf"
         self.tls_port = _free_port() if tls else None
-        conf.write_text(_config(root, self.port, self.tls_port))
+        conf.write_text(_config(root, self.port, self.tls_port, binary=binary))
         self.certificate = root / "cert.pem"
         with (root / "dovecot.stderr").open("wb") as output:
             self._process = subprocess.Popen(

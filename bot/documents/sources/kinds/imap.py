@@ -11,6 +11,17 @@ A listing is a UID SEARCH of the folder, then UID FETCHes of each message's UID,
 date and Subject, `BATCH` at a time; it is taken whole or raises `SourceError`: a reply cut
 short, a NO or BAD, fewer UIDs than the folder holds or a UID the fetch leaves out is an error,
 never a shorter list.
+
+A message's attachments are items of their own beside it (`imap_structure` finds them in the
+BODYSTRUCTURE the listing fetches with the rest; `imap_names` names them), with the id
+`<UIDVALIDITY>:<UID>/<part>` and the message's version. Where the server decodes parts itself
+(RFC 3516 BINARY, as dovecot does), an attachment's size is its decoded size (`BINARY.SIZE`,
+asked once per batch for each set of part numbers) and its fetch is `BINARY.PEEK[<part>]`, so
+the bytes written are the size listed. Elsewhere, or for an encoding the server cannot decode,
+the size is unknown (-1, which the mirror does not compare; a message never changes, so there is
+nothing to catch) and the fetch takes the part's MIME header and body and decodes them here.
+A BODYSTRUCTURE that cannot be read lists the message alone, with one warning per message: the
+message itself is still whole, and failing the listing would stop every deletion in the folder.
 """
 
 from __future__ import annotations
@@ -20,6 +31,10 @@ import logging
 import re
 import ssl
 from collections.abc import Awaitable
+from dataclasses import dataclass
+from datetime import datetime
+from email import policy
+from email.parser import BytesParser
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -28,20 +43,21 @@ from pydantic import SecretStr
 
 from bot.documents.sources.config import Credentials, ImapConfig, SourceSecretError
 from bot.documents.sources.kinds.imap_names import (
+    attachment_names,
     internal_date,
+    message_folder,
     message_path,
     quoted,
     wire_mailbox,
 )
+from bot.documents.sources.kinds.imap_structure import Attachment, StructureError, attachments
+from bot.documents.sources.kinds.imap_wire import Value, WireError, fetched
 from bot.documents.sources.remote import RemoteItem, SourceError
 
 logger = logging.getLogger(__name__)
 
-_LISTED = "(UID RFC822.SIZE INTERNALDATE BODY.PEEK[HEADER.FIELDS (SUBJECT)])"
-_FETCH_START = re.compile(rb"(\d+) FETCH \(")
-_UID = re.compile(rb"\bUID (\d+)")
-_SIZE = re.compile(rb"\bRFC822\.SIZE (\d+)")
-_ARRIVED = re.compile(rb'\bINTERNALDATE "([^"]+)"')
+_LISTED = "(UID RFC822.SIZE INTERNALDATE BODYSTRUCTURE BODY.PEEK[HEADER.FIELDS (SUBJECT)])"
+_SERVER_DECODES = frozenset({"base64", "quoted-printable", "7bit", "8bit", "binary"})
 _UIDVALIDITY = re.compile(rb"\[UIDVALIDITY (\d+)\]")
 _EXISTS = re.compile(rb"(\d+) EXISTS")
 _T = TypeVar("_T")
@@ -77,6 +93,8 @@ class _Session:
         self.uidvalidity = 0
         self.exists: int | None = None
         """How many messages the folder held when it was opened."""
+        self.binary = False
+        """Whether the server decodes parts itself (RFC 3516 BINARY)."""
 
 
 class ImapSource:
@@ -90,6 +108,8 @@ class ImapSource:
         self._where = f"{config.host}:{self._port}"
         self._session: _Session | None = None
         self._lock = asyncio.Lock()
+        self._warned: set[str] = set()
+        """Messages whose unreadable BODYSTRUCTURE was logged already."""
 
     def __repr__(self) -> str:
         return f"ImapSource({self.name!r}, {self._where}, {self._config.mailbox!r})"
@@ -108,8 +128,11 @@ class ImapSource:
             return items
 
     async def fetch(self, item: RemoteItem, target: Path) -> None:
-        """The message's raw bytes, read with BODY.PEEK so it stays unread."""
-        validity, _, uid = item.item_id.partition(":")
+        """The message's raw bytes, or one attachment's decoded bytes, read with a PEEK so the
+        message stays unread."""
+        validity, _, number = item.item_id.partition(":")
+        uid, _, part = number.partition("/")
+        query = _query(part, decoded_by_server=item.size >= 0)
         async with self._lock:
             session = self._session
             if session is None or session.lost.done():
@@ -120,13 +143,22 @@ class ImapSource:
                 raise SourceError("missing", msg)
             try:
                 response = await self._call(
-                    session, session.client.uid("fetch", uid, "BODY.PEEK[]"), "a fetch"
+                    session, session.client.uid("fetch", uid, query), "a fetch"
                 )
             except SourceError:
                 self._drop()
                 raise
-        body = next((bytes(line) for line in response.lines if isinstance(line, bytearray)), None)
-        if response.result != "OK" or body is None:
+        if response.result != "OK":
+            msg = f"{self._where}: message {item.path} is no longer in the folder"
+            if part and response.result == "NO":
+                msg = f"{self._where}: the server cannot decode attachment {item.path}"
+            raise SourceError("missing" if not part else "refused", msg)
+        try:
+            body = _content(fetched(response.lines[:-1]), part, decoded_by_server=item.size >= 0)
+        except WireError:
+            msg = f"{self._where} answered something unreadable for {item.path}"
+            raise SourceError("broken", msg) from None
+        if body is None:
             msg = f"{self._where}: message {item.path} is no longer in the folder"
             raise SourceError("missing", msg)
         await asyncio.to_thread(target.write_bytes, body)
@@ -172,6 +204,12 @@ class ImapSource:
             if login.result != "OK":
                 msg = f"{self._where} refused the login of {self._config.username!r}"
                 raise SourceError("auth", msg)
+            if not any(bytes(line).startswith(b"CAPABILITY ") for line in login.lines):
+                # a server that does not say what it can do after the login is asked
+                await self._call(
+                    session, client.protocol.capability(), "asking what the server can do"
+                )
+            session.binary = client.has_capability("BINARY")
             examined = await self._call(
                 session, client.examine(wire_mailbox(self._config.mailbox)), "opening the folder"
             )
@@ -214,13 +252,93 @@ class ImapSource:
                 session, session.client.uid("fetch", uid_set(batch), _LISTED), "the listing"
             )
             self._check(response.result)
-            found = _items(response.lines[:-1], session.uidvalidity, self._where)
-            missing = set(batch) - {int(i.item_id.partition(":")[2]) for i in found}
+            found = self._messages(response.lines[:-1], session.uidvalidity)
+            missing = set(batch) - {message.uid for message in found}
             if missing:
                 msg = f"{self._where}: {len(missing)} messages left the folder during the listing"
                 raise SourceError("broken", msg)
-            items += found
+            sizes = await self._decoded_sizes(session, found) if session.binary else {}
+            for message in found:
+                items += message.items(session.uidvalidity, sizes.get(message.uid, {}))
         return items
+
+    def _messages(self, lines: list[Any], uidvalidity: int) -> list[_Listed]:
+        """The messages of one FETCH reply; updates without a size are skipped."""
+        try:
+            records = fetched(lines)
+        except WireError:
+            raise SourceError("broken", f"{self._where} answered an unreadable listing") from None
+        found: dict[int, _Listed] = {}
+        for record in records:
+            uid, size = _number(record.get("UID")), _number(record.get("RFC822.SIZE"))
+            if uid is None or size is None:
+                continue
+            arrived = record.get("INTERNALDATE")
+            if not isinstance(arrived, bytes | str):
+                raise SourceError("broken", f"{self._where}: a message has no arrival date")
+            try:
+                date = internal_date(_ascii(arrived))
+            except ValueError:
+                msg = f"{self._where}: a message's date cannot be read"
+                raise SourceError("broken", msg) from None
+            header = next(
+                (v for k, v in record.items() if k.startswith("BODY[HEADER.FIELDS")), None
+            )
+            header = header if isinstance(header, bytes) else b""
+            try:
+                attached = attachments(record.get("BODYSTRUCTURE"))
+            except StructureError as exc:
+                attached = []
+                if f"{uidvalidity}:{uid}" not in self._warned:
+                    self._warned.add(f"{uidvalidity}:{uid}")
+                    logger.warning(
+                        "imap source %s: message %d: its attachments are not listed: %s",
+                        self.name,
+                        uid,
+                        exc,
+                    )
+            found[uid] = _Listed(uid, size, date, header, attached)
+        return list(found.values())
+
+    async def _decoded_sizes(
+        self, session: _Session, messages: list[_Listed]
+    ) -> dict[int, dict[str, int]]:
+        """Each attachment's decoded size by UID and part, asked of the server once for each
+        set of part numbers in the batch; a set it will not decode stays unknown."""
+        wanted: dict[tuple[str, ...], list[int]] = {}
+        for message in messages:
+            parts = tuple(a.part for a in message.attached if a.encoding in _SERVER_DECODES)
+            if parts:
+                wanted.setdefault(parts, []).append(message.uid)
+        sizes: dict[int, dict[str, int]] = {}
+        for parts, uids in wanted.items():
+            query = "(" + " ".join(f"BINARY.SIZE[{part}]" for part in parts) + ")"
+            response = await self._call(
+                session, session.client.uid("fetch", uid_set(sorted(uids)), query), "the listing"
+            )
+            if response.result == "NO":
+                logger.info(
+                    "imap source %s: the server does not decode parts %s of %d messages",
+                    self.name,
+                    ",".join(parts),
+                    len(uids),
+                )
+                continue
+            self._check(response.result)
+            try:
+                records = fetched(response.lines[:-1])
+            except WireError:
+                msg = f"{self._where} answered an unreadable listing"
+                raise SourceError("broken", msg) from None
+            for record in records:
+                uid = _number(record.get("UID"))
+                if uid is None:
+                    continue
+                for part in parts:
+                    size = _number(record.get(f"BINARY.SIZE[{part}]"))
+                    if size is not None:
+                        sizes.setdefault(uid, {})[part] = size
+        return sizes
 
     def _check(self, result: str) -> None:
         if result != "OK":
@@ -255,42 +373,89 @@ class ImapSource:
             self._session = None
 
 
-def _items(lines: list[Any], uidvalidity: int, where: str) -> list[RemoteItem]:
-    """One item per message of a UID FETCH reply; updates without a size are skipped."""
-    records: list[tuple[bytes, bytes]] = []
-    text: bytes | None = None
-    header = b""
-    for line in lines:
-        if isinstance(line, bytearray):
-            header = bytes(line)
-        elif _FETCH_START.match(line):
-            if text is not None:
-                records.append((text, header))
-            text, header = bytes(line), b""
-        elif text is not None:
-            text += b" " + bytes(line)
-    if text is not None:
-        records.append((text, header))
-    found: dict[int, RemoteItem] = {}
-    for text, header in records:
-        uid, size, arrived = _UID.search(text), _SIZE.search(text), _ARRIVED.search(text)
-        if uid is None or size is None:
-            continue
-        if arrived is None:
-            raise SourceError("broken", f"{where}: a message has no arrival date")
-        try:
-            date = internal_date(arrived.group(1).decode("ascii"))
-        except ValueError:
-            raise SourceError("broken", f"{where}: a message's date cannot be read") from None
-        number = int(uid.group(1))
-        found[number] = RemoteItem(
-            item_id=f"{uidvalidity}:{number}",
-            path=message_path(number, date, header),
-            size=int(size.group(1)),
-            version=f"{number}:{size.group(1).decode()}",
-            modified=date.timestamp(),
-        )
-    return list(found.values())
+@dataclass(frozen=True, slots=True)
+class _Listed:
+    """One message as the listing read it."""
+
+    uid: int
+    size: int
+    arrived: datetime
+    header: bytes
+    attached: list[Attachment]
+
+    def items(self, uidvalidity: int, sizes: dict[str, int]) -> list[RemoteItem]:
+        """The message's item, then one per attachment (of a size in `sizes`, or unknown)."""
+        version = f"{self.uid}:{self.size}"
+        modified = self.arrived.timestamp()
+        found = [
+            RemoteItem(
+                item_id=f"{uidvalidity}:{self.uid}",
+                path=message_path(self.uid, self.arrived, self.header),
+                size=self.size,
+                version=version,
+                modified=modified,
+            )
+        ]
+        folder = message_folder(self.uid, self.arrived, self.header)
+        names = attachment_names([(a.name, a.mime_type) for a in self.attached])
+        for attachment, name in zip(self.attached, names, strict=True):
+            found.append(
+                RemoteItem(
+                    item_id=f"{uidvalidity}:{self.uid}/{attachment.part}",
+                    path=f"{folder}/{name}",
+                    size=sizes.get(attachment.part, -1),
+                    version=version,
+                    modified=modified,
+                )
+            )
+        return found
+
+
+def _query(part: str, *, decoded_by_server: bool) -> str:
+    """What a fetch asks for: the whole message, an attachment decoded by the server, or an
+    attachment's MIME header and body to decode here."""
+    if not part:
+        return "BODY.PEEK[]"
+    if decoded_by_server:
+        return f"BINARY.PEEK[{part}]"
+    return f"(BODY.PEEK[{part}.MIME] BODY.PEEK[{part}])"
+
+
+def _content(
+    records: list[dict[str, Value]], part: str, *, decoded_by_server: bool
+) -> bytes | None:
+    """The bytes to write from a fetch's reply (see `_query`); None when the reply has none."""
+    keys: tuple[str, ...]
+    if not part:
+        keys = ("BODY[]",)
+    elif decoded_by_server:
+        keys = (f"BINARY[{part}]",)
+    else:
+        keys = (f"BODY[{part}.MIME]", f"BODY[{part}]")
+    for record in records:
+        values = [record.get(key) for key in keys]
+        if all(isinstance(value, bytes) for value in values):
+            found = [value for value in values if isinstance(value, bytes)]
+            return found[0] if len(found) == 1 else decoded_part(*found)
+    return None
+
+
+def decoded_part(header: bytes, body: bytes) -> bytes:
+    """A MIME part's content with its transfer encoding undone; a forwarded message (which
+    has no encoding of its own to undo) as it is."""
+    part = BytesParser(policy=policy.compat32).parsebytes(header + body)
+    if part.is_multipart():
+        return body
+    payload = part.get_payload(decode=True)
+    return payload if isinstance(payload, bytes) else body
+
+
+def _number(value: Value) -> int | None:
+    return int(value) if isinstance(value, str) and value.isdigit() else None
+
+
+def _ascii(value: bytes | str) -> str:
+    return value if isinstance(value, str) else value.decode("ascii", errors="replace")
 
 
 def uid_set(uids: list[int]) -> str:

@@ -3,18 +3,28 @@
 A message's file is `<YYYY-MM>/<uid> <subject>.eml`: the month of its arrival (INTERNALDATE)
 groups a large mailbox into folders, the UID makes the name unique and stable, and the subject
 makes it readable. Nothing of the name changes while the message exists, since a message's
-UID, arrival date and headers never change.
+UID, arrival date and headers never change. Its attachments sit in a folder beside it,
+`<YYYY-MM>/<uid> <subject>/<file name>`, named as the sender named them, made safe and unique
+within the message; one without a name is `attachment-<n>.<extension of its type>`.
 """
 
 from __future__ import annotations
 
 import base64
+import mimetypes
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from email import policy
 from email.parser import BytesParser
 
 MAX_SUBJECT_CHARS = 80
+MAX_NAME_CHARS = 100
+MAX_NAME_BYTES = 200
+"""Room left in a file system's 255 bytes for a copy's ` (12)`."""
+_MAX_EXTENSION_CHARS = 12
+_TYPES = mimetypes.MimeTypes()
+"""Python's own table of types, not the system's, so a name does not depend on the machine."""
 NO_SUBJECT = "no subject"
 _UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]')
 _SPACES = re.compile(r"\s+")
@@ -25,6 +35,48 @@ _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
 def message_path(uid: int, arrived: datetime, header: bytes) -> str:
     """`2026-03/412 Quarterly report.eml` for message `uid` with these header lines."""
     return f"{arrived:%Y-%m}/{uid} {safe_subject(header)}.eml"
+
+
+def message_folder(uid: int, arrived: datetime, header: bytes) -> str:
+    """`2026-03/412 Quarterly report`: where the attachments of message `uid` are placed."""
+    return message_path(uid, arrived, header).removesuffix(".eml")
+
+
+def attachment_names(named: Sequence[tuple[str | None, str]]) -> list[str]:
+    """File names for a message's attachments, given as (name or None, MIME type), in order:
+    safe, never hidden, and unique within the message whatever the letter case."""
+    names: list[str] = []
+    taken: set[str] = set()
+    for number, (name, mime_type) in enumerate(named, 1):
+        wanted = _safe_name(name or "")
+        if not wanted:
+            extension = _TYPES.guess_extension(mime_type.lower()) or ".bin"
+            wanted = f"attachment-{number}{extension}"
+        stem, dot, extension = wanted.rpartition(".")
+        if not dot or not stem or len(extension) > _MAX_EXTENSION_CHARS:
+            stem, dot, extension = wanted, "", ""
+        unique, copy = wanted, 1
+        while unique.casefold() in taken:
+            copy += 1
+            unique = f"{stem} ({copy}){dot}{extension}"
+        taken.add(unique.casefold())
+        names.append(unique)
+    return names
+
+
+def _safe_name(name: str) -> str:
+    """A sender's file name fit for the folder: no separators or control characters, no
+    leading dot, at most `MAX_NAME_CHARS` with its extension kept."""
+    text = _SPACES.sub(" ", _UNSAFE.sub(" ", name)).strip().lstrip(". ").rstrip(". ")
+    stem, dot, extension = text.rpartition(".")
+    if not dot or len(extension) > _MAX_EXTENSION_CHARS:
+        stem, dot, extension = text, "", ""
+    while stem and (
+        len(stem) + len(dot + extension) > MAX_NAME_CHARS
+        or len(f"{stem}{dot}{extension}".encode()) > MAX_NAME_BYTES
+    ):
+        stem = stem[:-1].rstrip(". ")
+    return f"{stem}{dot}{extension}" if stem else ""
 
 
 def safe_subject(header: bytes) -> str:
