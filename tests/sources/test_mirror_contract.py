@@ -62,10 +62,12 @@ async def _reader(request: dict[str, Any]) -> Reply:
     return text_reply(f"> {lines[0]}\n\nSource: {last['path']}")
 
 
-def _sources_file(remote: Remote, path: Path) -> Path:
+def _sources_file(remote: Remote, path: Path, *, wrong_credentials: bool = False) -> Path:
     """The sources file an admin would write for this server: one table, credentials by
-    variable name only."""
-    table = remote.configured().config.model_dump(mode="json", exclude_none=True)
+    variable name only (a kind whose credentials live in its own file, as rclone's do, may
+    name another remote for wrong ones)."""
+    configured = remote.configured(wrong_credentials=wrong_credentials)
+    table = configured.config.model_dump(mode="json", exclude_none=True)
     lines = ["[[source]]", *(f"{key} = {json.dumps(value)}" for key, value in table.items())]
     path.write_text("\n".join(lines) + "\n", "utf-8")
     return path
@@ -94,6 +96,7 @@ class Bot:
         the registry opening the kind (no opener given)."""
         for key, value in self.remote.configured(wrong_credentials=wrong_credentials).env.items():
             self.monkeypatch.setenv(key, value)
+        _sources_file(self.remote, self.sources_file, wrong_credentials=wrong_credentials)
         runner = Sources(
             load_sources(self.sources_file),
             root=self.root,
@@ -327,7 +330,7 @@ async def test_a_server_dying_mid_listing_deletes_and_changes_nothing_and_says_s
     bot.remote.cut_after(whole // 2)
     capsys.readouterr()
 
-    code = await sync_each(bot.documents.sources, [bot.name])
+    code = await sync_each(bot.sources, [bot.name])
 
     out, err = capsys.readouterr()
     assert code == exit_codes.TRY_AGAIN
@@ -336,7 +339,7 @@ async def test_a_server_dying_mid_listing_deletes_and_changes_nothing_and_says_s
     (line,) = err.splitlines()
     assert line.startswith(f"{bot.name}: the listing failed (")
     assert line.endswith("nothing was deleted")
-    status = await bot.documents.sources.status(bot.name)
+    status = await bot.sources.status(bot.name)
     assert status.last is not None and not status.last.ok
     assert status.last.problem in ("unreachable", "timeout", "broken")
     assert f"{bot.name}: {status.last.error}" == line
@@ -351,7 +354,7 @@ async def test_a_server_dying_mid_listing_deletes_and_changes_nothing_and_says_s
     assert healed.report.removed == 1
     assert doomed not in bot.files()
     assert bot.trashed() == [bot.rel(doomed)]
-    assert (await bot.documents.sources.status(bot.name)).last_success == healed.report.at
+    assert (await bot.sources.status(bot.name)).last_success == healed.report.at
 
 
 async def test_wrong_credentials_are_one_clear_line_and_delete_nothing(
@@ -363,18 +366,18 @@ async def test_wrong_credentials_are_one_clear_line_and_delete_nothing(
     assert (await bot.sync()).report.ok
     held = bot.files()
     bot.remote.delete("f0.txt")
-    await bot.documents.sources.close()
-    bot.documents.sources = bot.runner(wrong_credentials=True)
+    await bot.sources.close()
+    bot.sources = bot.runner(wrong_credentials=True)
     capsys.readouterr()
 
-    code = await sync_each(bot.documents.sources, [bot.name])
+    code = await sync_each(bot.sources, [bot.name])
 
     out, err = capsys.readouterr()
     assert code == exit_codes.TRY_AGAIN
     assert bot.files() == held
     assert bot.trashed() == []
     (line,) = err.splitlines()
-    status = await bot.documents.sources.status(bot.name)
+    status = await bot.sources.status(bot.name)
     assert status.last is not None
     assert status.last.problem == "auth"
     assert line == f"{bot.name}: {status.last.error}"
@@ -407,14 +410,14 @@ async def test_thirty_percent_deleted_at_once_stops_and_asks_then_a_confirmation
     assert again.report.removed == 0 and not again.asked
     assert len(bot.asked) == 1
 
-    assert await bot.documents.sources.confirm(bot.name, stopped.pending.token) == "confirmed"
+    assert await bot.sources.confirm(bot.name, stopped.pending.token) == "confirmed"
     done = await bot.sync()
 
     assert done.report.ok, done.report.error
     assert done.report.removed == 3
     assert bot.trashed() == sorted(bot.rel(p) for p in paths)
     assert set(bot.files()) == set(held) - paths
-    assert (await bot.documents.sources.status(bot.name)).pending is None
+    assert (await bot.sources.status(bot.name)).pending is None
 
 
 async def test_a_server_dying_mid_download_leaves_the_old_version_and_no_partial_file(

@@ -26,7 +26,7 @@ from bot.documents.sources.config import Credentials, ImapConfig
 from bot.documents.sources.kinds.imap import open_imap
 from bot.documents.sources.remote import Source
 from tests.sources.servers.cutting_proxy import CuttingProxy
-from tests.sources.servers.remote import Abilities
+from tests.sources.servers.remote import Abilities, Configured
 
 DOVECOT = Path("/usr/sbin/dovecot")
 USER = "alice"
@@ -238,7 +238,7 @@ class DovecotRemote:
     def cut_after(self, nbytes: int | None) -> None:
         self._proxy.cut_after(nbytes)
 
-    def source(self, *, wrong_credentials: bool = False) -> Source:
+    def configured(self, *, wrong_credentials: bool = False) -> Configured:
         config = ImapConfig(
             name="mail",
             kind="imap",
@@ -251,7 +251,12 @@ class DovecotRemote:
             timeout_s=10,
         )
         password = "not-" + PASSWORD if wrong_credentials else PASSWORD
-        return open_imap(config, Credentials({_PASSWORD_ENV: password}))
+        return Configured(config, {_PASSWORD_ENV: password})
+
+    def source(self, *, wrong_credentials: bool = False) -> Source:
+        made = self.configured(wrong_credentials=wrong_credentials)
+        assert isinstance(made.config, ImapConfig)
+        return open_imap(made.config, Credentials(made.env))
 
     @property
     def secrets(self) -> list[str]:

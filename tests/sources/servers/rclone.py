@@ -22,7 +22,7 @@ from bot.documents.sources.config import Credentials, RcloneConfig
 from bot.documents.sources.kinds.rclone import open_rclone
 from bot.documents.sources.remote import Source
 from tests.sources.servers.cutting_proxy import CuttingProxy
-from tests.sources.servers.remote import Abilities
+from tests.sources.servers.remote import Abilities, Configured
 
 RCLONE = Path(sys.executable).parent / "rclone"
 USER = "files"
@@ -126,7 +126,9 @@ class RcloneSftpRemote:
     def cut_after(self, nbytes: int | None) -> None:
         self._proxy.cut_after(nbytes)
 
-    def source(self, *, wrong_credentials: bool = False, remote: str = "served:") -> Source:
+    def configured(
+        self, *, wrong_credentials: bool = False, remote: str = "served:"
+    ) -> Configured:
         config = RcloneConfig(
             name="files",
             kind="rclone",
@@ -135,7 +137,12 @@ class RcloneSftpRemote:
             rclone=RCLONE,
             timeout_s=10,
         )
-        return open_rclone(config, Credentials({}))
+        return Configured(config, {})
+
+    def source(self, *, wrong_credentials: bool = False, remote: str = "served:") -> Source:
+        made = self.configured(wrong_credentials=wrong_credentials, remote=remote)
+        assert isinstance(made.config, RcloneConfig)
+        return open_rclone(made.config, Credentials(made.env))
 
     @property
     def secrets(self) -> list[str]:
