@@ -16,6 +16,7 @@ from bot.documents.sources.registry import SourceKindError, open_source
 from bot.documents.sources.remote import Source, SourceError
 from bot.documents.sources.runner import Sources, SourceStatus
 from bot.monitoring import Metrics
+from bot.storage import PostgresDatabase
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.memory_source import MemorySource
 from tests.fakes.processes import bare_env, run_python
@@ -186,6 +187,45 @@ class TestLocks:
             assert mine
             assert await sources.sync("nextcloud") is None
         assert await sources.sync("nextcloud") is not None
+
+    async def test_workers_on_one_database_never_sync_a_source_at_once(
+        self, remotes: Remotes, tmp_path: Path, postgres_url: str
+    ) -> None:
+        """Two workers on machines of their own (each its DATA_DIR and folder, so the file
+        locks do not meet) share the database: its lock alone keeps their passes apart."""
+        remote = remotes.made["nextcloud"] = MemorySource("nextcloud")
+        _fill(remote, 3)
+        remote.hold = asyncio.Event()
+        databases = [await PostgresDatabase.open(postgres_url) for _ in range(2)]
+        workers = [
+            Sources(
+                parse_sources(FILE),
+                root=tmp_path / f"sandbox{n}",
+                data=tmp_path / f"data{n}" / "sources",
+                max_delete_percent=20,
+                opener=remotes.open,
+                locks=SyncLocks(tmp_path / f"data{n}" / "sources", database.session),
+            )
+            for n, database in enumerate(databases)
+        ]
+        try:
+            async with asyncio.timeout(10):
+                held = asyncio.create_task(workers[0].sync("nextcloud"))
+                await remote.listed.wait()  # the first worker's pass is in its listing
+                assert await workers[1].sync("nextcloud") is None
+                other = await workers[1].sync("contracts")  # another source is free
+                assert other is not None and other.report.ok
+                remote.hold.set()
+                first = await held
+                assert first is not None and first.report.added == 3
+                second = await workers[1].sync("nextcloud")  # the lock was let go
+            assert second is not None and second.report.added == 3
+            assert remote.listings == 2
+        finally:
+            for worker in workers:
+                await worker.stop()
+            for database in databases:
+                await database.close()
 
 
 class TestMetrics:
