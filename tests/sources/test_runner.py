@@ -11,6 +11,7 @@ import pytest
 
 from bot.documents.sources.command import check_each, describe, sync_each
 from bot.documents.sources.config import Credentials, SourceConfig, parse_sources
+from bot.documents.sources.health import Health
 from bot.documents.sources.locks import SyncLocks
 from bot.documents.sources.registry import SourceKindError, open_source
 from bot.documents.sources.remote import Source, SourceError
@@ -162,6 +163,35 @@ class TestConfirmation:
             await sources.stop()
         assert len(list((tmp_path / "sandbox" / "nextcloud").iterdir())) == 5
         assert remote.closed
+
+
+class TestHealth:
+    async def test_only_a_failed_listing_is_trouble_and_only_a_listener_marks_it_told(
+        self, sources: Sources, remotes: Remotes
+    ) -> None:
+        remote = remotes.made["nextcloud"]
+        assert isinstance(remote, MemorySource)
+        _fill(remote, 3)
+        remote.fail_listing = SourceError("timeout", "no answer in 30 s")
+        await sources.sync("nextcloud")  # nobody listens (`sources sync`): nothing kept
+        heard: list[tuple[str, Health]] = []
+
+        async def hear(status: SourceStatus, health: Health) -> None:
+            heard.append((status.name, health))
+
+        sources.on_health(hear)
+        await sources.sync("nextcloud")
+        assert [(n, h.event, h.reason) for n, h in heard] == [
+            ("nextcloud", "failed", "the listing failed (timeout): no answer in 30 s")
+        ]
+        remote.fail_listing = None
+        remote.fail_fetch["f1.txt"] = SourceError("refused", "f1.txt is locked")
+        outcome = await sources.sync("nextcloud")  # listed, one item not fetched: it works
+        assert outcome is not None and outcome.report.problem == "fetch"
+        assert [h.event for _, h in heard] == ["failed", "recovered"]
+        assert heard[1][1].report.added == 2
+        await sources.sync("nextcloud")
+        assert len(heard) == 2
 
 
 class Synced:
