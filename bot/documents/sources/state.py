@@ -7,8 +7,10 @@ the local file's size and modification time as placed: a local edit shows as a d
 and the source's copy is put back. Beside that: the last pass's report, the last success, and a
 mass deletion waiting for an admin's confirmation.
 
-Apart from it (`DATA_DIR/sources/told/<name>.json`, small, written only when it changes): the
-trouble the admins were told of, so a restart or another worker does not tell them again.
+Apart from it (`DATA_DIR/sources/.told/<name>.json`, small, written only when it changes): the
+trouble the admins were told of, so a restart or another worker does not tell them again. It is
+the running bot's, not data (a dot-name: `backup` leaves it out; without it, the admins of a
+source still failing are told once more).
 
 A state file that cannot be read is logged and taken as empty: the next pass fetches every item
 again, which costs downloads but loses nothing.
@@ -146,7 +148,7 @@ class StateStore:
     def told_path(self, name: str) -> Path:
         """Where the trouble the admins were told of is kept (a folder of its own: a source's
         name may hold dots, so no suffix beside the state files could be told apart)."""
-        return self.folder / "told" / f"{name}.json"
+        return self.folder / ".told" / f"{name}.json"
 
     def trouble(self, name: str) -> Trouble | None:
         """The trouble of `name` the admins were told of; None when none (or unreadable:
