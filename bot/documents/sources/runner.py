@@ -302,7 +302,11 @@ class Sources:
         told = await asyncio.to_thread(self._store.trouble, name)
         health, after = judge(outcome.report, told, self._clock())
         if after != told:
-            await asyncio.to_thread(self._store.keep_trouble, name, after)
+            try:
+                await asyncio.to_thread(self._store.keep_trouble, name, after)
+            except OSError as exc:  # not told now rather than told at every pass
+                log.warning("source %s: what the admins heard cannot be kept (%s)", name, exc)
+                return None
         return health
 
     async def _tell(self, name: str, callbacks: Sequence[Ask], what: str) -> None:
