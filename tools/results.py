@@ -1,8 +1,10 @@
 """What a tool call gives back: the text the model reads, and what callers need to know of it.
 
 Callers never parse the text to learn whether a call failed or which document it read: the
-result says so. The tool that made a result also knows its shape, so the result itself knows
-how to shrink to a character budget (a page loses lines from its end, a list loses items).
+result says so. A page shown as a picture rides beside the text (`PagePicture`): a tool
+message carries text only, so the caller shows the picture in a message of its own. The tool
+that made a result also knows its shape, so the result itself knows how to shrink to a
+character budget (a page loses lines from its end, a list loses items).
 """
 
 from __future__ import annotations
@@ -20,18 +22,32 @@ Cutter = Callable[[Mapping[str, Any], int], str]
 
 
 @dataclass(frozen=True, slots=True)
+class PagePicture:
+    """A page of a document drawn as a JPEG, for a model that takes pictures."""
+
+    path: str
+    page: int
+    data: bytes = field(repr=False)
+    width: int
+    height: int
+    mime: str = "image/jpeg"
+
+
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """One call's outcome.
 
     `text`: the JSON text the model reads. `error`: the message it got, when the call failed.
     `source`: the document a successful read read (an answer's sources are these).
     `hits`: how many documents a search found; None for anything but a search.
+    `picture`: the page a read showed as a picture besides its text (read_file's `picture`).
     """
 
     text: str
     error: str | None = None
     source: str | None = None
     hits: int | None = None
+    picture: PagePicture | None = None
     cut: Callable[[int], str] | None = field(default=None, repr=False, compare=False)
 
     def shrink(self, cap: int) -> str:
@@ -51,9 +67,16 @@ class ToolResult:
         *,
         source: str | None = None,
         hits: int | None = None,
+        picture: PagePicture | None = None,
     ) -> ToolResult:
         """A successful result of a known shape."""
-        return cls(to_json(payload), source=source, hits=hits, cut=partial(cutter, payload))
+        return cls(
+            to_json(payload),
+            source=source,
+            hits=hits,
+            picture=picture,
+            cut=partial(cutter, payload),
+        )
 
     @classmethod
     def failed(cls, message: str, hint: str) -> ToolResult:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from annotated_types import Le
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -20,6 +20,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from tools.errors import ToolError
 from tools.jail.scope import Scope
 from tools.results import ToolResult
+
+PictureMode = Literal["off", "on", "spent"]
+"""Whether a read may show its page as a picture: "off", the model was not offered it (a
+`picture` sent anyway is answered with a note, the text still read); "on", it may; "spent",
+the question has shown as many pages as it may."""
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,8 @@ class Tool:
     `subject`: the argument a progress line shows ("Searching for …", "Reading …"), and
     `subject_default` when the call leaves it out (an empty folder path is the root).
     `run` takes the parsed arguments and the scope of the question (None: everything).
+    `picture_args`: the wider argument model offered to a model that takes pictures; calls
+    are always parsed with it, so a stray argument of it is answered, not refused.
     """
 
     name: str
@@ -38,10 +45,12 @@ class Tool:
     example: str
     subject: str
     subject_default: str = ""
+    picture_args: type[BaseModel] | None = None
 
-    def spec(self) -> dict[str, Any]:
-        """The OpenAI `tools` entry the model sees."""
-        return tool_spec(self.name, self.description, self.args)
+    def spec(self, *, pictures: bool = False) -> dict[str, Any]:
+        """The OpenAI `tools` entry the model sees (`pictures`: one that takes pictures)."""
+        args = self.picture_args if pictures and self.picture_args else self.args
+        return tool_spec(self.name, self.description, args)
 
     def subject_of(self, arguments: Mapping[str, Any]) -> str:
         """What a progress line shows for a call with these (possibly invalid) arguments."""
@@ -62,7 +71,7 @@ class Tool:
         if not isinstance(raw, Mapping):
             raise ToolError("the arguments must be a JSON object", self.example)
         try:
-            return self.args.model_validate(dict(raw))
+            return (self.picture_args or self.args).model_validate(dict(raw))
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
@@ -110,6 +119,12 @@ class ReadArgs(_Args):
         default=1, ge=1, description="First line; a snippet's line goes to its place"
     )
     limit: int = Field(default=400, ge=1, le=5000, description="Max lines")
+
+
+class PictureReadArgs(ReadArgs):
+    picture: bool = Field(
+        default=False, description="Also show this page as a picture, for scans, charts, tables"
+    )
 
 
 class ListArgs(_Args):

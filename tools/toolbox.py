@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import io
 import json
 import logging
 import sqlite3
@@ -28,6 +29,7 @@ from tools.extract.cache import DocumentCache
 from tools.extract.extractor import Extractor, Limits
 from tools.extract.formats.ocrnote import ocr_pages
 from tools.extract.page_pictures import CACHE_BYTES, PICTURE_SECONDS, PagePictures
+from tools.extract.places import parse_place
 from tools.index.allocator import tune_allocator
 from tools.index.indexer import FULL_RESCAN_EVERY, FileReport, Indexer, IndexStatus, ReindexReport
 from tools.index.rebuild_request import REBUILD_REQUEST, RebuildRequest
@@ -42,8 +44,8 @@ from tools.jail.scope import Scope
 from tools.listing import list_folder
 from tools.paths import did_you_mean, suggest_paths
 from tools.reading import Reader
-from tools.results import ToolResult
-from tools.tool import ListArgs, ReadArgs, SearchArgs, Tool
+from tools.results import PagePicture, ToolResult
+from tools.tool import ListArgs, PictureMode, PictureReadArgs, ReadArgs, SearchArgs, Tool
 from tools.vectors.embeddings import EmbeddingsConfig, EmbeddingsError, QueryEmbedder
 from tools.vectors.state import CACHE_FILE, STORE_FOLDER, VectorStatus
 
@@ -136,6 +138,7 @@ class Toolbox:
             t.name: t for t in self._three_tools(by_meaning=embeddings is not None)
         }
         self._specs = [t.spec() for t in self.tools.values()]
+        self._picture_specs = [t.spec(pictures=True) for t in self.tools.values()]
         self._allowed: tuple[object, Scope, frozenset[str]] | None = None
 
     def _open_vectors(
@@ -181,6 +184,7 @@ class Toolbox:
                 self._read,
                 example='{"path": "docs/report.pdf", "offset": 1}',
                 subject="path",
+                picture_args=PictureReadArgs,
             ),
             Tool(
                 "list_files",
@@ -197,6 +201,12 @@ class Toolbox:
     def specs(self) -> list[dict[str, Any]]:
         """OpenAI tool specs for the three tools (a fresh copy each time)."""
         return json.loads(json.dumps(self._specs))  # type: ignore[no-any-return]
+
+    @property
+    def picture_specs(self) -> list[dict[str, Any]]:
+        """The specs for a model that takes pictures: read_file may also show its page as one
+        (a fresh copy each time)."""
+        return json.loads(json.dumps(self._picture_specs))  # type: ignore[no-any-return]
 
     async def start(self) -> None:
         """Open or create the index and start the background build and the watcher."""
@@ -327,10 +337,16 @@ class Toolbox:
         return tool.subject_of(arguments) if tool is not None else None
 
     async def execute(
-        self, name: str, arguments: str | Mapping[str, Any], *, scope: Scope | None = None
+        self,
+        name: str,
+        arguments: str | Mapping[str, Any],
+        *,
+        scope: Scope | None = None,
+        pictures: PictureMode = "off",
     ) -> ToolResult:
         """Run one tool call within `scope` (None: the whole folder); a problem comes back as
-        a failed result, never raised."""
+        a failed result, never raised. `pictures`: whether a read may show its page as a
+        picture (`tools.tool.PictureMode`)."""
         tool = self.tools.get(name)
         if tool is None:
             return ToolResult.failed(
@@ -338,7 +354,10 @@ class Toolbox:
                 f"Use {', '.join(self.tools)}.",
             )
         try:
-            return await tool.run(tool.parse(arguments), scope)
+            parsed = tool.parse(arguments)
+            if isinstance(parsed, PictureReadArgs) and parsed.picture:
+                return await self._read_shown(parsed, scope, pictures)
+            return await tool.run(parsed, scope)
         except ToolError as exc:
             return ToolResult.failed(exc.message, exc.hint)
         except Exception:  # the model must get an answer; the traceback goes to the log
@@ -463,6 +482,41 @@ class Toolbox:
         return [hit.path for hit in hits]
 
     async def _read(self, args: ReadArgs, scope: Scope | None) -> ToolResult:
+        page = await self._read_page(args, scope)
+        return ToolResult.of(page, cut_page, source=str(page["path"]))
+
+    async def _read_shown(
+        self, args: ReadArgs, scope: Scope | None, mode: PictureMode
+    ) -> ToolResult:
+        """A read asked to show its page as a picture: the text as always, and the picture of
+        the page its first line lies on when `mode` allows, drawn through the same jail."""
+        page = await self._read_page(args, scope)
+        picture: PagePicture | None = None
+        if mode == "on":
+            try:
+                picture = await self._page_of(page, scope)
+                note = f"page {picture.page} follows as a picture, after the tool results"
+            except ToolError as exc:
+                note = f"not shown: {exc.message}"
+        elif mode == "spent":
+            note = "not shown: this question has shown as many pages as it may; use the text"
+        else:
+            note = "not shown: pictures are not available to this model; use the text"
+        shown = {k: v for k, v in page.items() if k != "document"}
+        shown.update(picture=note, document=page["document"])
+        return ToolResult.of(shown, cut_page, source=str(page["path"]), picture=picture)
+
+    async def _page_of(self, page: Mapping[str, Any], scope: Scope | None) -> PagePicture:
+        """The picture of the page a read's first line lies on (page 1 of a scan without
+        page markers)."""
+        place = parse_place(str(page.get("place") or ""))
+        number = place.page if place is not None and place.page else 1
+        path = str(page["path"])
+        data = await self.page_picture(path, number, scope=scope)
+        width, height = await asyncio.to_thread(_jpeg_size, data)
+        return PagePicture(path, number, data, width, height)
+
+    async def _read_page(self, args: ReadArgs, scope: Scope | None) -> dict[str, Any]:
         try:
             page = await asyncio.to_thread(
                 functools.partial(
@@ -477,7 +531,7 @@ class Toolbox:
         except PathNotFoundError as exc:
             await self._offer_close(exc, args.path, lambda: self._file_paths(scope))
             raise
-        return ToolResult.of(page, cut_page, source=str(page["path"]))
+        return page
 
     def _file_paths(self, scope: Scope | None) -> list[str]:
         return list(self.visible_files(scope)) or [
@@ -520,6 +574,14 @@ class Toolbox:
 def build_toolbox(settings: ToolSettings) -> Toolbox:
     """A toolbox for these settings, not started yet: the caller awaits `start()`."""
     return Toolbox(settings)
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int]:
+    """A drawn page's width and height, from its header."""
+    from PIL import Image  # noqa: PLC0415 - only when a page is shown
+
+    with Image.open(io.BytesIO(data)) as image:
+        return image.size
 
 
 def _reserved(data_dir: Path, private_files: Sequence[Path]) -> tuple[Path, ...]:

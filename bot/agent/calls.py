@@ -22,9 +22,17 @@ from typing import Any
 from bot.agent.observer import UNKNOWN_TOOL, NoObserver, Observer
 from bot.agent.prompts import REPEATED_CALL_HINT
 from bot.agent.replies import ToolCall
-from bot.agent.types import EventHandler, ToolFinished, ToolRunner, ToolStarted, emit
+from bot.agent.types import (
+    EventHandler,
+    ToolFinished,
+    ToolRunner,
+    ToolStarted,
+    emit,
+    page_drawer,
+)
 from tools.jail.scope import Scope
 from tools.results import ToolResult
+from tools.tool import PictureMode
 
 logger = logging.getLogger(__name__)
 
@@ -70,12 +78,15 @@ async def run_calls(
     *,
     scope: Scope | None = None,
     specs: Sequence[Mapping[str, Any]] | None = None,
+    pictures_left: int | None = None,
 ) -> list[CallOutcome]:
     """Run every call of one reply concurrently, within `scope`; outcomes in call order.
 
     `observer` hears each call's tool (`unknown` for a name the toolbox does not offer, so a
     name the model made up never becomes a metric label), its outcome and its duration.
     `specs` are the tools the request offered (the runner's own when not given).
+    `pictures_left`: how many more pages the question may show as pictures, when the
+    request offered them (None: it did not); the first reads that ask for one get one.
     """
     watcher: Observer = observer if observer is not None else NoObserver()
     offered = tools.specs if specs is None else specs
@@ -87,17 +98,35 @@ async def run_calls(
         problem = None if trusting else _generic_problem(call, arguments, known)
         if problem is None and guard.is_repeat(call.name, arguments, call.arguments):
             problem = ToolResult.failed("this exact call was repeated", REPEATED_CALL_HINT)
-        prepared.append((call, arguments, problem))
+        mode: PictureMode | None = None
+        if pictures_left is not None and _wants_picture(call, arguments):
+            mode = "on" if pictures_left > 0 else "spent"
+            pictures_left -= 1
+        prepared.append((call, arguments, problem, mode))
     outcomes = await asyncio.gather(
         *(
-            _run_one(tools, call, args, problem, on_event, scope=scope)
-            for call, args, problem in prepared
+            _run_one(tools, call, args, problem, on_event, scope=scope, pictures=mode)
+            for call, args, problem, mode in prepared
         )
     )
     for outcome in outcomes:
         tool = outcome.call.name if outcome.call.name in known else UNKNOWN_TOOL
         watcher.tool_called(tool, ok=outcome.result.error is None, seconds=outcome.seconds)
     return list(outcomes)
+
+
+_TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
+"""The strings pydantic's lax mode reads as true, as the toolbox will read them."""
+
+
+def _wants_picture(call: ToolCall, arguments: Mapping[str, Any] | None) -> bool:
+    """Whether the call is a read that asks to show its page as a picture."""
+    if call.name != "read_file" or arguments is None:
+        return False
+    value = arguments.get("picture")
+    if isinstance(value, str):
+        return value.strip().lower() in _TRUE
+    return value is True or (type(value) is int and value == 1)
 
 
 def _parsed(raw: str) -> Mapping[str, Any] | None:
@@ -132,6 +161,7 @@ async def _run_one(
     on_event: EventHandler | None,
     *,
     scope: Scope | None,
+    pictures: PictureMode | None = None,
 ) -> CallOutcome:
     shown_arguments: Mapping[str, Any] = arguments if arguments is not None else {}
     subject = tools.subject(call.name, shown_arguments)
@@ -141,7 +171,13 @@ async def _run_one(
         result = problem
     else:
         try:
-            result = await tools.execute(call.name, call.arguments, scope=scope)
+            drawer = page_drawer(tools) if pictures is not None else None
+            if drawer is not None and pictures is not None:
+                result = await drawer.execute(
+                    call.name, call.arguments, scope=scope, pictures=pictures
+                )
+            else:
+                result = await tools.execute(call.name, call.arguments, scope=scope)
         except Exception:  # a tool's own bug must not end the question: the model hears of it
             logger.exception("tool %s raised", call.name)
             result = ToolResult.failed(

@@ -32,6 +32,7 @@ from bot.agent.prompts import EMPTY_REPLY_NOTE, ROUND_LIMIT_NOTE, no_answer_text
 from bot.agent.quotes.evidence import pages_read
 from bot.agent.quotes.verify import QuoteCheck, check_quotes
 from bot.agent.replies import ModelReply
+from bot.agent.shown_pages import PAGE_PICTURES, page_message, page_note
 from bot.agent.small_talk import is_small_talk
 from bot.agent.tokens import TokenCounter, image_part_tokens
 from bot.agent.types import (
@@ -47,6 +48,7 @@ from bot.agent.types import (
     ModelBadReply,
     ToolRunner,
     emit,
+    page_drawer,
 )
 from bot.agent.vision import (
     DESCRIPTION_TOKENS,
@@ -107,6 +109,10 @@ class _Progress:
     readings: list[str] | None = None
     """The pictures' OCR text, once they were sent as text instead of images."""
     image_tokens: int = 0
+    pages: bool = True
+    """Whether read_file may still show pages as pictures (not after a refusal of them)."""
+    shown: dict[int, tuple[str, int]] = field(default_factory=dict)
+    """The pages shown as pictures: index in `current` -> (path, page)."""
 
     @property
     def draft_listener(self) -> DraftListener | None:
@@ -182,6 +188,8 @@ class Agent:
         self._locks = locks if locks is not None else KeyedLocks()
         self._ceiling: int | None = None
         self._specs: list[dict[str, Any]] | None = None
+        self._picture_tools = page_drawer(tools)
+        self._picture_specs: list[dict[str, Any]] | None = None
 
     @property
     def _tool_specs(self) -> list[dict[str, Any]]:
@@ -193,6 +201,23 @@ class Agent:
         if self._specs is None:
             self._specs = self._tools.specs
         return self._specs
+
+    def _specs_for(self, progress: _Progress) -> tuple[list[dict[str, Any]], bool]:
+        """The specs for the question's next request, and whether they let read_file show
+        pages as pictures: only when the request goes to the vision model, it has not refused
+        pictures, IMAGES=auto, and the toolbox can draw pages."""
+        offers = (
+            self._picture_tools is not None
+            and progress.pages
+            and self._config.images == "auto"
+            and self._vision not in self._blind
+            and (progress.chain or self._chain) is self._vision_chain
+        )
+        if not offers or self._picture_tools is None:
+            return self._tool_specs, False
+        if self._picture_specs is None:
+            self._picture_specs = self._picture_tools.picture_specs
+        return self._picture_specs, True
 
     async def share_breakers(self, shared: SharedBreakers) -> None:
         """Learn of a model that is down from every worker on `shared`, and tell them."""
@@ -357,11 +382,13 @@ class Agent:
         on_event: EventHandler | None,
         started: float,
     ) -> Answer:
-        """`_run`, going on with the pictures' text when the model refuses images."""
+        """`_run`, going on with the pictures' text when the model refuses images (and with
+        the text alone of pages read_file showed as pictures)."""
         try:
             return await self._run(turn, past, progress, on_event, started)
         except ImagesRefused as exc:
-            if not progress.pictures or progress.readings is not None:
+            sent = bool(progress.pictures) and progress.readings is None
+            if not sent and not (progress.shown and progress.pages):
                 raise
             if exc.model not in self._blind:
                 self._blind.add(exc.model)
@@ -372,8 +399,17 @@ class Agent:
                     exc.model,
                     exc,
                 )
-            await self._as_text(progress)
+            if sent:
+                await self._as_text(progress)
+            self._hide_pages(progress)
             return await self._run(turn, past, progress, on_event, started)
+
+    @staticmethod
+    def _hide_pages(progress: _Progress) -> None:
+        """No more pages as pictures in this question; those shown become a line each."""
+        progress.pages = False
+        for index, (path, page) in progress.shown.items():
+            progress.current[index] = page_note(path, page, shown=False)
 
     async def _as_text(self, progress: _Progress) -> None:
         """Send the question's pictures as the text OCR reads from them, to the main model."""
@@ -437,8 +473,9 @@ class Agent:
         limit = self._config.max_rounds
         while True:
             tools_allowed = progress.rounds < limit and not progress.nudged
+            specs, pages = self._specs_for(progress)
             if tools_allowed:
-                reply = await self._call(past, progress.current, self._tool_specs, progress)
+                reply = await self._call(past, progress.current, specs, progress)
                 progress.rounds += 1
             else:
                 # The tools stay attached (the history holds calls) but may not be used; a
@@ -448,9 +485,7 @@ class Agent:
                     if progress.nudged
                     else {"role": "system", "content": ROUND_LIMIT_NOTE}
                 )
-                reply = await self._call(
-                    past, [*progress.current, note], self._tool_specs, progress, "none"
-                )
+                reply = await self._call(past, [*progress.current, note], specs, progress, "none")
             if (
                 not reply.text
                 and not (tools_allowed and reply.tool_calls)
@@ -470,11 +505,19 @@ class Agent:
                     on_event,
                     self._observer,
                     scope=progress.scope,
-                    specs=self._tool_specs,
+                    specs=specs,
+                    pictures_left=PAGE_PICTURES - len(progress.shown) if pages else None,
                 )
                 new = [reply.assistant_message(), *(o.tool_message() for o in outcomes)]
+                # A tool message carries text only: the pages drawn follow as messages of
+                # their own, which the history keeps as a line each.
+                drawn = [p for o in outcomes if pages and (p := o.result.picture) is not None]
+                kept = [page_note(p.path, p.page) for p in drawn]
+                await self._history.append(turn, [*new, *kept])
                 progress.current.extend(new)
-                await self._history.append(turn, new)
+                for picture in drawn:
+                    progress.shown[len(progress.current)] = (picture.path, picture.page)
+                    progress.current.append(page_message(picture, self._config.image_detail))
                 for outcome in outcomes:
                     progress.results[outcome.call.id] = outcome.result
                     source = outcome.result.source

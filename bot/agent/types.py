@@ -6,15 +6,17 @@ the loop works inside.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from bot.agent.quotes.verify import QuoteCheck
 from bot.storage.history import Usage
 from tools.jail.scope import Scope
 from tools.results import ToolResult
+from tools.tool import PictureMode
 
 
 class ToolRunner(Protocol):
@@ -38,6 +40,38 @@ class ToolRunner(Protocol):
         """Run one call within `scope` (None: everything); problems the model caused come
         back as a failed result."""
         ...
+
+
+class PictureToolRunner(ToolRunner, Protocol):
+    """A toolbox whose read_file can also show its page as a picture, to a model that takes
+    pictures (`tools.results.PagePicture` on the result)."""
+
+    @property
+    def picture_specs(self) -> list[dict[str, Any]]:
+        """The specs offered to a model that takes pictures: read_file with `picture`."""
+        ...
+
+    async def execute(
+        self,
+        name: str,
+        arguments: str | Mapping[str, Any],
+        *,
+        scope: Scope | None = None,
+        pictures: PictureMode = "off",
+    ) -> ToolResult:
+        """As `ToolRunner.execute`; `pictures` says whether a read may show its page."""
+        ...
+
+
+def page_drawer(tools: ToolRunner) -> PictureToolRunner | None:
+    """`tools` as a runner that can show pages as pictures, when it is one.
+
+    Looked up statically: a protocol `isinstance` would read every property, and the specs
+    are taken once (a fresh copy each time they are read).
+    """
+    if inspect.getattr_static(tools, "picture_specs", None) is None:
+        return None
+    return cast("PictureToolRunner", tools)
 
 
 @dataclass(frozen=True, slots=True)
