@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tools.config import ToolSettings
-from tools.cutting import cut_entries, cut_page, cut_results
-from tools.errors import PathNotFoundError, ToolError
+from tools.cutting import cut_entries, cut_longest_field, cut_page, cut_results
+from tools.errors import ExtractionError, PathNotFoundError, SandboxError, ToolError
 from tools.extract.cache import DocumentCache
 from tools.extract.extractor import Extractor, Limits
+from tools.extract.formats.kinds import has_pages
 from tools.extract.formats.ocrnote import ocr_pages
 from tools.extract.page_pictures import CACHE_BYTES, PICTURE_SECONDS, PagePictures
 from tools.extract.places import parse_place
@@ -489,13 +490,22 @@ class Toolbox:
         self, args: ReadArgs, scope: Scope | None, mode: PictureMode
     ) -> ToolResult:
         """A read asked to show its page as a picture: the text as always, and the picture of
-        the page its first line lies on when `mode` allows, drawn through the same jail."""
-        page = await self._read_page(args, scope)
+        the page its first line lies on when `mode` allows, drawn through the same jail. A
+        scan or PDF with no readable text (a chart, a photographed table) shows its first page
+        instead of failing."""
+        try:
+            page = await self._read_page(args, scope)
+        except SandboxError:
+            raise
+        except ExtractionError as exc:
+            if mode != "on" or not has_pages(args.path):
+                raise
+            return await self._shown_instead(args.path, scope, exc)
         picture: PagePicture | None = None
         if mode == "on":
             try:
-                picture = await self._page_of(page, scope)
-                note = f"page {picture.page} follows as a picture, after the tool results"
+                picture = await self._draw(str(page["path"]), _first_page(page), scope)
+                note = _SHOWN.format(page=picture.page)
             except ToolError as exc:
                 note = f"not shown: {exc.message}"
         elif mode == "spent":
@@ -506,15 +516,34 @@ class Toolbox:
         shown.update(picture=note, document=page["document"])
         return ToolResult.of(shown, cut_page, source=str(page["path"]), picture=picture)
 
-    async def _page_of(self, page: Mapping[str, Any], scope: Scope | None) -> PagePicture:
-        """The picture of the page a read's first line lies on (page 1 of a scan without
-        page markers)."""
-        place = parse_place(str(page.get("place") or ""))
-        number = place.page if place is not None and place.page else 1
-        path = str(page["path"])
-        data = await self.page_picture(path, number, scope=scope)
-        width, height = await asyncio.to_thread(_jpeg_size, data)
-        return PagePicture(path, number, data, width, height)
+    async def _shown_instead(
+        self, path: str, scope: Scope | None, problem: ExtractionError
+    ) -> ToolResult:
+        """The first page as a picture, for a document whose text cannot be had; the
+        original problem when it cannot be drawn either."""
+        try:
+            picture = await self._draw(path, 1, scope)
+        except ToolError:
+            raise problem from None
+        payload = {
+            "path": picture.path,
+            "text": f"{problem.message}; its first page is shown as a picture instead",
+            "picture": _SHOWN.format(page=1),
+        }
+        return ToolResult.of(payload, cut_longest_field, source=picture.path, picture=picture)
+
+    async def _draw(self, path: str, number: int, scope: Scope | None) -> PagePicture:
+        """Page `number` of the document at `path`, drawn through the jail narrowed to
+        `scope`, with its canonical path and size."""
+        jail = self.sandbox.within(scope)
+
+        def draw() -> PagePicture:
+            real = jail.resolve(path)
+            data = self._pictures.picture(real, number)
+            width, height = _jpeg_size(data)
+            return PagePicture(self.sandbox.relative(real), number, data, width, height)
+
+        return await asyncio.to_thread(draw)
 
     async def _read_page(self, args: ReadArgs, scope: Scope | None) -> dict[str, Any]:
         try:
@@ -574,6 +603,15 @@ class Toolbox:
 def build_toolbox(settings: ToolSettings) -> Toolbox:
     """A toolbox for these settings, not started yet: the caller awaits `start()`."""
     return Toolbox(settings)
+
+
+_SHOWN = "page {page} follows as a picture, after the tool results"
+
+
+def _first_page(page: Mapping[str, Any]) -> int:
+    """The page a read's first line lies on; 1 for a document without page markers."""
+    place = parse_place(str(page.get("place") or ""))
+    return place.page if place is not None and place.page else 1
 
 
 def _jpeg_size(data: bytes) -> tuple[int, int]:

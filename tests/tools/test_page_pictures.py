@@ -4,6 +4,7 @@ scope, the memory of pages drawn, and hostile files that fail with a reason, nev
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -32,6 +33,7 @@ from tools.errors import (
     SandboxError,
 )
 from tools.jail.scope import Scope
+from tools.tool import PictureMode
 
 PAGES = 5
 
@@ -108,6 +110,94 @@ class TestRefusals:
     async def test_the_jail_refuses_what_read_file_refuses(self, box: Toolbox, path: str) -> None:
         with pytest.raises(SandboxError):
             await box.page_picture(path, 1)
+
+
+def read_props(specs: list[dict[str, Any]]) -> dict[str, Any]:
+    (read,) = [s["function"] for s in specs if s["function"]["name"] == "read_file"]
+    return read["parameters"]["properties"]  # type: ignore[no-any-return]
+
+
+class TestReadShowsThePage:
+    """read_file's `picture`: the page beside the text, for a model that takes pictures."""
+
+    async def test_only_the_picture_specs_offer_it(self, box: Toolbox) -> None:
+        assert "picture" not in read_props(box.specs)
+        assert read_props(box.picture_specs)["picture"] == {
+            "default": False,
+            "description": "Also show this page as a picture, for scans, charts, tables",
+            "type": "boolean",
+        }
+        others = [s for s in box.picture_specs if s["function"]["name"] != "read_file"]
+        assert others == [s for s in box.specs if s["function"]["name"] != "read_file"]
+
+    async def test_the_page_of_the_first_line_read_is_drawn(self, box: Toolbox) -> None:
+        arguments = {"path": "hr/rules.pdf", "offset": 5, "limit": 2, "picture": True}
+        result = await box.execute("read_file", arguments, pictures="on")
+
+        assert result.error is None
+        assert result.source == "hr/rules.pdf"
+        page = json.loads(result.text)
+        assert page["place"] == "page 3"
+        assert page["picture"] == "page 3 follows as a picture, after the tool results"
+        assert "page 3" in page["document"]
+        picture = result.picture
+        assert picture is not None
+        assert (picture.path, picture.page, picture.mime) == ("hr/rules.pdf", 3, "image/jpeg")
+        assert picture.data == await box.page_picture("hr/rules.pdf", 3)
+        assert (picture.width, picture.height) == picture_size(picture.data)
+        assert darkness(picture.data) == pytest.approx(shade(3, PAGES), abs=0.03)
+
+    async def test_a_scan_with_no_text_shows_its_first_page_instead(self, box: Toolbox) -> None:
+        as_text = await box.execute("read_file", {"path": "hr/scan.tiff"})
+        assert as_text.error is not None, "shaded frames hold no text to read"
+
+        result = await box.execute(
+            "read_file", {"path": "hr/scan.tiff", "picture": True}, pictures="on"
+        )
+
+        assert result.error is None
+        assert json.loads(result.text)["text"].startswith(as_text.error)
+        assert result.picture is not None
+        assert result.picture.page == 1
+        assert result.picture.data == await box.page_picture("hr/scan.tiff", 1)
+        spent = await box.execute(
+            "read_file", {"path": "hr/scan.tiff", "picture": True}, pictures="spent"
+        )
+        assert spent.error == as_text.error
+
+    @pytest.mark.parametrize(
+        ("mode", "note"),
+        [
+            ("on", "not shown: a .txt file has no pages to show"),
+            ("spent", "not shown: this question has shown as many pages as it may; use the text"),
+            ("off", "not shown: pictures are not available to this model; use the text"),
+        ],
+    )
+    async def test_a_read_that_shows_no_page_says_why_and_gives_the_text(
+        self, box: Toolbox, mode: PictureMode, note: str
+    ) -> None:
+        path = "hr/notes.txt" if mode == "on" else "hr/rules.pdf"
+        drawn = box.pages_drawn
+        result = await box.execute("read_file", {"path": path, "picture": True}, pictures=mode)
+
+        assert result.error is None
+        assert result.picture is None
+        assert json.loads(result.text)["picture"] == note
+        assert box.pages_drawn == drawn
+
+    @pytest.mark.parametrize("path", ["finance/budget.pdf", "../docs/hr/rules.pdf", "hr/gone.pdf"])
+    async def test_outside_the_scope_or_the_jail_it_fails_as_the_text_does(
+        self, box: Toolbox, path: str
+    ) -> None:
+        scope = Scope.of(["hr"])
+        as_text = await box.execute("read_file", {"path": path}, scope=scope)
+        shown = await box.execute(
+            "read_file", {"path": path, "picture": True}, scope=scope, pictures="on"
+        )
+        assert as_text.error is not None
+        assert shown.text == as_text.text
+        assert shown.picture is None
+        assert box.pages_drawn == 0
 
 
 class TestMemory:
