@@ -32,7 +32,7 @@ from bot.agent.prompts import EMPTY_REPLY_NOTE, ROUND_LIMIT_NOTE, no_answer_text
 from bot.agent.quotes.evidence import pages_read
 from bot.agent.quotes.verify import QuoteCheck, check_quotes
 from bot.agent.replies import ModelReply
-from bot.agent.shown_pages import PAGE_PICTURES, page_message, page_note
+from bot.agent.shown_pages import PAGE_PICTURES, PAGE_SHARE, page_message, page_note
 from bot.agent.small_talk import is_small_talk
 from bot.agent.tokens import TokenCounter, image_part_tokens
 from bot.agent.types import (
@@ -61,7 +61,7 @@ from bot.agent.vision import (
 from bot.process.logs.context import question_context
 from bot.storage.history import History, Usage
 from tools.jail.scope import Scope
-from tools.results import ToolResult
+from tools.results import PagePicture, ToolResult
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -113,6 +113,7 @@ class _Progress:
     """Whether read_file may still show pages as pictures (not after a refusal of them)."""
     shown: dict[int, tuple[str, int]] = field(default_factory=dict)
     """The pages shown as pictures: index in `current` -> (path, page)."""
+    page_tokens: int = 0
 
     @property
     def draft_listener(self) -> DraftListener | None:
@@ -404,12 +405,31 @@ class Agent:
             self._hide_pages(progress)
             return await self._run(turn, past, progress, on_event, started)
 
+    def _show_pages(self, drawn: Sequence[PagePicture], progress: _Progress) -> list[Message]:
+        """Show the pages drawn after the round's tool results while they fit their share of
+        the window; what the history keeps of them, a line each."""
+        kept: list[Message] = []
+        room = int(self._budget() * PAGE_SHARE) - progress.page_tokens
+        for picture in drawn:
+            message = page_message(picture, self._config.image_detail)
+            cost = self._counter.message(message)
+            if cost > room:
+                message = page_note(picture.path, picture.page, "no_room")
+                kept.append(message)
+            else:
+                room -= cost
+                progress.page_tokens += cost
+                progress.shown[len(progress.current)] = (picture.path, picture.page)
+                kept.append(page_note(picture.path, picture.page))
+            progress.current.append(message)
+        return kept
+
     @staticmethod
     def _hide_pages(progress: _Progress) -> None:
         """No more pages as pictures in this question; those shown become a line each."""
         progress.pages = False
         for index, (path, page) in progress.shown.items():
-            progress.current[index] = page_note(path, page, shown=False)
+            progress.current[index] = page_note(path, page, "refused")
 
     async def _as_text(self, progress: _Progress) -> None:
         """Send the question's pictures as the text OCR reads from them, to the main model."""
@@ -512,12 +532,8 @@ class Agent:
                 # A tool message carries text only: the pages drawn follow as messages of
                 # their own, which the history keeps as a line each.
                 drawn = [p for o in outcomes if pages and (p := o.result.picture) is not None]
-                kept = [page_note(p.path, p.page) for p in drawn]
-                await self._history.append(turn, [*new, *kept])
                 progress.current.extend(new)
-                for picture in drawn:
-                    progress.shown[len(progress.current)] = (picture.path, picture.page)
-                    progress.current.append(page_message(picture, self._config.image_detail))
+                await self._history.append(turn, [*new, *self._show_pages(drawn, progress)])
                 for outcome in outcomes:
                     progress.results[outcome.call.id] = outcome.result
                     source = outcome.result.source

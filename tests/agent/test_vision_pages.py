@@ -117,6 +117,31 @@ class TestThePageIsShown:
         assert "as many pages as it may" in notes[4]
         assert PHRASE in tool_results(fake_llm.requests[2])[1]["document"]
 
+    async def test_pages_take_at_most_half_the_window_and_the_rest_are_named(
+        self, fake_llm: FakeLLM, make_agent: AgentFactory
+    ) -> None:
+        window, output = 3_500, 500  # one page (~1,100 tokens) fits half the budget, not two
+        fake_llm.reply_tool_calls(
+            *(
+                ("read_file", {"path": REPORT, "offset": line_of_page(n), "picture": True})
+                for n in (1, 2)
+            )
+        )
+        fake_llm.reply_text("Page 1 seen, page 2 read.")
+        agent = make_agent(context_window=window, max_output_tokens=output)
+
+        answer = await agent.ask("chat:1", "show me two pages")
+
+        assert answer.text == "Page 1 seen, page 2 read."
+        assert [i.request for i in fake_llm.images] == [1]
+        after = fake_llm.requests[1]
+        assert after["messages"][-1]["content"] == (
+            f"[The page picture of {REPORT}, page 2 could not be shown: "
+            "the context window has no room for it.]"
+        )
+        assert PHRASE in tool_results(after)[1]["document"]
+        assert_request_valid(after)
+
 
 class TestTheJailAndTheScope:
     async def test_a_path_outside_the_scope_is_missing_as_for_text_and_shows_nothing(
@@ -176,7 +201,8 @@ class TestAModelThatTakesNoPictures:
         assert "picture" not in read_spec(again)
         assert again["messages"][-1] == {
             "role": "user",
-            "content": f"[The page picture of {REPORT}, page 2 could not be shown: no pictures.]",
+            "content": f"[The page picture of {REPORT}, page 2 could not be shown: "
+            "the model takes no pictures.]",
         }
         assert PHRASE in tool_results(again)[0]["document"]
 
