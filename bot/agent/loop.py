@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from bot.agent.config import AgentConfig
 from bot.agent.context import Fitted, fit, repair
 from bot.agent.locks import KeyedLocks
 from bot.agent.observer import NoObserver, Observer
+from bot.agent.pictures import Picture
 from bot.agent.prompts import EMPTY_REPLY_NOTE, ROUND_LIMIT_NOTE, no_answer_text
 from bot.agent.quotes.evidence import pages_read
 from bot.agent.quotes.verify import QuoteCheck, check_quotes
@@ -44,6 +45,7 @@ from bot.agent.types import (
     ToolRunner,
     emit,
 )
+from bot.agent.vision import image_question, stored_question
 from bot.process.logs.context import question_context
 from bot.storage.history import History, Usage
 from tools.jail.scope import Scope
@@ -178,18 +180,21 @@ class Agent:
         on_event: EventHandler | None = None,
         *,
         scope: Scope | None = None,
+        pictures: Sequence[Picture] = (),
     ) -> Answer:
         """Answer `question` in `conversation`; raises an `AgentError` subclass on failure.
 
         Every tool call runs within `scope` (None: the whole documents folder). A second
-        question in the same conversation waits until the first has ended.
+        question in the same conversation waits until the first has ended. `pictures`
+        (prepared by `bot.agent.pictures.prepare_picture`) go with the question, which may
+        then be empty.
         """
         text = question.strip()
-        if not text:
+        if not text and not pictures:
             msg = "the question is empty"
             raise ValueError(msg)
         async with self._locks.hold(conversation):
-            answer = await self._ask(conversation, text, on_event, scope)
+            answer = await self._ask(conversation, text, on_event, scope, tuple(pictures))
         await emit(on_event, AnswerReady(answer.text))
         return answer
 
@@ -229,11 +234,16 @@ class Agent:
         text: str,
         on_event: EventHandler | None,
         scope: Scope | None,
+        pictures: tuple[Picture, ...] = (),
     ) -> Answer:
         started = time.monotonic()
         past = await self._load(conversation)
         question: Message = {"role": "user", "content": text}
-        turn = await self._history.begin_turn(conversation, question)
+        stored = question
+        if pictures:
+            question = image_question(text, pictures, self._config.image_detail)
+            stored = {"role": "user", "content": stored_question(text, ["" for _ in pictures])}
+        turn = await self._history.begin_turn(conversation, stored)
         with question_context(conversation, turn):
             return await self._answer(
                 conversation,
@@ -378,7 +388,7 @@ class Agent:
         if self._config.verify_quotes:
             # Earlier turns still in the history count: a follow-up may quote what was read then.
             quotes = tuple(check_quotes(text, [*(m for t in past for m in t), *progress.current]))
-        question = str(progress.current[0].get("content") or "")
+        question = _text_of(progress.current[0].get("content"))
         return Answer(
             text=text,
             sources=tuple(progress.sources),
@@ -479,6 +489,13 @@ class Agent:
             progress.cached_prompt_tokens += min(reply.cached_tokens, prompt_tokens)
             return reply
         raise AssertionError  # pragma: no cover - the loop always returns or raises
+
+
+def _text_of(content: object) -> str:
+    """The text of a user turn: a string, or the text parts beside its pictures."""
+    if isinstance(content, list):
+        return " ".join(str(p.get("text") or "") for p in content if isinstance(p, Mapping))
+    return str(content or "")
 
 
 def _failure_kind(exc: BaseException) -> str:
