@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 from aiogram.types import Document, Message, PhotoSize
 
-__all__ = ["PictureFile", "is_image_document", "picture_file"]
+__all__ = ["PictureFile", "carries_picture", "is_image_document", "picture_file"]
 
 IMAGE_TYPES = frozenset(
     {
@@ -51,6 +51,12 @@ def is_image_document(document: Document) -> bool:
         return False
     suffix = PurePosixPath(document.file_name or "").suffix.lower()
     return suffix in IMAGE_EXTENSIONS
+
+
+def carries_picture(message: Message) -> bool:
+    """Whether the message is a photo or an image document."""
+    document = message.document
+    return bool(message.photo) or (document is not None and is_image_document(document))
 
 
 def picture_file(message: Message, limit_bytes: int) -> PictureFile | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from aiogram import Bot, F, Router
+from aiogram import Bot, Router
 from aiogram.enums import ChatAction
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message
@@ -28,7 +28,7 @@ from bot.telegram.handlers.filters import addressed
 from bot.telegram.handlers.questions import Asker
 from bot.telegram.handlers.replies import say
 from bot.telegram.picture_downloads import PictureRefused, cap_bytes, fetch_pictures, over_cap
-from bot.telegram.picture_files import PictureFile, is_image_document, picture_file
+from bot.telegram.picture_files import PictureFile, carries_picture, picture_file
 from bot.telegram.texts import Texts
 from bot.telegram.tuning import Tuning
 
@@ -42,7 +42,7 @@ _TELEGRAM_MB = 20
 def make_router() -> Router:
     """Photos and image files addressed to the bot: refused when too big, else answered."""
     router = Router(name="pictures")
-    router.message.filter(addressed, F.photo | F.document.func(is_image_document))
+    router.message.filter(addressed, carries_picture)
     router.message.register(on_too_big, announced_too_big)
     router.message.register(on_pictures, flags=_FLAGS)
     return router
