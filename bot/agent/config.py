@@ -75,4 +75,7 @@ class AgentConfig:
             stream=settings.stream,
             verify_quotes=verify,
             fallback_cooldown_s=settings.fallback_cooldown_s,
+            vision_model=settings.vision_model,
+            images=settings.images,
+            image_detail=settings.image_detail,
         )

@@ -185,6 +185,15 @@ class ModelBadReply(AgentError):
     kind = "bad_reply"
 
 
+class ImagesRefused(ModelBadReply):
+    """The model answered that it does not take images; `model` names it. The agent sends
+    the pictures' OCR text instead and never sends that model images again."""
+
+    def __init__(self, message: str, model: str) -> None:
+        super().__init__(message)
+        self.model = model
+
+
 class ContextOverflow(AgentError):
     """The question does not fit the model's window even after trimming harder."""
 

@@ -72,10 +72,23 @@ def text_question(text: str, readings: Sequence[str]) -> str:
     return "\n\n".join([text or DEFAULT_QUESTION, *blocks])
 
 
-def stored_question(text: str, descriptions: Sequence[str]) -> str:
-    """What the history keeps of the user turn: a line per picture, then the caption."""
-    lines = [f"[picture: {d}]" if d else "[picture]" for d in descriptions]
-    return "\n".join([*lines, text] if text else lines)
+def describe_request(text: str, pictures: Sequence[Picture], detail: str) -> Message:
+    """The request for the short description the history keeps instead of the pictures."""
+    ask = (
+        DESCRIBE_REQUEST
+        if len(pictures) == 1
+        else DESCRIBE_REQUEST.replace("this picture shows", f"these {len(pictures)} pictures show")
+    )
+    if text:
+        ask = f"{ask}\nThe user asked about it: {text}"
+    return image_question(ask, pictures, detail)
+
+
+def stored_question(text: str, count: int, description: str = "") -> str:
+    """What the history keeps of the user turn: its pictures as a line, then the caption."""
+    what = "picture" if count == 1 else f"{count} pictures"
+    line = f"[{what}: {description}]" if description else f"[{what}]"
+    return f"{line}\n{text}" if text else line
 
 
 def first_line(text: str, limit: int = 200) -> str:
