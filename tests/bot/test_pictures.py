@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from aiogram.types import Update
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from bot.agent.pictures import prepare_picture
+from bot.agent.vision import DESCRIBE_REQUEST
 from bot.telegram.tuning import Tuning
 from tests.fakes.accounts import ADMIN_ID
 from tests.fakes.harness import Harness
@@ -95,6 +96,12 @@ def _images(request: dict[str, Any]) -> list[Sent]:
     return sent
 
 
+def _questions(harness: Harness) -> list[dict[str, Any]]:
+    """The requests that asked the question (not the one that describes the pictures for the
+    history, sent after the answer)."""
+    return [r for r in harness.llm.requests if DESCRIBE_REQUEST[:20] not in _text(r)]
+
+
 def _sent(harness: Harness) -> list[str]:
     return [str(m.text) for m in harness.session.called("sendMessage")]
 
@@ -118,14 +125,15 @@ class TestPhoto:
 
         await harness.feed(harness.updates.photo(caption=CAPTION))
 
-        [request] = harness.llm.requests
+        [request] = _questions(harness)
         [image] = _images(request)
         assert image.mime == "image/jpeg"
         assert _sha(image.data) == _prepared_sha(harness, raw)
         assert CAPTION in _text(request)
         names = {tool["function"]["name"] for tool in request["tools"]}
         assert {"search_files", "read_file"} <= names
-        [seen] = harness.llm.images  # as the server decoded it
+        seen = harness.llm.images[0]  # as the server decoded it
+        assert seen.request == 0
         assert (seen.sha256, seen.mime, seen.detail) == (_sha(image.data), "image/jpeg", "auto")
         assert CAPTION in seen.text
         assert "search_files" in seen.tools
@@ -138,7 +146,7 @@ class TestPhoto:
 
         await harness.feed(harness.updates.photo())
 
-        [request] = harness.llm.requests
+        [request] = _questions(harness)
         assert len(_images(request)) == 1
         assert "Что на этой картинке" in _text(request)
 
@@ -150,7 +158,7 @@ class TestPhoto:
 
         await harness.feed(harness.updates.photo(caption=CAPTION))
 
-        [image] = _images(harness.llm.requests[0])
+        [image] = _images(_questions(harness)[0])
         assert not harness.llm.images[0].exif
         sent = Image.open(io.BytesIO(image.data))
         assert not sent.getexif().get_ifd(_GPS_IFD)
@@ -165,7 +173,7 @@ class TestPhoto:
             await harness.feed(harness.updates.photo(file_size=3 * 1024 * 1024))
 
             assert [f.file_id for f in harness.session.called("getFile")] == ["photo1-thumb"]
-            assert len(_images(harness.llm.requests[0])) == 1
+            assert len(_images(_questions(harness)[0])) == 1
 
 
 class TestImageFiles:
@@ -180,7 +188,7 @@ class TestImageFiles:
             )
         )
 
-        [request] = harness.llm.requests
+        [request] = _questions(harness)
         [image] = _images(request)
         assert image.mime == "image/png"
         assert _sha(image.data) == _prepared_sha(harness, raw)
@@ -194,7 +202,7 @@ class TestImageFiles:
             harness.updates.document("IMG_0001.JPG", file_id="shot", caption=CAPTION)
         )
 
-        assert len(_images(harness.llm.requests[0])) == 1
+        assert len(_images(_questions(harness)[0])) == 1
 
     async def test_an_admins_image_file_is_still_an_upload(self, harness: Harness) -> None:
         raw = _png()
@@ -231,7 +239,7 @@ class TestImageFiles:
 
         await harness.feed(harness.updates.photo(caption=CAPTION, user_id=ADMIN_ID))
 
-        assert len(_images(harness.llm.requests[0])) == 1
+        assert len(_images(_questions(harness)[0])) == 1
         assert not list(harness.settings.sandbox_dir.rglob("photo*"))
 
 
@@ -253,7 +261,7 @@ class TestAlbums:
 
             await _feed_together(harness, updates)
 
-            [request] = harness.llm.requests
+            [request] = _questions(harness)
             images = _images(request)
             assert [_sha(i.data) for i in images] == [_prepared_sha(harness, r) for r in raws]
             assert CAPTION in _text(request)
@@ -271,7 +279,7 @@ class TestAlbums:
 
             await _feed_together(harness, updates)
 
-            [request] = harness.llm.requests
+            [request] = _questions(harness)
             assert len(_images(request)) == 2
             assert any("Я смотрю только первые 2" in text for text in _sent(harness))
 
@@ -296,7 +304,7 @@ class TestAlbums:
 
             await _feed_together(harness, updates)
 
-            [request] = harness.llm.requests
+            [request] = _questions(harness)
             assert len(_images(request)) == 2
             text = _text(request)
             assert CAPTION in text
@@ -378,6 +386,62 @@ class TestRefusals:
 
         assert "Не удалось скачать картинку" in _sent(harness)[-1]
         assert not harness.llm.requests
+
+
+def _page_with_text() -> bytes:
+    """A screenshot-like picture whose words OCR can read."""
+    image = Image.new("RGB", (900, 200), "white")
+    ImageDraw.Draw(image).text((20, 60), "ERROR 403 ACCESS DENIED", fill="black", font_size=56)
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return out.getvalue()
+
+
+_OCR_NOTE = "Модель не смогла посмотреть картинку"
+_REFUSED = {
+    "error": {
+        "message": "This model does not support image inputs.",
+        "type": "invalid_request_error",
+    }
+}
+
+
+class TestReadAsText:
+    async def test_a_model_refusing_images_gets_their_text_and_the_user_is_told_once(
+        self, harness: Harness
+    ) -> None:
+        _serve(harness, "photo1", _page_with_text())
+        harness.llm.reply_error(400, _REFUSED)
+        harness.llm.reply_text("Нет доступа: попросите права у администратора.")
+
+        await harness.feed(harness.updates.photo(caption=CAPTION))
+
+        refused, asked = _questions(harness)
+        assert _images(refused)
+        assert not _images(asked)
+        assert CAPTION in _text(asked)
+        assert "ACCESS" in _text(asked).upper(), "the text OCR read goes in its place"
+        final = harness.session.sent_texts()[-1]
+        assert final.startswith("Нет доступа")
+        assert final.count(_OCR_NOTE) == 1
+
+    async def test_with_images_off_an_album_is_read_as_text_with_one_note(
+        self, make_dispatcher: Any
+    ) -> None:
+        async with make_dispatcher(tuning=_album_tuning(), images="off") as harness:
+            for index in range(2):
+                _serve(harness, f"t{index}", _page_with_text())
+            harness.llm.reply_text("Ответ.")
+            updates = [
+                harness.updates.photo(file_id=f"t{index}", media_group_id="ocr")
+                for index in range(2)
+            ]
+
+            await _feed_together(harness, updates)
+
+            [request] = _questions(harness)
+            assert not _images(request)
+            assert harness.session.sent_texts()[-1].count(_OCR_NOTE) == 1
 
 
 class TestHelp:
