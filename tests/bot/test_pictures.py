@@ -19,6 +19,7 @@ from PIL import Image, ImageDraw
 
 from bot.agent.pictures import prepare_picture
 from bot.agent.vision import DESCRIBE_REQUEST
+from bot.telegram.texts.numbers import integer
 from bot.telegram.tuning import Tuning
 from tests.fakes.accounts import ADMIN_ID
 from tests.fakes.harness import Harness
@@ -442,6 +443,21 @@ class TestReadAsText:
             [request] = _questions(harness)
             assert not _images(request)
             assert harness.session.sent_texts()[-1].count(_OCR_NOTE) == 1
+
+
+class TestUsage:
+    async def test_usage_shows_what_the_pictures_took(self, harness: Harness) -> None:
+        _serve(harness, "photo1", _jpeg())
+        harness.llm.reply_text("Ответ.")
+        await harness.feed(harness.updates.photo(caption=CAPTION))
+        budgets = harness.dp.workflow_data["budgets"]
+        [used] = [s for s in await budgets.store.sums(0) if s.kind == "answer"]
+        assert used.tokens.images > 0
+
+        await harness.feed(harness.updates.command("/usage"))
+
+        shown = "из них на картинки: " + integer("ru", used.tokens.images)
+        assert shown in _sent(harness)[-1]
 
 
 class TestHelp:

@@ -265,7 +265,10 @@ class Asker:
         async def counted(answer: Answer) -> None:
             usage = answer.usage
             tokens = Tokens(
-                usage.prompt_tokens, usage.cached_prompt_tokens, usage.completion_tokens
+                usage.prompt_tokens,
+                usage.cached_prompt_tokens,
+                usage.completion_tokens,
+                images=usage.image_tokens,
             )
             model = answer.fallback_model or main_model  # the model that wrote it is paid
             await budgets.record(
