@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from PIL.Image import Image
 
 _JPEG_QUALITY = 85
+_DRAFT_SHARE = 0.75
 _COLOUR_SAMPLE = 128
 """Colours are counted on a nearest-neighbour sample of this side (no blending adds any)."""
 _MAIN_COLOURS = 16
@@ -51,6 +52,9 @@ class Picture:
 def prepare_picture(raw: bytes, *, max_side: int = 2048, max_pixels: int = 50_000_000) -> Picture:
     """`raw` decoded, turned upright, fit within `max_side` and re-encoded without metadata.
 
+    A large JPEG may come out smaller than `max_side` (down to 3/4 of it): it is decoded at a
+    reduced scale, which costs a quarter of a whole decode and a resample.
+
     Raises `PictureError`: "not_image" for data no decoder knows, "too_big" for more than
     `max_pixels` pixels (checked from the header, before decoding), "unreadable" for a
     damaged file.
@@ -78,25 +82,27 @@ def prepare_picture(raw: bytes, *, max_side: int = 2048, max_pixels: int = 50_00
             raise PictureError("unreadable", "the picture has no pixels")
         if width * height > max_pixels:
             raise PictureError("too_big", f"the picture has {width}x{height} pixels")
+        photographed = image.format == "JPEG"  # lossy already: never worth a PNG
         try:
-            return _encode(_upright(image, max_side))
+            return _encode(_upright(image, max_side), photographed=photographed)
         except (OSError, ValueError, SyntaxError, EOFError) as exc:
             msg = f"the picture is damaged ({type(exc).__name__})"
             raise PictureError("unreadable", msg) from None
 
 
 def _upright(image: Image, max_side: int) -> Image:
-    """The first frame, decoded at the smallest scale that still covers `max_side`, turned
-    per its EXIF orientation and scaled down to fit."""
+    """The first frame, decoded at a reduced scale where the JPEG allows it, turned per its
+    EXIF orientation and scaled down to fit `max_side`."""
     from PIL import Image as PILImage  # noqa: PLC0415
     from PIL import ImageOps  # noqa: PLC0415
 
     if image.format == "JPEG" and max(image.size) > max_side:
-        # DCT scaling: a 12-megapixel photo decodes at 1/2..1/8 of the work.
-        scale = max(image.size) / max_side
-        image.draft(
-            image.mode, (math.ceil(image.size[0] / scale), math.ceil(image.size[1] / scale))
-        )
+        # DCT scaling: decode at the smallest of 1/2, 1/4, 1/8 that keeps the longer side at
+        # least 3/4 of max_side (a phone's 4000x3000 photo decodes as 2000x1500, at a quarter
+        # of the work, and needs no resampling after), else whole.
+        scale = max(image.size) / (max_side * _DRAFT_SHARE)
+        wanted = (math.ceil(image.size[0] / scale), math.ceil(image.size[1] / scale))
+        image.draft(image.mode, wanted)
     image.load()
     upright = ImageOps.exif_transpose(image) or image
     if max(upright.size) > max_side:
@@ -105,8 +111,9 @@ def _upright(image: Image, max_side: int) -> Image:
     return upright
 
 
-def _encode(image: Image) -> Picture:
-    """PNG for transparency or few colours, JPEG otherwise; no metadata is passed on."""
+def _encode(image: Image, *, photographed: bool = False) -> Picture:
+    """PNG for transparency or few colours (unless it came `photographed`, as a JPEG), JPEG
+    otherwise; no metadata is passed on."""
     alpha = image.mode in ("RGBA", "LA", "PA") or (
         image.mode == "P" and "transparency" in image.info
     )
@@ -116,7 +123,7 @@ def _encode(image: Image) -> Picture:
         clean = image.convert("RGBA")
         clean.save(out, "PNG", optimize=False)
         mime = "image/png"
-    elif _few_colours(image):
+    elif not photographed and _few_colours(image):
         clean = image if image.mode in ("1", "L", "RGB", "P") else image.convert("RGB")
         clean.save(out, "PNG", optimize=False)
         mime = "image/png"

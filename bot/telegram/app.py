@@ -57,6 +57,7 @@ from bot.telegram.middlewares import (
 )
 from bot.telegram.output.pacing import EDIT_BURST, EditPacer
 from bot.telegram.output.pending_status import tidy_leftovers
+from bot.telegram.source_notices import SourceNotices
 from bot.telegram.source_questions import SourceQuestions
 from bot.telegram.tuning import Tuning
 from tools import Toolbox
@@ -131,6 +132,8 @@ def build_dispatcher(
     sources = mirrored_sources(settings, services, audit, clock=tuning.wall_clock)
     source_questions = SourceQuestions(access, scopes)
     sources.on_ask(source_questions.ask)
+    source_notices = SourceNotices(access, scopes)
+    sources.on_health(source_notices.tell)
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,
@@ -197,6 +200,7 @@ def build_dispatcher(
         inline_search=InlineSearch(services.toolbox, clock=tuning.clock),
         sources=sources,
         source_questions=source_questions,
+        source_notices=source_notices,
         notice_store=stores.notices,
         change_notices=ChangeNotices(
             FolderChanges(
@@ -334,10 +338,14 @@ def mirrored_sources(
     return sources
 
 
-async def _start_sources(bot: Bot, sources: Sources, source_questions: SourceQuestions) -> None:
+async def _start_sources(
+    bot: Bot, sources: Sources, source_questions: SourceQuestions, source_notices: SourceNotices
+) -> None:
     """Sync each source now and on its interval, in the background; a pass that holds back a
-    mass deletion asks the admins through `bot`."""
+    mass deletion asks the admins through `bot`, and they hear when a source breaks or works
+    again."""
     source_questions.bind(bot)
+    source_notices.bind(bot)
     await sources.start()
 
 

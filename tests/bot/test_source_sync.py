@@ -1,5 +1,6 @@
 """The mirrored sources as admins see them in Telegram: `/sources`, the question a held-back mass
-deletion sends to the admins with its confirm button, "Keep", "Sync now", scopes and secrets.
+deletion sends to the admins with its confirm button, "Keep", "Sync now", the notices that a
+source broke or works again, scopes and secrets.
 
 A real `Sources` runs in the bot over the real documents folder; its remote is the in-memory
 server of `tests.fakes.memory_source`, opened in place of the configured kind.
@@ -21,9 +22,10 @@ from bot.documents.sources.config import SourceConfig
 from bot.documents.sources.remote import Source, SourceError
 from bot.documents.sources.runner import Sources, SourceStatus
 from bot.storage.audit import AuditLog
-from tests.bot.access_support import button_data, sent_to, tap, texts_to
+from tests.bot.access_support import button_data, sent_to, tap, texts_to, tuning
 from tests.bot.test_documents import _expect_message
 from tests.fakes.accounts import ADMIN_ID, USER_ID
+from tests.fakes.clock import FakeClock
 from tests.fakes.harness import Harness
 from tests.fakes.memory_source import MemorySource
 
@@ -278,6 +280,92 @@ class TestTheHeldBackDeletion:
             assert (harness.settings.sandbox_dir / "nextcloud" / "f0.txt").exists()
 
 
+BROKEN = SourceError("unreachable", "the server closed the connection mid-listing")
+
+
+def notices_to(harness: Harness, chat_id: int) -> list[str]:
+    """The notices that a source broke or works again one admin got, at the start too."""
+    sent = [*harness.startup_calls, *harness.session.calls]
+    return [
+        str(m.text)
+        for m in sent
+        if isinstance(m, SendMessage)
+        and m.chat_id == chat_id
+        and str(m.text).startswith(("⚠️ Source", "✅ Source", "⚠️ Источник", "✅ Источник"))
+    ]
+
+
+class TestTheNoticesOfAFailure:
+    async def test_each_admin_is_told_once_and_once_more_when_it_works_again(
+        self, start: Start, remotes: Remotes
+    ) -> None:
+        remote = remotes.made["nextcloud"]
+        async with start() as harness:
+            root = harness.settings.sandbox_dir
+            remote.fail_listing = BROKEN
+            remote.remove("f0.txt")
+            await sources_of(harness).sync("nextcloud")
+            (told,) = notices_to(harness, ADMIN_ID)
+            assert notices_to(harness, OTHER_ADMIN) == [told]
+            assert told == (
+                "⚠️ Source <b>nextcloud</b> (<code>nextcloud/</code>) failed: the listing "
+                "failed (unreachable): the server closed the connection mid-listing\n"
+                "Nothing was deleted: the folder stays as it was. You will be told when it "
+                "works again."
+            )
+            assert (root / "nextcloud" / "f0.txt").exists()
+
+            await sources_of(harness).sync("nextcloud")  # still failing: nothing more
+            assert len(notices_to(harness, ADMIN_ID)) == 1
+
+            remote.fail_listing = None
+            remote.put("new.txt", "a new document")
+            await sources_of(harness).sync("nextcloud")
+            await sources_of(harness).sync("nextcloud")  # working: nothing more either
+            for admin in (ADMIN_ID, OTHER_ADMIN):
+                assert notices_to(harness, admin)[1:] == [
+                    "✅ Source <b>nextcloud</b> (<code>nextcloud/</code>) works again. Last "
+                    "pass: 1 added, 0 changed, 0 moved, 1 removed."
+                ]
+            assert not (root / "nextcloud" / "f0.txt").exists()
+
+    async def test_a_restart_does_not_tell_again(self, start: Start, remotes: Remotes) -> None:
+        remotes.made["contracts"].fail_listing = BROKEN
+        async with start() as harness:  # the first pass fails: told
+            assert len(notices_to(harness, ADMIN_ID)) == 1
+            harness.session.calls.clear()  # what the next run sends, from here on
+        async with start() as harness:  # and fails again after the restart
+            await sources_of(harness).sync("contracts")
+            assert notices_to(harness, ADMIN_ID) == []
+            remotes.made["contracts"].fail_listing = None
+            await sources_of(harness).sync("contracts")
+            (again,) = notices_to(harness, ADMIN_ID)
+        assert again.startswith("✅ Source <b>contracts</b> (<code>contracts/</code>) works again")
+
+    async def test_a_source_still_failing_a_day_later_is_mentioned_once_a_day(
+        self, start: Start, remotes: Remotes
+    ) -> None:
+        clock = FakeClock()
+        remotes.made["contracts"].fail_listing = BROKEN
+        async with start(tuning=tuning(clock)) as harness:
+            _expect_message(harness, ADMIN_ID, LISTING_ID)
+            await harness.feed(harness.updates.command("/sources", user_id=ADMIN_ID))
+            clock.advance(86400 - 60)
+            await sources_of(harness).sync("contracts")
+            assert len(notices_to(harness, ADMIN_ID)) == 1
+            clock.advance(60)
+            await sources_of(harness).sync("contracts")
+            clock.advance(3600)
+            await sources_of(harness).sync("contracts")
+            first, *reminders = notices_to(harness, ADMIN_ID)
+        assert first.startswith("⚠️ Source <b>contracts</b>")
+        assert reminders == [  # in the language the admin spoke since
+            "⚠️ Источник <b>contracts</b> (<code>contracts/</code>) всё ещё не работает, уже "
+            "1 день: the listing failed (unreachable): the server closed the connection "
+            "mid-listing\nНичего не удалено. Когда он снова заработает, придёт сообщение."
+        ]
+
+
 class TestAScopedAdmin:
     async def test_sees_and_is_asked_about_only_the_sources_in_their_folders(
         self, start: Start, remotes: Remotes, tmp_path: Path
@@ -307,6 +395,21 @@ class TestAScopedAdmin:
             await harness.feed(update)
             assert (harness.settings.sandbox_dir / "nextcloud" / "f0.txt").exists()
 
+    async def test_is_told_only_of_the_sources_in_their_folders_failing(
+        self, start: Start, remotes: Remotes, tmp_path: Path
+    ) -> None:
+        scopes = tmp_path / "scopes.toml"
+        scopes.write_text(f'{OTHER_ADMIN} = ["contracts"]\n', encoding="utf-8")
+        async with start(scopes_file=scopes) as harness:
+            remotes.made["nextcloud"].fail_listing = BROKEN
+            await sources_of(harness).sync("nextcloud")
+            assert len(notices_to(harness, ADMIN_ID)) == 1
+            assert notices_to(harness, OTHER_ADMIN) == []
+            remotes.made["contracts"].fail_listing = BROKEN
+            await sources_of(harness).sync("contracts")
+            (told,) = notices_to(harness, OTHER_ADMIN)
+        assert told.startswith("⚠️ Source <b>contracts</b>")
+
 
 class TestNoSecret:
     async def test_no_password_key_or_address_in_any_message_or_log(
@@ -328,3 +431,16 @@ class TestNoSecret:
         said = "\n".join(calls) + "\n".join(r.getMessage() for r in caplog.records)
         for secret in (SECRET, "AKIA-not-shown", "cloud.example.com", "alice", "remote.php"):
             assert secret not in said
+
+    async def test_the_failure_notice_holds_no_secret_the_client_quoted(
+        self, start: Start, remotes: Remotes
+    ) -> None:
+        remotes.made["nextcloud"].fail_listing = RuntimeError(
+            f"GET https://alice:{SECRET}@cloud.example.com/remote.php/dav failed"
+        )
+        async with start() as harness:
+            await sources_of(harness).sync("nextcloud")
+            (told,) = notices_to(harness, ADMIN_ID)
+        assert "failed: the listing failed unexpectedly (RuntimeError)\nNothing was" in told
+        for secret in (SECRET, "cloud.example.com", "alice", "remote.php"):
+            assert secret not in told

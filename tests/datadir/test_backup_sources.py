@@ -13,7 +13,7 @@ import pytest
 
 from bot.datadir import backup, restore
 from bot.datadir.manifest import Refused
-from bot.documents.sources.state import PassReport, Placed, SourceState, StateStore
+from bot.documents.sources.state import PassReport, Placed, SourceState, StateStore, Trouble
 from bot.entrance.loading import load_settings
 from bot.process.data_files import DataFiles
 from bot.storage.access.sqlite import issue_code_now
@@ -26,7 +26,8 @@ STATE = SourceState(
 
 
 def _data_dir(tmp_path: Path) -> Path:
-    """A DATA_DIR with a database, two sources' state, their locks and a state being written."""
+    """A DATA_DIR with a database, two sources' state, their locks, a state being written and
+    a failure the admins were told of."""
     data = tmp_path / "data"
     issue_code_now(DataFiles(data).access)
     store = StateStore(DataFiles(data).sources)
@@ -34,6 +35,7 @@ def _data_dir(tmp_path: Path) -> Path:
     store.save("s3-contracts", SourceState())
     (store.folder / "nextcloud.lock").write_bytes(b"")
     (store.folder / ".nextcloud.json.0a1b2c3d.tmp").write_text("{", encoding="utf-8")
+    store.keep_trouble("s3-contracts", Trouble(1_700_000_000.0, 1_700_000_000.0))
     return data
 
 

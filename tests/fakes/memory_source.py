@@ -3,8 +3,8 @@
 Each file has an id (stable across renames, or its path, as `ids="paths"` says), a version
 that changes with its content, and an MD5 content hash (or none, `hashes=False`). The test
 drives it like a server: `put`, `remove`, `rename`; makes it fail (`fail_listing`,
-`fail_fetch`) or change a file while it is fetched (`change_while_fetched`); and reads what was
-asked of it (`listings`, `fetched`).
+`fail_fetch`) or change a file while it is fetched (`change_while_fetched`); holds a listing
+open until it lets it go (`hold`); and reads what was asked of it (`listings`, `fetched`).
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ class MemorySource:
     listings: int = 0
     listed: asyncio.Event = field(default_factory=asyncio.Event)
     """Set at each listing, for a test waiting for a background pass."""
+    hold: asyncio.Event | None = None
+    """When given, a listing (once `listed` is set) waits for it: a pass held open."""
     fetched: list[str] = field(default_factory=list)
     closed: bool = False
     _counter: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -76,6 +78,8 @@ class MemorySource:
         """Every file, or the failure it was told to give."""
         self.listings += 1
         self.listed.set()
+        if self.hold is not None:
+            await self.hold.wait()
         if self.fail_listing is not None:
             raise self.fail_listing
         return [*(self.item(path) for path in self.files), *self.extra_items]

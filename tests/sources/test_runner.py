@@ -11,11 +11,13 @@ import pytest
 
 from bot.documents.sources.command import check_each, describe, sync_each
 from bot.documents.sources.config import Credentials, SourceConfig, parse_sources
+from bot.documents.sources.health import Health
 from bot.documents.sources.locks import SyncLocks
 from bot.documents.sources.registry import SourceKindError, open_source
 from bot.documents.sources.remote import Source, SourceError
 from bot.documents.sources.runner import Sources, SourceStatus
 from bot.monitoring import Metrics
+from bot.storage import PostgresDatabase
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.memory_source import MemorySource
 from tests.fakes.processes import bare_env, run_python
@@ -163,6 +165,35 @@ class TestConfirmation:
         assert remote.closed
 
 
+class TestHealth:
+    async def test_only_a_failed_listing_is_trouble_and_only_a_listener_marks_it_told(
+        self, sources: Sources, remotes: Remotes
+    ) -> None:
+        remote = remotes.made["nextcloud"]
+        assert isinstance(remote, MemorySource)
+        _fill(remote, 3)
+        remote.fail_listing = SourceError("timeout", "no answer in 30 s")
+        await sources.sync("nextcloud")  # nobody listens (`sources sync`): nothing kept
+        heard: list[tuple[str, Health]] = []
+
+        async def hear(status: SourceStatus, health: Health) -> None:
+            heard.append((status.name, health))
+
+        sources.on_health(hear)
+        await sources.sync("nextcloud")
+        assert [(n, h.event, h.reason) for n, h in heard] == [
+            ("nextcloud", "failed", "the listing failed (timeout): no answer in 30 s")
+        ]
+        remote.fail_listing = None
+        remote.fail_fetch["f1.txt"] = SourceError("refused", "f1.txt is locked")
+        outcome = await sources.sync("nextcloud")  # listed, one item not fetched: it works
+        assert outcome is not None and outcome.report.problem == "fetch"
+        assert [h.event for _, h in heard] == ["failed", "recovered"]
+        assert heard[1][1].report.added == 2
+        await sources.sync("nextcloud")
+        assert len(heard) == 2
+
+
 class Synced:
     """Hears the passes that succeeded."""
 
@@ -186,6 +217,45 @@ class TestLocks:
             assert mine
             assert await sources.sync("nextcloud") is None
         assert await sources.sync("nextcloud") is not None
+
+    async def test_workers_on_one_database_never_sync_a_source_at_once(
+        self, remotes: Remotes, tmp_path: Path, postgres_url: str
+    ) -> None:
+        """Two workers on machines of their own (each its DATA_DIR and folder, so the file
+        locks do not meet) share the database: its lock alone keeps their passes apart."""
+        remote = remotes.made["nextcloud"] = MemorySource("nextcloud")
+        _fill(remote, 3)
+        remote.hold = asyncio.Event()
+        databases = [await PostgresDatabase.open(postgres_url) for _ in range(2)]
+        workers = [
+            Sources(
+                parse_sources(FILE),
+                root=tmp_path / f"sandbox{n}",
+                data=tmp_path / f"data{n}" / "sources",
+                max_delete_percent=20,
+                opener=remotes.open,
+                locks=SyncLocks(tmp_path / f"data{n}" / "sources", database.session),
+            )
+            for n, database in enumerate(databases)
+        ]
+        try:
+            async with asyncio.timeout(10):
+                held = asyncio.create_task(workers[0].sync("nextcloud"))
+                await remote.listed.wait()  # the first worker's pass is in its listing
+                assert await workers[1].sync("nextcloud") is None
+                other = await workers[1].sync("contracts")  # another source is free
+                assert other is not None and other.report.ok
+                remote.hold.set()
+                first = await held
+                assert first is not None and first.report.added == 3
+                second = await workers[1].sync("nextcloud")  # the lock was let go
+            assert second is not None and second.report.added == 3
+            assert remote.listings == 2
+        finally:
+            for worker in workers:
+                await worker.stop()
+            for database in databases:
+                await database.close()
 
 
 class TestMetrics:

@@ -10,5 +10,6 @@ audit work on it unchanged.
 - `mirror`: one pass, listing → `plan` → applied to the folder (`folder`: path checks and the
   scan), its deletion guard included; `state`: what each source's mirror placed, in DATA_DIR;
 - `runner`: the sources of one process, their status and background loops, one pass at a time
-  per source (`locks`); `command`: `python -m bot sources list|sync|check`.
+  per source (`locks`); `health`: when the admins hear that a source broke or works again;
+  `command`: `python -m bot sources list|sync|check`.
 """

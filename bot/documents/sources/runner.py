@@ -14,6 +14,9 @@ mass deletion (`confirmed`, `stale` when the set changed since and was asked abo
 pass stops at a new set of deletions, for the admins' message with its confirm button;
 `on_pass(callback)` one called after every pass that ran (a confirmation's deletion is done by
 the background pass it wakes, and this is how a waiting front door or test hears it);
+`on_health(callback)` one called with the status and a `Health` when the admins are to hear
+that a source broke, still fails (once a day) or works again (`bot.documents.sources.health`;
+what they were told is kept, so a restart or another worker does not repeat it);
 `started()` waits for the first passes `start` began.
 """
 
@@ -35,6 +38,7 @@ from bot.documents.sources.config import (
     SourceSecretError,
     SourcesFileError,
 )
+from bot.documents.sources.health import Health, judge
 from bot.documents.sources.locks import SyncLocks
 from bot.documents.sources.mirror import Mirror, PassOutcome, Refresh
 from bot.documents.sources.registry import open_source
@@ -49,6 +53,7 @@ log = logging.getLogger(__name__)
 Opener = Callable[[SourceConfig], Source]
 """Opens a configured source (the registry's `open_source` with the process's credentials)."""
 Ask = Callable[["SourceStatus"], Awaitable[None]]
+Heard = Callable[["SourceStatus", Health], Awaitable[None]]
 Confirmed = Literal["confirmed", "stale", "unknown"]
 
 
@@ -124,6 +129,7 @@ class Sources:
         self._starting: list[asyncio.Task[None]] = []
         self._asks: list[Ask] = []
         self._passes: list[Ask] = []
+        self._healths: list[Heard] = []
 
     @property
     def names(self) -> list[str]:
@@ -165,6 +171,11 @@ class Sources:
         """Call `callback` with a source's status after each pass of it that ran."""
         self._passes.append(callback)
 
+    def on_health(self, callback: Heard) -> None:
+        """Call `callback` with a source's status and its `Health` when a pass broke it, it
+        still fails a day after the admins were told, or it works again."""
+        self._healths.append(callback)
+
     async def statuses(self) -> list[SourceStatus]:
         """Every source's status, from its kept state (nothing is opened or asked)."""
         return [await self.status(name) for name in self.names]
@@ -193,9 +204,13 @@ class Sources:
                 log.info("source %s: another process is syncing it; skipped", name)
                 return None
             outcome = await mirror.run_pass()
+            health = await self._judge(name, outcome) if self._healths else None
         self._observe(name, outcome)
         if outcome.asked:
             await self._tell(name, self._asks, "telling the admins of the held deletions")
+        if health is not None:
+            told = [_hearing(callback, health) for callback in self._healths]
+            await self._tell(name, told, "telling the admins of its health")
         await self._tell(name, self._passes, "hearing of the pass")
         return outcome
 
@@ -281,7 +296,20 @@ class Sources:
         elif outcome.report.problem != "guard":
             self._observer.source_failed(name)
 
-    async def _tell(self, name: str, callbacks: list[Ask], what: str) -> None:
+    async def _judge(self, name: str, outcome: PassOutcome) -> Health | None:
+        """What the admins are to hear of this pass; what they heard is kept first (under the
+        pass's lock, so no other worker judges the same pass)."""
+        told = await asyncio.to_thread(self._store.trouble, name)
+        health, after = judge(outcome.report, told, self._clock())
+        if after != told:
+            try:
+                await asyncio.to_thread(self._store.keep_trouble, name, after)
+            except OSError as exc:  # not told now rather than told at every pass
+                log.warning("source %s: what the admins heard cannot be kept (%s)", name, exc)
+                return None
+        return health
+
+    async def _tell(self, name: str, callbacks: Sequence[Ask], what: str) -> None:
         if not callbacks:
             return
         status = await self.status(name)
@@ -297,6 +325,13 @@ def _registry_opener(credentials: Credentials) -> Opener:
         return open_source(config, credentials)
 
     return opener
+
+
+def _hearing(callback: Heard, health: Health) -> Ask:
+    async def hear(status: SourceStatus) -> None:
+        await callback(status, health)
+
+    return hear
 
 
 def _every(seconds: float) -> Callable[[], float]:

@@ -7,6 +7,11 @@ the local file's size and modification time as placed: a local edit shows as a d
 and the source's copy is put back. Beside that: the last pass's report, the last success, and a
 mass deletion waiting for an admin's confirmation.
 
+Apart from it (`DATA_DIR/sources/.told/<name>.json`, small, written only when it changes): the
+trouble the admins were told of, so a restart or another worker does not tell them again. It is
+the running bot's, not data (a dot-name: `backup` leaves it out; without it, the admins of a
+source still failing are told once more).
+
 A state file that cannot be read is logged and taken as empty: the next pass fetches every item
 again, which costs downloads but loses nothing.
 
@@ -82,6 +87,15 @@ class PendingDeletion:
         return len(self.paths)
 
 
+@dataclass(frozen=True, slots=True)
+class Trouble:
+    """A source failing, as its admins were told: since when (the first failed pass's time)
+    and when they were last told (at first, then at each reminder)."""
+
+    since: float
+    told_at: float
+
+
 @dataclass(slots=True)
 class SourceState:
     """Everything kept for one source."""
@@ -129,18 +143,48 @@ class StateStore:
 
     def save(self, name: str, state: SourceState) -> None:
         """Write the state of `name` whole, replacing the old one in one step."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        path = self.path(name)
-        temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        _write(self.path(name), _data(state))
+
+    def told_path(self, name: str) -> Path:
+        """Where the trouble the admins were told of is kept (a folder of its own: a source's
+        name may hold dots, so no suffix beside the state files could be told apart)."""
+        return self.folder / ".told" / f"{name}.json"
+
+    def trouble(self, name: str) -> Trouble | None:
+        """The trouble of `name` the admins were told of; None when none (or unreadable:
+        at worst they are told once more)."""
+        path = self.told_path(name)
         try:
-            with temp.open("w", encoding="utf-8") as out:
-                json.dump(_data(state), out, ensure_ascii=False, separators=(",", ":"))
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temp, path)
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
+            data = json.loads(path.read_text("utf-8"))
+            return Trouble(float(data["since"]), float(data["told_at"]))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("source %s: %s cannot be read (%s)", name, path, type(exc).__name__)
+            return None
+
+    def keep_trouble(self, name: str, trouble: Trouble | None) -> None:
+        """Keep (or, None, forget) the trouble of `name` the admins were told of."""
+        path = self.told_path(name)
+        if trouble is None:
+            path.unlink(missing_ok=True)
+        else:
+            _write(path, asdict(trouble))
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    """Write `data` to `path` whole, replacing the old file in one step."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with temp.open("w", encoding="utf-8") as out:
+            json.dump(data, out, ensure_ascii=False, separators=(",", ":"))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
 
 
 def _data(state: SourceState) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""The texts of `/sources` and of the question about a held-back mass deletion, in Russian and
-English.
+"""The texts of `/sources`, of the question about a held-back mass deletion and of the notices
+that a source broke or works again, in Russian and English.
 
 Kept apart from the main `Texts` because only this feature uses them. A source is shown by its
 name, kind and folder, never by its address or credentials (those stay in SOURCES_FILE). The
@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
+from bot.documents.sources.health import Health
 from bot.documents.sources.runner import SourceStatus
 from bot.documents.sources.state import PassReport, PendingDeletion
 from bot.telegram.texts.numbers import count, decimal
@@ -43,6 +44,9 @@ class SourcesTexts:
     question: str
     question_more: str
     nothing_deleted: str
+    broken: str
+    still_broken: str
+    works_again: str
     # plain: button labels
     confirm_button: str
     keep_button: str
@@ -131,6 +135,18 @@ class SourcesTexts:
         lines.append(self.nothing_deleted)
         return "\n".join(lines)
 
+    def health(self, status: SourceStatus, health: Health) -> str:
+        """The notice that the source broke (nothing was deleted), still fails, or works again
+        (with the pass's counts)."""
+        name, folder = escape(status.name), escape(status.folder)
+        if health.event == "recovered":
+            return self.works_again.format(
+                name=name, folder=folder, tally=self.tally(health.report)
+            )
+        text = self.broken if health.event == "failed" else self.still_broken
+        span = self.span(health.report.at - health.since)
+        return text.format(name=name, folder=folder, reason=escape(health.reason), span=span)
+
     def percent(self, pending: PendingDeletion) -> str:
         """The share of the folder's files, `30` or `2,5`."""
         share = pending.count * 100 / pending.total if pending.total else 100.0
@@ -186,6 +202,11 @@ ENGLISH_SOURCES = SourcesTexts(
     "of {total} ({percent} %).",
     question_more="…and {n} more.",
     nothing_deleted="Nothing was deleted. Deleted files go to the trash (/trash restores them).",
+    broken="⚠️ Source <b>{name}</b> (<code>{folder}/</code>) failed: {reason}\nNothing was "
+    "deleted: the folder stays as it was. You will be told when it works again.",
+    still_broken="⚠️ Source <b>{name}</b> (<code>{folder}/</code>) still fails, for {span} "
+    "now: {reason}\nNothing was deleted. You will be told when it works again.",
+    works_again="✅ Source <b>{name}</b> (<code>{folder}/</code>) works again. {tally}",
     confirm_button="🗑 Delete them",
     keep_button="Keep",
     sync_button="🔄 Sync {name}",
@@ -228,6 +249,11 @@ RUSSIAN_SOURCES = SourcesTexts(
     "{count} из {total} ({percent} %).",
     question_more="…и ещё {n}.",
     nothing_deleted="Ничего не удалено. Удалённые файлы попадают в корзину (/trash вернёт их).",
+    broken="⚠️ Источник <b>{name}</b> (<code>{folder}/</code>) не работает: {reason}\n"
+    "Ничего не удалено: папка осталась как была. Когда он снова заработает, придёт сообщение.",
+    still_broken="⚠️ Источник <b>{name}</b> (<code>{folder}/</code>) всё ещё не работает, уже "
+    "{span}: {reason}\nНичего не удалено. Когда он снова заработает, придёт сообщение.",
+    works_again="✅ Источник <b>{name}</b> (<code>{folder}/</code>) снова работает. {tally}",
     confirm_button="🗑 Удалить их",
     keep_button="Оставить",
     sync_button="🔄 Синхронизировать {name}",
