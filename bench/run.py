@@ -41,6 +41,7 @@ BENCHMARKS: dict[str, str] = {
     "vectors": "bench.bench_vectors",
     "inline": "bench.bench_inline",
     "sources": "bench.bench_sources",
+    "vision": "bench.bench_vision",
 }
 SIZED = frozenset({"search", "engines"})
 DEFAULT_OUT = REPO_ROOT / "bench" / "RESULTS.md"

@@ -11,6 +11,10 @@
 - the request: `config` (what the agent takes from the settings), `prompts` (the system prompt
   and the loop's own notes), `context` (fitting the window), `past_turns` (which past turns
   a request keeps, trimmed in steps so its start stays cached), `tokens` (counting offline);
+- pictures: `pictures` (a picture made upright, shrunk and stripped of its metadata, and its
+  tokens), `vision` (the user turn with image parts, a refusal of images told by its words,
+  what the history keeps instead), `picture_text` (their text read by OCR, for a model that
+  takes no images);
 - the answer: `small_talk` (greetings and thanks, which need no "not from the documents" note);
 - the conversation: `locks` (one conversation at a time); the log it is written to, and
   `Usage`, are `bot.storage.history`'s;

@@ -117,10 +117,13 @@ class ModelChain:
         tools: Sequence[Mapping[str, Any]] | None,
         tool_choice: str | None = None,
         on_draft: DraftListener | None = None,
+        *,
+        max_tokens: int | None = None,
     ) -> Completion:
         """One completion from the first model that gives one; raises the last `AgentError`.
 
-        `on_draft` hears the streamed text (with the part shown before a handover in front).
+        `on_draft` hears the streamed text (with the part shown before a handover in front);
+        `max_tokens` caps the reply below the usual limit.
         """
         shown = ""  # what a stream that broke off had shown, for the next model to go on from
         failed: tuple[ModelLink, AgentError] | None = None
@@ -129,7 +132,13 @@ class ModelChain:
                 self._moving_on(*failed, link)
             try:
                 reply = await self._ask(
-                    link, messages, tools, tool_choice, on_draft=on_draft, shown=shown
+                    link,
+                    messages,
+                    tools,
+                    tool_choice,
+                    on_draft=on_draft,
+                    shown=shown,
+                    max_tokens=max_tokens,
                 )
             except OUTAGES as exc:
                 if self.has_fallbacks:
@@ -177,6 +186,7 @@ class ModelChain:
         *,
         on_draft: DraftListener | None,
         shown: str,
+        max_tokens: int | None = None,
     ) -> ModelReply:
         """One call to `link`; with `shown`, a request to go on from that text."""
         client = self._client(link)
@@ -189,7 +199,9 @@ class ModelChain:
                     await draft(text, None)
 
                 listener = plain
-            return await client.complete(messages, tools, tool_choice, listener)
+            return await client.complete(
+                messages, tools, tool_choice, listener, max_tokens=max_tokens
+            )
         handover = Handover(len(shown), link.name)
         going_on = [
             *messages,

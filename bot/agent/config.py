@@ -26,6 +26,9 @@ class AgentConfig:
     `trim_headroom`: the share of the window's room for past turns that dropping old turns
     leaves free, so the start of the request stays the same (and cached) for several turns;
     0 drops one turn at a time and keeps as much of the past as fits.
+    `vision_model`: the model a question with pictures goes to ("": `model`); `images`:
+    "auto" sends pictures as images (their text read by OCR when the model refuses them),
+    "off" always sends the text read from them; `image_detail`: each image part's `detail`.
     """
 
     model: str
@@ -38,6 +41,9 @@ class AgentConfig:
     verify_quotes: bool = False
     fallback_cooldown_s: float = 60.0
     trim_headroom: float = HEADROOM
+    vision_model: str = ""
+    images: str = "auto"
+    image_detail: str = "auto"
 
     def __post_init__(self) -> None:
         if self.max_rounds < 1:
@@ -69,4 +75,7 @@ class AgentConfig:
             stream=settings.stream,
             verify_quotes=verify,
             fallback_cooldown_s=settings.fallback_cooldown_s,
+            vision_model=settings.vision_model,
+            images=settings.images,
+            image_detail=settings.image_detail,
         )

@@ -23,7 +23,14 @@ from openai import AsyncOpenAI, DefaultAioHttpClient
 from bot.agent.model_errors import detail_of, error_in_body, translate
 from bot.agent.replies import ModelReply, reply_from
 from bot.agent.streaming import StreamAssembler, StreamGarbled
-from bot.agent.types import AgentError, ModelBadReply, ModelStreamCut, ModelUnavailable
+from bot.agent.types import (
+    AgentError,
+    ImagesRefused,
+    ModelBadReply,
+    ModelStreamCut,
+    ModelUnavailable,
+)
+from bot.agent.vision import refuses_images
 
 if TYPE_CHECKING:
     from openai._response import AsyncAPIResponse
@@ -128,6 +135,8 @@ class ModelClient:
         tools: Sequence[Mapping[str, Any]] | None,
         tool_choice: ToolChoice = None,
         on_text: TextListener | None = None,
+        *,
+        max_tokens: int | None = None,
     ) -> ModelReply:
         """One completion; `tool_choice="none"` keeps the tools attached (some providers
         refuse a history with tool calls but no tools) while asking for text; a mapping names
@@ -135,12 +144,14 @@ class ModelClient:
 
         With `on_text`, the reply is streamed when the server can, and `on_text` hears the
         visible answer text each time it changes (it may shrink back to "" when the reply
-        turns out to call tools, or when a broken stream is retried whole).
+        turns out to call tools, or when a broken stream is retried whole). `max_tokens`
+        caps this reply below the usual limit (a picture's one-sentence description).
         """
+        limit = self._max_output_tokens if max_tokens is None else max_tokens
         if on_text is not None and self._streams:
             try:
                 return await self._translated(
-                    lambda: self._stream(messages, tools, tool_choice, on_text), tool_choice
+                    lambda: self._stream(messages, tools, tool_choice, on_text, limit), tool_choice
                 )
             except _StreamRefused as exc:
                 if self._stream_mode == "on":
@@ -153,7 +164,7 @@ class ModelClient:
                 self._streams = False
                 await on_text("")
         return await self._translated(
-            lambda: self._complete(messages, tools, tool_choice), tool_choice
+            lambda: self._complete(messages, tools, tool_choice, limit), tool_choice
         )
 
     async def _translated(
@@ -185,6 +196,7 @@ class ModelClient:
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None,
         tool_choice: ToolChoice,
+        limit: int,
     ) -> dict[str, Any]:
         """The SDK's arguments, with the body given as `extra_body`.
 
@@ -195,7 +207,7 @@ class ModelClient:
         """
         body: dict[str, Any] = {
             "messages": list(messages),
-            self._limit_param: self._max_output_tokens,
+            self._limit_param: limit,
         }
         if tools:
             body["tools"] = list(tools)
@@ -212,9 +224,10 @@ class ModelClient:
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]] | None,
         tool_choice: ToolChoice,
+        limit: int,
     ) -> ModelReply:
         raw = await self._client.chat.completions.with_raw_response.create(
-            **self._request(messages, tools, tool_choice)
+            **self._request(messages, tools, tool_choice, limit)
         )
         return self._parse(raw.content)
 
@@ -224,8 +237,9 @@ class ModelClient:
         tools: Sequence[Mapping[str, Any]] | None,
         tool_choice: ToolChoice,
         on_text: TextListener,
+        limit: int,
     ) -> ModelReply:
-        request = self._request(messages, tools, tool_choice)
+        request = self._request(messages, tools, tool_choice, limit)
         if self._usage_option:
             request["extra_body"]["stream_options"] = {"include_usage": True}
         try:
@@ -240,7 +254,7 @@ class ModelClient:
             detail = detail_of(exc).lower()
             if self._usage_option and "stream_options" in detail:
                 self._usage_option = False  # older servers know streams but not this option
-                return await self._stream(messages, tools, tool_choice, on_text)
+                return await self._stream(messages, tools, tool_choice, on_text, limit)
             if "stream" in detail and "max_completion_tokens" not in detail:
                 raise _StreamRefused(detail_of(exc)) from exc
             raise
@@ -313,6 +327,9 @@ class ModelClient:
         return reply_from(body, self._scrub)
 
     def _translate(self, exc: openai.OpenAIError) -> AgentError:
+        if isinstance(exc, openai.APIStatusError) and refuses_images(detail_of(exc)):
+            msg = f"HTTP {exc.status_code}: {detail_of(exc)}"
+            return ImagesRefused(self._scrub(msg), self._model)
         return translate(
             exc,
             scrub=self._scrub,

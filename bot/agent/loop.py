@@ -11,9 +11,10 @@ tool calls without them) but with `tool_choice: "none"`, so a question costs at 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,12 +26,14 @@ from bot.agent.config import AgentConfig
 from bot.agent.context import Fitted, fit, repair
 from bot.agent.locks import KeyedLocks
 from bot.agent.observer import NoObserver, Observer
+from bot.agent.picture_text import read_pictures
+from bot.agent.pictures import Picture
 from bot.agent.prompts import EMPTY_REPLY_NOTE, ROUND_LIMIT_NOTE, no_answer_text
 from bot.agent.quotes.evidence import pages_read
 from bot.agent.quotes.verify import QuoteCheck, check_quotes
 from bot.agent.replies import ModelReply
 from bot.agent.small_talk import is_small_talk
-from bot.agent.tokens import TokenCounter
+from bot.agent.tokens import TokenCounter, image_part_tokens
 from bot.agent.types import (
     AgentError,
     Answer,
@@ -40,9 +43,18 @@ from bot.agent.types import (
     ContextStatus,
     EventHandler,
     Handover,
+    ImagesRefused,
     ModelBadReply,
     ToolRunner,
     emit,
+)
+from bot.agent.vision import (
+    DESCRIPTION_TOKENS,
+    describe_request,
+    first_line,
+    image_question,
+    stored_question,
+    text_question,
 )
 from bot.process.logs.context import question_context
 from bot.storage.history import History, Usage
@@ -60,6 +72,9 @@ Message = dict[str, Any]
 
 # On a context-length error the retry aims at this share of what was sent, and later requests
 # stay below this share of it: the server's real window is evidently smaller than configured.
+_MAX_PICTURES = 50
+"""A bound on pictures per question whatever the caller sends (IMAGES_PER_QUESTION is the
+front door's, lower)."""
 _HARDER = 0.6
 _CEILING = 0.9
 
@@ -84,6 +99,14 @@ class _Progress:
     scope: Scope | None = None
     fallback_model: str | None = None
     handover: Handover | None = None
+    chain: ModelChain | None = None
+    """The models this question goes to: the vision chain while it carries images."""
+    text: str = ""
+    """The user's own words (the caption of pictures; may be empty)."""
+    pictures: tuple[Picture, ...] = ()
+    readings: list[str] | None = None
+    """The pictures' OCR text, once they were sent as text instead of images."""
+    image_tokens: int = 0
 
     @property
     def draft_listener(self) -> DraftListener | None:
@@ -106,6 +129,7 @@ class _Progress:
             elapsed_s=time.monotonic() - started,
             cached_prompt_tokens=self.cached_prompt_tokens,
             estimated=self.estimated,
+            image_tokens=self.image_tokens,
         )
 
 
@@ -133,12 +157,25 @@ class Agent:
         self._client = client if isinstance(client, LazyClient) else LazyClient.of(client)
         models = {config.model: self._client, **(fallbacks or {})}
         cooldown = config.fallback_cooldown_s
+        links = [ModelLink(name, c, Breaker(name, cooldown, clock)) for name, c in models.items()]
         self._chain = ModelChain(
-            [ModelLink(name, c, Breaker(name, cooldown, clock)) for name, c in models.items()],
+            links,
             max_output_tokens=config.max_output_tokens,
             stream=config.stream,
             observer=self._observer,
         )
+        self._vision = config.vision_model or config.model
+        self._vision_chain = self._chain
+        if self._vision != config.model:  # on the main server, then the same fallbacks
+            seeing = ModelLink(self._vision, self._client, Breaker(self._vision, cooldown, clock))
+            self._vision_chain = ModelChain(
+                [seeing, *(link for link in links[1:] if link.name != self._vision)],
+                max_output_tokens=config.max_output_tokens,
+                stream=config.stream,
+                observer=self._observer,
+            )
+        self._blind: set[str] = set()
+        """Models that answered they take no images: sent the pictures' text from then on."""
         self._tools = tools
         self._history = history
         self._counter = TokenCounter.for_model(config.model)
@@ -178,18 +215,23 @@ class Agent:
         on_event: EventHandler | None = None,
         *,
         scope: Scope | None = None,
+        pictures: Sequence[Picture] = (),
     ) -> Answer:
         """Answer `question` in `conversation`; raises an `AgentError` subclass on failure.
 
         Every tool call runs within `scope` (None: the whole documents folder). A second
-        question in the same conversation waits until the first has ended.
+        question in the same conversation waits until the first has ended. `pictures`
+        (prepared by `bot.agent.pictures.prepare_picture`) go with the question, which may
+        then be empty.
         """
         text = question.strip()
-        if not text:
+        if not text and not pictures:
             msg = "the question is empty"
             raise ValueError(msg)
         async with self._locks.hold(conversation):
-            answer = await self._ask(conversation, text, on_event, scope)
+            answer = await self._ask(
+                conversation, text, on_event, scope, tuple(pictures[:_MAX_PICTURES])
+            )
         await emit(on_event, AnswerReady(answer.text))
         return answer
 
@@ -229,20 +271,32 @@ class Agent:
         text: str,
         on_event: EventHandler | None,
         scope: Scope | None,
+        pictures: tuple[Picture, ...] = (),
     ) -> Answer:
         started = time.monotonic()
         past = await self._load(conversation)
-        question: Message = {"role": "user", "content": text}
-        turn = await self._history.begin_turn(conversation, question)
+        progress = _Progress(
+            current=[{"role": "user", "content": text}],
+            on_event=on_event,
+            scope=scope,
+            chain=self._chain,
+            text=text,
+            pictures=pictures,
+        )
+        if pictures:
+            if self._config.images == "off" or self._vision in self._blind:
+                await self._as_text(progress)
+            else:
+                progress.current[0] = image_question(text, pictures, self._config.image_detail)
+                progress.chain = self._vision_chain
+        # Never the pictures themselves: their description replaces this once it is known.
+        stored = {"role": "user", "content": stored_question(text, len(pictures))}
+        turn = await self._history.begin_turn(
+            conversation, stored if pictures else progress.current[0]
+        )
         with question_context(conversation, turn):
             return await self._answer(
-                conversation,
-                turn,
-                past,
-                question,
-                on_event=on_event,
-                started=started,
-                scope=scope,
+                conversation, turn, past, progress, on_event=on_event, started=started
             )
 
     async def _answer(
@@ -250,15 +304,15 @@ class Agent:
         conversation: str,
         turn: int,
         past: list[list[Message]],
-        question: Message,
+        progress: _Progress,
         *,
         on_event: EventHandler | None,
         started: float,
-        scope: Scope | None,
     ) -> Answer:
-        progress = _Progress(current=[question], on_event=on_event, scope=scope)
         try:
-            answer = await self._run(turn, past, progress, on_event, started)
+            answer = await self._run_seeing(turn, past, progress, on_event, started)
+            if progress.pictures:
+                answer = await self._remember_pictures(turn, progress, answer, started)
         except BaseException as exc:
             self._observer.question_failed(_failure_kind(exc))
             # The turn is closed as failed even when the task is being cancelled; a failed
@@ -294,6 +348,83 @@ class Agent:
             ", truncated" if answer.truncated else "",
         )
         return answer
+
+    async def _run_seeing(
+        self,
+        turn: int,
+        past: list[list[Message]],
+        progress: _Progress,
+        on_event: EventHandler | None,
+        started: float,
+    ) -> Answer:
+        """`_run`, going on with the pictures' text when the model refuses images."""
+        try:
+            return await self._run(turn, past, progress, on_event, started)
+        except ImagesRefused as exc:
+            if not progress.pictures or progress.readings is not None:
+                raise
+            if exc.model not in self._blind:
+                self._blind.add(exc.model)
+                logger.warning(
+                    "model %s does not take images (%s); pictures go to it as the text OCR "
+                    "reads from them until the bot restarts. Set VISION_MODEL to a model that "
+                    "takes images, or IMAGES=off",
+                    exc.model,
+                    exc,
+                )
+            await self._as_text(progress)
+            return await self._run(turn, past, progress, on_event, started)
+
+    async def _as_text(self, progress: _Progress) -> None:
+        """Send the question's pictures as the text OCR reads from them, to the main model."""
+        progress.readings = await read_pictures(progress.pictures)
+        progress.current[0] = {
+            "role": "user",
+            "content": text_question(progress.text, progress.readings),
+        }
+        progress.chain = self._chain
+
+    async def _remember_pictures(
+        self, turn: int, progress: _Progress, answer: Answer, started: float
+    ) -> Answer:
+        """Store the question with what its pictures show in place of the pictures, and
+        count the description's call in the answer's usage."""
+        if progress.readings is not None:
+            description = "; ".join(filter(None, (first_line(r) for r in progress.readings)))
+        else:
+            description = await self._describe(progress)
+        question = stored_question(progress.text, len(progress.pictures), description)
+        await self._history.rewrite_question(turn, {"role": "user", "content": question})
+        return dataclasses.replace(
+            answer,
+            usage=progress.usage(started),
+            pictures_as_text=progress.readings is not None,
+        )
+
+    async def _describe(self, progress: _Progress) -> str:
+        """One short request: what the pictures show, in the model's own words ("" when it
+        cannot be had; the history then keeps only that there was a picture)."""
+        request = [describe_request(progress.text, progress.pictures, self._config.image_detail)]
+        chain = progress.chain or self._vision_chain
+        progress.model_calls += 1
+        try:
+            completion = await chain.complete(request, None, max_tokens=DESCRIPTION_TOKENS)
+        except AgentError as exc:
+            self._observer.model_called(ok=False, prompt_tokens=0, completion_tokens=0)
+            logger.info("the pictures could not be described for the history: %s", exc)
+            return ""
+        reply = completion.reply
+        images = _image_tokens(request)
+        prompt_tokens = reply.prompt_tokens or self._counter.messages(request) + images
+        completion_tokens = reply.completion_tokens or self._counter.text(reply.text)
+        self._observer.model_called(
+            ok=True, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+        )
+        progress.prompt_tokens += prompt_tokens
+        progress.completion_tokens += completion_tokens
+        progress.image_tokens += images
+        progress.estimated = progress.estimated or not reply.prompt_tokens
+        return first_line(reply.text, limit=300)
 
     async def _run(
         self,
@@ -378,7 +509,7 @@ class Agent:
         if self._config.verify_quotes:
             # Earlier turns still in the history count: a follow-up may quote what was read then.
             quotes = tuple(check_quotes(text, [*(m for t in past for m in t), *progress.current]))
-        question = str(progress.current[0].get("content") or "")
+        question = progress.text or _text_of(progress.current[0].get("content"))
         return Answer(
             text=text,
             sources=tuple(progress.sources),
@@ -394,6 +525,7 @@ class Agent:
             searches_found_nothing=bool(progress.search_hits) and not any(progress.search_hits),
             fallback_model=progress.fallback_model,
             handover=progress.handover,
+            pictures_as_text=progress.readings is not None,
         )
 
     def _budget(self) -> int:
@@ -439,7 +571,7 @@ class Agent:
         for attempt in (1, 2):
             progress.model_calls += 1
             try:
-                completion = await self._chain.complete(
+                completion = await (progress.chain or self._chain).complete(
                     fitted.messages, specs or None, tool_choice, progress.draft_listener
                 )
             except AgentError as exc:
@@ -476,9 +608,27 @@ class Agent:
             )
             progress.prompt_tokens += prompt_tokens
             progress.completion_tokens += completion_tokens
+            progress.image_tokens += _image_tokens(fitted.messages)
             progress.cached_prompt_tokens += min(reply.cached_tokens, prompt_tokens)
             return reply
         raise AssertionError  # pragma: no cover - the loop always returns or raises
+
+
+def _image_tokens(messages: Sequence[Message]) -> int:
+    """The tokens of the pictures a request carries, by the provider's rule."""
+    return sum(
+        image_part_tokens(part)
+        for message in messages
+        if isinstance(message.get("content"), list)
+        for part in message["content"]
+    )
+
+
+def _text_of(content: object) -> str:
+    """The text of a user turn: a string, or the text parts beside its pictures."""
+    if isinstance(content, list):
+        return " ".join(str(p.get("text") or "") for p in content if isinstance(p, Mapping))
+    return str(content or "")
 
 
 def _failure_kind(exc: BaseException) -> str:

@@ -11,7 +11,9 @@ would otherwise waste a third of a small local model's window.
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import io
 import json
 import logging
 import math
@@ -191,7 +193,10 @@ class TokenCounter:
 
     def raw_message(self, message: Mapping[str, Any]) -> int:
         """Uncalibrated tokens of one message."""
-        total = _PER_MESSAGE + self._count_text(_text_of(message.get("content")))
+        content = message.get("content")
+        total = _PER_MESSAGE + self._count_text(_text_of(content))
+        if isinstance(content, list):
+            total += sum(image_part_tokens(part) for part in content)
         for call in message.get("tool_calls") or ():
             function = call.get("function") or {}
             total += _PER_TOOL_CALL + self._count_text(str(function.get("name", "")))
@@ -230,4 +235,61 @@ def _text_of(content: object) -> str:
         return ""
     if isinstance(content, str):
         return content
+    if isinstance(content, list):  # parts: their text; pictures are counted by their size
+        return "\n".join(
+            str(part.get("text") or "") if isinstance(part, Mapping) else str(part)
+            for part in content
+        )
     return json.dumps(content, ensure_ascii=False)
+
+
+_HEADER_CHARS = 16_384
+"""Base64 characters decoded to find a picture's size: its header is near the start (the
+pictures sent are re-encoded, with no metadata before it)."""
+
+
+_SIZES: dict[tuple[int, int], tuple[int, int] | None] = {}
+_SIZES_KEPT = 256
+
+
+def _data_url_size(url: str) -> tuple[int, int] | None:
+    """The width and height of a `data:` URL's picture, from its header; None if unknown.
+
+    Remembered by the URL's hash and length (not the URL: it holds the whole picture), since
+    every round of a question counts the same pictures again.
+    """
+    key = (hash(url), len(url))
+    if key in _SIZES:
+        return _SIZES[key]
+    from PIL import Image, UnidentifiedImageError  # noqa: PLC0415 - only with pictures
+
+    _, _, payload = url.partition(";base64,")
+    head = payload[: _HEADER_CHARS - _HEADER_CHARS % 4]
+    size: tuple[int, int] | None
+    try:
+        with Image.open(io.BytesIO(base64.b64decode(head))) as image:
+            size = image.size
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
+        size = None
+    if len(_SIZES) >= _SIZES_KEPT:
+        _SIZES.clear()
+    _SIZES[key] = size
+    return size
+
+
+def image_part_tokens(part: object) -> int:
+    """An `image_url` part's tokens by the provider's rule for its size and `detail`
+    (`bot.agent.pictures.picture_tokens`); 0 for any other part."""
+    from bot.agent.pictures import picture_tokens  # noqa: PLC0415
+
+    if not isinstance(part, Mapping) or part.get("type") != "image_url":
+        return 0
+    image = part.get("image_url")
+    if not isinstance(image, Mapping):
+        return 0
+    url = str(image.get("url") or "")
+    detail = str(image.get("detail") or "auto")
+    size = _data_url_size(url) if url.startswith("data:") else None
+    if size is None:  # a link, or an unreadable header: the most a picture costs
+        return picture_tokens(2048, 2048, detail)
+    return picture_tokens(*size, detail)

@@ -113,6 +113,8 @@ class Answer:
     `searches_found_nothing`: it searched, and every search it made found no document.
     `fallback_model`: the fallback model (FALLBACK_MODELS) that wrote the answer; None when
     the main model did. `handover`: the answer's stream broke off and a fallback wrote the rest.
+    `pictures_as_text`: the question's pictures went to the model as the text OCR read from
+    them (IMAGES=off, or the model refused images), not as images: the reader is told so.
     """
 
     text: str
@@ -126,6 +128,7 @@ class Answer:
     searches_found_nothing: bool = False
     fallback_model: str | None = None
     handover: Handover | None = None
+    pictures_as_text: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +183,15 @@ class ModelBadReply(AgentError):
     """The model server answered with something that is not a usable completion."""
 
     kind = "bad_reply"
+
+
+class ImagesRefused(ModelBadReply):
+    """The model answered that it does not take images; `model` names it. The agent sends
+    the pictures' OCR text instead and never sends that model images again."""
+
+    def __init__(self, message: str, model: str) -> None:
+        super().__init__(message)
+        self.model = model
 
 
 class ContextOverflow(AgentError):

@@ -82,6 +82,11 @@ def _reports_columns(files: DataFiles) -> None:
     _add_column(files.usage, "usage", "estimated", "INTEGER NOT NULL DEFAULT 0")
 
 
+def _image_tokens(files: DataFiles) -> None:
+    """The tokens pictures took in each use of the model (none before pictures were sent)."""
+    _add_column(files.usage, "usage", "image_tokens", "INTEGER NOT NULL DEFAULT 0")
+
+
 STEPS: tuple[DataDirStep, ...] = (
     DataDirStep(2, "an index of the history's open questions", _index_open_turns),
     DataDirStep(
@@ -90,6 +95,7 @@ STEPS: tuple[DataDirStep, ...] = (
         "and whether its tokens were estimated",
         _reports_columns,
     ),
+    DataDirStep(4, "the tokens pictures took in each use of the model", _image_tokens),
 )
 """Every step, oldest first; the last one's version is `DATA_VERSION`."""
 

@@ -17,10 +17,11 @@ from pathlib import Path
 from bot.process.data_files import DataFiles
 from bot.process.version import bot_version
 
-DATA_VERSION = 3
+DATA_VERSION = 4
 """The layout this code reads and writes. 1: before versions were stamped; 2: the history
 has an index of open turns; 3: notices know who subscribed a group, unanswered questions the
-files read, usage the forum topic and whether its tokens were estimated."""
+files read, usage the forum topic and whether its tokens were estimated; 4: usage the tokens
+pictures took."""
 UNSTAMPED = 1
 """The version of a DATA_DIR with the bot's files but no stamp."""
 

@@ -172,6 +172,40 @@ class Settings(ToolSettings):
         "against the documents read and marked when not found, and an answer for which no "
         "document was read says so; off: no quote instruction, no checks, no marks.",
     )
+    vision_model: str = Field(
+        default="",
+        description="Model a question with pictures goes to (it must take images: GPT-4o/4.1, "
+        "Gemini, Claude through a gateway, Qwen2.5-VL or llava on vLLM, Ollama or llama.cpp); "
+        "empty: the main model. The fallback models follow it too.",
+    )
+    images: Literal["auto", "off"] = Field(
+        default="auto",
+        description="auto: pictures go to the vision model as images, as the text OCR reads "
+        "from them when the model refuses images; off: always as that text.",
+    )
+    image_detail: Literal["auto", "low", "high"] = Field(
+        default="auto",
+        description="How closely the model looks at a picture (OpenAI's detail): low costs "
+        "85 tokens a picture, high and auto up to 765 for a photo.",
+    )
+    image_max_side: int = Field(
+        default=2048,
+        ge=256,
+        le=8192,
+        description="Pictures are scaled down to fit this many pixels on their longer side.",
+    )
+    image_max_mb: float = Field(
+        default=20.0,
+        gt=0,
+        le=100,
+        description="Largest picture taken with a question, in megabytes.",
+    )
+    images_per_question: int = Field(
+        default=10,
+        ge=1,
+        le=50,
+        description="Most pictures one question (an album) may carry; more are left out.",
+    )
     embedding_model: str = Field(
         default="",
         description="Embeddings model for search by meaning (an OpenAI-compatible /embeddings "

@@ -458,6 +458,8 @@ _BREAKERS = (
     """,
 )
 
+_IMAGE_TOKENS = ("ALTER TABLE usage ADD COLUMN image_tokens BIGINT NOT NULL DEFAULT 0",)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "conversation history and webhook update claims", (*_HISTORY, *_CLAIMS)),
     Migration(2, "chats' scopes set with /scope, conversations' last scopes", _SCOPES),
@@ -485,6 +487,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(20, "which message carries which button data", _BUTTONS),
     Migration(21, "the models' open breakers, shared by every worker", _BREAKERS),
+    Migration(22, "tokens pictures took in each use of the model", _IMAGE_TOKENS),
 )
 """Every step, oldest first; the last one's version is the schema this code reads and writes."""
 

@@ -106,6 +106,7 @@ class AgentFactory(Protocol):
         stream: str = ...,
         store: HistoryStore | None = ...,
         verify_quotes: bool = ...,
+        options: Mapping[str, Any] | None = ...,
     ) -> Agent: ...
 
 
@@ -142,6 +143,7 @@ def make_agent(
         stream: str = "auto",
         store: HistoryStore | None = None,
         verify_quotes: bool = False,
+        options: Mapping[str, Any] | None = None,
     ) -> Agent:
         config = AgentConfig(
             model="test-model",
@@ -151,6 +153,7 @@ def make_agent(
             system_prompt=system_prompt,
             stream=stream,
             verify_quotes=verify_quotes,
+            **(options or {}),
         )
         client = make_client(fake_llm, timeout=timeout, max_retries=max_retries)
         if base_url is not None:

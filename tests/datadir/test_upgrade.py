@@ -23,6 +23,8 @@ from bot.datadir.version import write_stamp
 from bot.entrance.loading import load_settings
 from bot.process.data_files import DataFiles
 from bot.services import open_services
+from bot.storage.usage import Tokens, Use
+from bot.storage.usage.sqlite import SqliteUsage
 from tests.agent.test_stream_dialects import answer_stream
 from tests.bot.access_support import texts_to, tuning
 from tests.bot.test_usage_command import ESTIMATED_RU, NOON
@@ -180,15 +182,45 @@ class TestVersionThree:
             db.execute("INSERT INTO unanswered (question) VALUES ('где справка')")
         (tmp_path / "data_version.json").write_text('{"data_version": 2}', encoding="utf-8")
         assert upgrade(files) == 2
-        assert stamp(tmp_path) == 3
+        assert stamp(tmp_path) == DATA_VERSION
         assert columns(files.notices, "notice_subscriptions")[-1] == "subscribed_by"
-        assert columns(files.usage, "usage")[-2:] == ["thread_id", "estimated"]
+        assert columns(files.usage, "usage")[-3:] == ["thread_id", "estimated", "image_tokens"]
         with sqlite3.connect(files.unanswered) as db:
             assert db.execute("SELECT question, files FROM unanswered").fetchall() == [
                 ("где справка", "[]")
             ]
         STEPS[1].apply(files)  # again, as after a failure between two files: nothing to add
         assert columns(files.usage, "usage").count("thread_id") == 1
+
+
+class TestVersionFour:
+    async def test_usage_gets_image_tokens_and_old_rows_count_none(self, tmp_path: Path) -> None:
+        files = DataFiles(tmp_path)
+        with sqlite3.connect(files.usage) as db:
+            db.executescript(USAGE_V2)
+            db.execute("ALTER TABLE usage ADD COLUMN estimated INTEGER NOT NULL DEFAULT 0")
+            db.execute("ALTER TABLE usage ADD COLUMN thread_id INTEGER")
+            db.execute(
+                "INSERT INTO usage (question, user_id, chat_id, model, kind, prompt_tokens, "
+                "cached_tokens, completion_tokens, at, done) "
+                "VALUES ('1:1', 7, 7, 'gpt-4.1-mini', 'answer', 300, 0, 20, 0, 1)"
+            )
+        db.close()
+        write_stamp(files, 3)
+
+        assert upgrade(files) == 3
+
+        assert stamp(tmp_path) == 4
+        assert columns(files.usage, "usage")[-1] == "image_tokens"
+        usage = SqliteUsage(files.usage)
+        try:
+            await usage.record(
+                Use("gpt-4.1-mini", "answer", Tokens(900, 0, 30, images=765), user_id=7)
+            )
+            spent = await usage.spent(who="user", id=7, since=0.0)
+        finally:
+            await usage.close()
+        assert spent == Tokens(1200, 0, 50, images=765)
 
 
 class TestFailedUpgrade:

@@ -20,8 +20,9 @@ from typing import Any, Self
 from aiohttp import web
 from openai import AsyncOpenAI
 
-from bot.agent.tokens import estimate_text_tokens
+from bot.agent.tokens import estimate_text_tokens, image_part_tokens
 from tests.fakes.fake_embeddings import Embeddings
+from tests.fakes.fake_images import BadImage, SeenImage, images_in, without_pictures
 from tests.fakes.fake_stream import Streaming, send_stream
 from tests.fakes.fake_transcriptions import Transcriptions
 
@@ -71,10 +72,18 @@ def _rough_usage(request: Mapping[str, Any], reply: Mapping[str, Any]) -> dict[s
     Counting the JSON (quotes, keys) makes this a little above what the bot estimates for the
     same messages, so calibration in tests that do not care about it stays near neutral.
     """
-    prompt = json.dumps(request.get("messages", []), ensure_ascii=False)
+    messages = request.get("messages", [])
+    prompt = without_pictures(messages)
     prompt += json.dumps(request.get("tools") or [], ensure_ascii=False)
+    pictures = sum(
+        image_part_tokens(part)
+        for message in messages
+        if isinstance(message, Mapping) and isinstance(message.get("content"), list)
+        for part in message["content"]
+    )
     completion = json.dumps(reply.get("choices") or [], ensure_ascii=False)
-    usage = _usage((estimate_text_tokens(prompt) + 1, estimate_text_tokens(completion) + 1))
+    prompt_tokens = estimate_text_tokens(prompt) + pictures + 1
+    usage = _usage((prompt_tokens, estimate_text_tokens(completion) + 1))
     assert usage is not None
     return usage
 
@@ -190,6 +199,8 @@ class FakeLLM:
         key echoed in the message, as OpenAI does, on the list of models and on completions."""
         self.speech = Transcriptions()
         """What /v1/audio/transcriptions answers, and the audio it received."""
+        self.images: list[SeenImage] = []
+        """Every picture of every request, decoded (`tests.fakes.fake_images`)."""
         self._queue: deque[Reply] = deque()
         self._closing = asyncio.Event()
         self.embeddings = Embeddings(self._closing)
@@ -305,6 +316,11 @@ class FakeLLM:
         except ValueError:
             body = {"_unparsed": raw.decode("utf-8", "replace")}
         async with self._arrived:
+            try:
+                self.images.extend(images_in(len(self.requests), body))
+                bad_image = None
+            except BadImage as exc:
+                bad_image = str(exc)
             self.requests.append(body)
             self.request_headers.append(dict(request.headers))
             self.peers.append(request.transport and request.transport.get_extra_info("peername"))
@@ -312,6 +328,9 @@ class FakeLLM:
         refused = self._refused_key(request)
         if refused is not None:
             return refused
+        if bad_image is not None:  # as OpenAI does; the script waits
+            error = {"message": f"Invalid image: {bad_image}", "type": "invalid_request_error"}
+            return self._render(error_reply(400, {"error": error}), body)
         if body.get("stream") is True and self.streaming.refuse:
             return self._render(error_reply(400, _NO_STREAMING), body)  # the script waits
         reply = await self.responder(body) if self.responder is not None else None

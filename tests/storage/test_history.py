@@ -44,6 +44,20 @@ class TestHistorySemantics:
         assert usage is not None
         assert usage.prompt_tokens == 5
 
+    async def test_the_question_of_an_open_turn_can_be_rewritten(self, history: History) -> None:
+        turn = await history.begin_turn("k", {"role": "user", "content": "[picture]\nwhat?"})
+        await history.append(turn, [{"role": "assistant", "content": "a pump"}])
+        described = {"role": "user", "content": "[picture: a water pump]\nwhat?"}
+        await history.rewrite_question(turn, described)
+        await history.finish_turn(turn, done=True, usage=Usage(image_tokens=765))
+        await history.rewrite_question(turn, {"role": "user", "content": "too late"})
+
+        [loaded] = await history.load_turns("k", 10)
+        assert loaded == [described, {"role": "assistant", "content": "a pump"}]
+        usage = await history.last_usage("k")
+        assert usage is not None
+        assert usage.image_tokens == 765
+
     async def test_only_finished_turns_are_loaded(self, history: History) -> None:
         await answered(history, "k", "first", "one")
         failed = await history.begin_turn("k", {"role": "user", "content": "broken"})

@@ -89,6 +89,23 @@ class TestUsage:
             ("embeddings", 2): Tokens(30, 0, 0),
         }
 
+    async def test_image_tokens_are_kept_and_summed(
+        self, usage: UsageStore, clock: FakeClock
+    ) -> None:
+        key = question_key(CHAT, 1)
+        assert await usage.reserve(key, user_id=USER, chat_id=CHAT, allowances=[]) is None
+        seen = Use("model-a", "answer", Tokens(1_000, 0, 40, images=765), USER, CHAT, key)
+        assert await usage.record(seen)
+        assert await usage.record(
+            Use("model-a", "answer", Tokens(900, 0, 10, images=85), USER, CHAT, "own-row")
+        )
+        assert await usage.record(answer(2, 100, 20))
+
+        spent = await usage.spent(who="user", id=USER, since=0.0)
+        assert spent == Tokens(2_000, 0, 70, images=850)
+        [day] = await usage.sums(0.0)
+        assert day.tokens.images == 850
+
     async def test_estimated_tokens_are_summed_apart(
         self, usage: UsageStore, clock: FakeClock
     ) -> None:

@@ -32,6 +32,10 @@ class Usage:
     estimated: bool = False
     """Some of the token counts are the bot's own estimate: the server reported no usage
     for at least one call (llama-cpp-python's server, for one, sends none in a stream)."""
+    image_tokens: int = 0
+    """The part of `prompt_tokens` the question's pictures took, by the provider's published
+    rule for their size and `detail` (`bot.agent.pictures.picture_tokens`), every call that
+    carried them counted."""
 
 
 def own_conversation_keys(user_id: int) -> tuple[str, str, str]:
@@ -58,6 +62,11 @@ class History(Protocol):
 
     async def finish_turn(self, turn: int, *, done: bool, usage: Usage | None = None) -> None:
         """Close a turn: `done` turns are sent to the model later, failed ones never."""
+        ...
+
+    async def rewrite_question(self, turn: int, question: Message) -> None:
+        """Replace an open turn's first message, the user's (a picture's description, known
+        only after the answer, replaces its placeholder)."""
         ...
 
     async def reset(self, key: str) -> None:

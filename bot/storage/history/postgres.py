@@ -130,6 +130,16 @@ class PostgresHistory:
             turn,
         )
 
+    async def rewrite_question(self, turn: int, question: Message) -> None:
+        """Replace an open turn's first message, the user's."""
+        await self._pool.execute(
+            "UPDATE messages SET body = $1 WHERE id = "
+            "(SELECT min(id) FROM messages WHERE turn_id = $2) "
+            "AND turn_id IN (SELECT id FROM turns WHERE id = $2 AND state = 'open')",
+            _body(question),
+            turn,
+        )
+
     async def reset(self, key: str) -> None:
         """Start a new, empty conversation under `key`; the old one stays."""
         await self._pool.execute(

@@ -186,6 +186,19 @@ class HistoryStore:
                 (state, self._clock(), usage, turn),
             )
 
+    async def rewrite_question(self, turn: int, question: Message) -> None:
+        """Replace an open turn's first message, the user's."""
+        await self._run(self._rewrite_question, turn, question)
+
+    def _rewrite_question(self, db: sqlite3.Connection, turn: int, question: Message) -> None:
+        with transaction(db):
+            db.execute(
+                "UPDATE messages SET body = ? WHERE id = "
+                "(SELECT min(id) FROM messages WHERE turn_id = ?) "
+                "AND turn_id IN (SELECT id FROM turns WHERE id = ? AND state = 'open')",
+                (json.dumps(question, ensure_ascii=False), turn, turn),
+            )
+
     async def reset(self, key: str) -> None:
         """Start a new, empty conversation under `key`; the old one stays on disk."""
         await self._run(self._reset, key)

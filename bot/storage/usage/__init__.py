@@ -1,10 +1,11 @@
 """Tokens spent on the model, per question, so budgets hold and admins see what it costs.
 
 One row per model use: who asked (user, chat), which model, what for (`Kind`), the prompt
-tokens (of which `cached` the server had seen before), the completion tokens, whether they were
-`estimated` by the bot (a server that reports no usage, as llama-cpp-python's in a stream), and
-when. A row carries no text. A question's row is keyed by its chat and message (`question`), so
-a question answered once is counted once, whichever worker answered it.
+tokens (of which `cached` the server had seen before, and `images` the pictures took), the
+completion tokens, whether they were `estimated` by the bot (a server that reports no usage,
+as llama-cpp-python's in a stream), and when. A row carries no text. A question's row is keyed
+by its chat and message (`question`), so a question answered once is counted once, whichever
+worker answered it.
 
 A budgeted question is first *reserved* (`reserve`): a row with no tokens yet, written only
 when the asker's spending leaves room, in one step that two workers cannot interleave. While
@@ -43,6 +44,8 @@ class Tokens:
     cached: int = 0
     completion: int = 0
     estimated: int = 0
+    images: int = 0
+    """The part of `prompt` that pictures took (by the provider's rule for their size)."""
 
     @property
     def total(self) -> int:
@@ -55,6 +58,7 @@ class Tokens:
             self.cached + other.cached,
             self.completion + other.completion,
             self.estimated + other.estimated,
+            self.images + other.images,
         )
 
 

@@ -73,23 +73,27 @@ class PostgresUsage:
             use.estimated,
         )
         now = self._clock()
+        images = tokens.images
         async with self._pool.acquire() as connection, connection.transaction():
             if use.question is not None:
                 status = await connection.execute(
                     "UPDATE usage SET model = $1, kind = $2, prompt_tokens = $3, "
                     "cached_tokens = $4, completion_tokens = $5, estimated = $6, at = $7, "
-                    "done = true, thread_id = $9 WHERE question = $8 AND NOT done",
+                    "done = true, thread_id = $9, image_tokens = $10 "
+                    "WHERE question = $8 AND NOT done",
                     *values,
                     now,
                     use.question,
                     use.thread_id,
+                    images,
                 )
                 if int(status.split()[-1]):
                     return True
             added = await connection.fetchval(
                 "INSERT INTO usage (model, kind, prompt_tokens, cached_tokens, "
-                "completion_tokens, estimated, at, question, user_id, chat_id, done, thread_id) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true, $11) "
+                "completion_tokens, estimated, at, question, user_id, chat_id, done, thread_id, "
+                "image_tokens) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true, $11, $12) "
                 "ON CONFLICT (question) DO NOTHING RETURNING id",
                 *values,
                 now,
@@ -97,6 +101,7 @@ class PostgresUsage:
                 use.user_id,
                 use.chat_id,
                 use.thread_id,
+                images,
             )
         return added is not None
 
@@ -108,20 +113,22 @@ class PostgresUsage:
         """Tokens recorded for one user or chat since `since`."""
         row = await self._pool.fetchrow(
             "SELECT coalesce(sum(prompt_tokens), 0) AS p, coalesce(sum(cached_tokens), 0) AS c, "
-            f"coalesce(sum(completion_tokens), 0) AS o, {_ESTIMATED} AS e FROM usage "
+            f"coalesce(sum(completion_tokens), 0) AS o, {_ESTIMATED} AS e, "
+            "coalesce(sum(image_tokens), 0) AS i FROM usage "
             f"WHERE {_COLUMN[who]} = $1 AND at >= $2 AND done",
             id,
             since,
         )
         assert row is not None  # an aggregate always has its row
-        return Tokens(int(row["p"]), int(row["c"]), int(row["o"]), int(row["e"]))
+        return Tokens(int(row["p"]), int(row["c"]), int(row["o"]), int(row["e"]), int(row["i"]))
 
     async def sums(self, since: float, *, utc_offset_s: float = 0.0) -> list[UsageSum]:
         """Recorded use since `since`, per user, chat, model, kind and day."""
         rows = await self._pool.fetch(
             "SELECT user_id, chat_id, model, kind, floor((at + $1) / 86400)::bigint AS day, "
             "sum(prompt_tokens) AS p, sum(cached_tokens) AS c, sum(completion_tokens) AS o, "
-            f"{_ESTIMATED} AS e, thread_id FROM usage WHERE at >= $2 AND done "
+            f"{_ESTIMATED} AS e, thread_id, sum(image_tokens) AS i FROM usage "
+            "WHERE at >= $2 AND done "
             "GROUP BY user_id, chat_id, thread_id, model, kind, day",
             utc_offset_s,
             since,
@@ -133,7 +140,7 @@ class PostgresUsage:
                 str(row["model"]),
                 row["kind"],
                 int(row["day"]),
-                Tokens(int(row["p"]), int(row["c"]), int(row["o"]), int(row["e"])),
+                Tokens(int(row["p"]), int(row["c"]), int(row["o"]), int(row["e"]), int(row["i"])),
                 row["thread_id"],
             )
             for row in rows

@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS usage (
     at REAL NOT NULL,
     done INTEGER NOT NULL,
     estimated INTEGER NOT NULL DEFAULT 0,
-    thread_id INTEGER
+    thread_id INTEGER,
+    image_tokens INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS usage_by_user ON usage (user_id, at);
 CREATE INDEX IF NOT EXISTS usage_by_chat ON usage (chat_id, at);
@@ -97,12 +98,13 @@ class SqliteUsage:
         row = await self._db.run(
             lambda db: db.execute(
                 "SELECT coalesce(sum(prompt_tokens), 0), coalesce(sum(cached_tokens), 0), "
-                f"coalesce(sum(completion_tokens), 0), {_ESTIMATED} FROM usage "
+                f"coalesce(sum(completion_tokens), 0), {_ESTIMATED}, "
+                "coalesce(sum(image_tokens), 0) FROM usage "
                 f"WHERE {_COLUMN[who]} = ? AND at >= ? AND done = 1",
                 (id, since),
             ).fetchone()
         )
-        return Tokens(int(row[0]), int(row[1]), int(row[2]), int(row[3]))
+        return Tokens(int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4]))
 
     async def sums(self, since: float, *, utc_offset_s: float = 0.0) -> list[UsageSum]:
         """Recorded use since `since`, per user, chat, model, kind and day."""
@@ -110,14 +112,14 @@ class SqliteUsage:
             lambda db: db.execute(
                 "SELECT user_id, chat_id, model, kind, CAST((at + ?) / 86400 AS INTEGER) AS day, "
                 f"sum(prompt_tokens), sum(cached_tokens), sum(completion_tokens), {_ESTIMATED}, "
-                "thread_id FROM usage WHERE at >= ? AND done = 1 "
+                "thread_id, sum(image_tokens) FROM usage WHERE at >= ? AND done = 1 "
                 "GROUP BY user_id, chat_id, thread_id, model, kind, day",
                 (utc_offset_s, since),
             ).fetchall()
         )
         return [
-            UsageSum(u, c, str(m), k, int(d), Tokens(int(p), int(ca), int(co), int(e)), t)
-            for u, c, m, k, d, p, ca, co, e, t in rows
+            UsageSum(u, c, str(m), k, int(d), Tokens(int(p), int(ca), int(co), int(e), int(i)), t)
+            for u, c, m, k, d, p, ca, co, e, t, i in rows
         ]
 
     async def claim_warning(self, subject: str, period: str) -> bool:
@@ -187,21 +189,22 @@ def _record(db: sqlite3.Connection, use: Use, now: float) -> bool:
         tokens.completion,
         int(use.estimated),
         now,
+        tokens.images,
     )
     with transaction(db):
         if use.question is not None:
             filled = db.execute(
                 "UPDATE usage SET model = ?, kind = ?, prompt_tokens = ?, cached_tokens = ?, "
-                "completion_tokens = ?, estimated = ?, at = ?, done = 1, thread_id = ? "
-                "WHERE question = ? AND done = 0",
+                "completion_tokens = ?, estimated = ?, at = ?, image_tokens = ?, done = 1, "
+                "thread_id = ? WHERE question = ? AND done = 0",
                 (*values, use.thread_id, use.question),
             ).rowcount
             if filled:
                 return True
         added = db.execute(
             "INSERT INTO usage (model, kind, prompt_tokens, cached_tokens, completion_tokens, "
-            "estimated, at, question, user_id, chat_id, done, thread_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT DO NOTHING",
+            "estimated, at, image_tokens, question, user_id, chat_id, done, thread_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT DO NOTHING",
             (*values, use.question, use.user_id, use.chat_id, use.thread_id),
         ).rowcount
         return bool(added)
