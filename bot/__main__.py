@@ -90,8 +90,10 @@ def _main(argv: list[str] | None) -> int:
 def run_command(command: str, settings: Settings, **options: Any) -> int:
     """Run `command` (one of `FRONT_DOORS`) with `settings`; returns the exit code."""
     level = settings.log_level
-    if command in ("chat", "check", "eval", "reindex", "sources") and level == "INFO":
+    if command in ("chat", "check", "eval", "reindex") and level == "INFO":
         level = "WARNING"  # keep the terminal conversation (the checks' lines, the table) readable
+    if command == "sources" and level in ("INFO", "WARNING"):
+        level = "ERROR"  # a failed pass is said once, by the command's own line
     setup_logging(level, secrets=log_secrets(settings), log_format=settings.log_format)
     if command not in ("check", "run"):  # check shows them; run once, not in every worker
         warn_of_env_file(settings.env_file_notes)

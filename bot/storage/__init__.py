@@ -34,7 +34,8 @@ database, the history and the update claims, and its `Backend` builds the other 
 
 What they stand on (and `errors`, `keys` for advisory lock keys and a transaction holding
 them, `lost` for what a lost connection raises, `session` for this process's lock session,
-`urls` for database URLs shown without their passwords):
+`listening` for a channel every worker hears (LISTEN/NOTIFY), `urls` for database URLs shown
+without their passwords):
 
 - `SqliteThread` (sqlite_thread.py): one file behind one worker thread, opened on first use by
   `connect(path, schema)` (`tools.sqlite`, the one way any SQLite file is opened), which creates

@@ -5,7 +5,9 @@
   and the sender's scope there, read once on first use), `addressing` (who a message is for),
   `tuning` (timing knobs), `albums`, `downloads` (files from Telegram, with a size limit),
   `uploads`, `upload_parts` and `upload_kinds` (what an admin's upload may be, and where it
-  goes), `recordings` (what a voice question carries), `menu` (the command menu per language);
+  goes), `recordings` (what a voice question carries), `picture_files` (which file of a
+  message is a picture) and `picture_downloads` (pictures fetched within IMAGE_MAX_MB and made
+  ready for the model), `menu` (the command menu per language);
 - `access_requests` (a stranger's request, with buttons for every admin), `access_changes`
   (letting someone in or denying them, the same from the commands and the admins' page),
   `check` (getMe for `python -m bot check`), `api_errors` (the Bot API's failures, counted),
@@ -16,9 +18,10 @@
   `inline_search` (the documents an inline query finds in the asker's scope, kept briefly);
   `change_notices` (the digests of changed documents, sent to their subscribers);
   `source_questions` (a source's held-back mass deletion, asked of every admin who may see it);
-  `source_notices` (a source broke or works again, told to every admin who may see it);
+  `source_notices` (a source broke or works again, told to every admin who may see it), both
+  through `source_admins` (the admins who may see a source's folder, each in their language);
 - `middlewares/` (access, a tap counts only on its own message, rate limit, paste joining,
-  per-conversation order),
+  album gathering, per-conversation order),
   `handlers/` (one router per feature), `admin_app/` (the admins' Mini App: its page and API
   on the bot's own web server);
 - `output/` (the status message, the answer shown as it is written, answer delivery, edit

@@ -46,6 +46,7 @@ from bot.telegram.inline_search import InlineSearch
 from bot.telegram.menu import register_commands
 from bot.telegram.middlewares import (
     AccessMiddleware,
+    AlbumJoiner,
     BoundButtons,
     BudgetMiddleware,
     ConversationOrderMiddleware,
@@ -217,6 +218,7 @@ def build_dispatcher(
     dp.update.outer_middleware(PairingMiddleware(access, app_url=settings.admin_app_url))
     dp.update.outer_middleware(AccessMiddleware(access, access_requests))
     dp.callback_query.outer_middleware(BoundButtons(stores.buttons))
+    dp.message.outer_middleware(AlbumJoiner(tuning.album_window_s))
     dp.message.middleware(
         RateLimitMiddleware(
             settings.rate_limit_per_hour, metrics=services.metrics, shared=stores.rate_window

@@ -12,52 +12,34 @@ from __future__ import annotations
 
 import logging
 
-from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 
-from bot.access import AccessPolicy
 from bot.documents.sources.health import Health
 from bot.documents.sources.runner import SourceStatus
-from bot.settings.scopes import Scopes
-from bot.settings.scopes.viewer import sees
-from bot.telegram.texts.sources import sources_texts
+from bot.telegram.source_admins import SourceAdmins
 
 log = logging.getLogger(__name__)
 
 
-class SourceNotices:
-    """Who hears how a source works, and what they are told; `bind` gives the Bot the notices
-    go through (at the dispatcher's start)."""
-
-    def __init__(self, access: AccessPolicy, scopes: Scopes) -> None:
-        self._access = access
-        self._scopes = scopes
-        self._bot: Bot | None = None
-
-    def bind(self, bot: Bot) -> None:
-        """Send the notices through `bot` from now on."""
-        self._bot = bot
+class SourceNotices(SourceAdmins):
+    """Who hears how a source works, and what they are told."""
 
     async def tell(self, status: SourceStatus, health: Health) -> None:
         """Tell every admin who may see the source (`Sources.on_health`'s callback)."""
         if self._bot is None:
             return
         told = 0
-        for admin in sorted(self._access.admin_ids()):
-            viewer = await self._scopes.of_viewer(admin)
-            if not sees(viewer, status.folder):
-                continue
-            texts = sources_texts(self._access.language(admin) or "en")
+        async for admin in self.seeing(status.folder):
             try:
                 await self._bot.send_message(
-                    admin, texts.health(status, health), parse_mode="HTML"
+                    admin.chat_id, admin.texts.health(status, health), parse_mode="HTML"
                 )
             except TelegramAPIError as exc:  # a chat the admin never opened, or blocked
                 log.warning(
                     "the notice that source %s %s did not reach %d: %s",
                     status.name,
                     health.event,
-                    admin,
+                    admin.chat_id,
                     exc,
                 )
             else:

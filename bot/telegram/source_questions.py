@@ -12,32 +12,20 @@ from __future__ import annotations
 
 import logging
 
-from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.access import AccessPolicy
 from bot.documents.sources.runner import SourceStatus
-from bot.settings.scopes import Scopes
 from bot.settings.scopes.viewer import sees
 from bot.telegram.handlers.source_sync import SourceTap, source_key
-from bot.telegram.texts.sources import SourcesTexts, sources_texts
+from bot.telegram.source_admins import SourceAdmins
+from bot.telegram.texts.sources import SourcesTexts
 
 log = logging.getLogger(__name__)
 
 
-class SourceQuestions:
-    """Who is asked about a held-back deletion, and what they are shown; `bind` gives the Bot
-    the questions go through (at the dispatcher's start)."""
-
-    def __init__(self, access: AccessPolicy, scopes: Scopes) -> None:
-        self._access = access
-        self._scopes = scopes
-        self._bot: Bot | None = None
-
-    def bind(self, bot: Bot) -> None:
-        """Send the questions through `bot` from now on."""
-        self._bot = bot
+class SourceQuestions(SourceAdmins):
+    """Who is asked about a held-back deletion, and what they are shown."""
 
     async def ask(self, status: SourceStatus) -> None:
         """Ask every admin who may see the source (`Sources.on_ask`'s callback)."""
@@ -45,16 +33,13 @@ class SourceQuestions:
         if pending is None or self._bot is None:
             return
         asked = 0
-        for admin in sorted(self._access.admin_ids()):
-            viewer = await self._scopes.of_viewer(admin)
-            if not sees(viewer, status.folder):
-                continue
-            paths = [f"{status.folder}/{p}" for p in pending.paths]
-            texts = sources_texts(self._access.language(admin) or "en")
+        paths = [f"{status.folder}/{p}" for p in pending.paths]
+        async for admin in self.seeing(status.folder):
+            texts = admin.texts
             try:
                 await self._bot.send_message(
-                    admin,
-                    texts.ask(status, [p for p in paths if sees(viewer, p)]),
+                    admin.chat_id,
+                    texts.ask(status, [p for p in paths if sees(admin.viewer, p)]),
                     parse_mode="HTML",
                     reply_markup=question_buttons(texts, status.name, pending.token),
                 )
@@ -62,7 +47,7 @@ class SourceQuestions:
                 log.warning(
                     "the question about source %s's deletions did not reach %d: %s",
                     status.name,
-                    admin,
+                    admin.chat_id,
                     exc,
                 )
             else:

@@ -20,6 +20,7 @@ class Tuning:
     `notify_after_s`: answers that took longer arrive as a new message, which notifies the
     user (an edit of the status message would not).
     `paste_window_s`: how long a long message waits for the rest of a paste Telegram split.
+    `album_window_s`: how long an album's pictures wait for the next picture of the album.
     `progress_settle_s`: how long a status or typing call already on its way may take to land
     before the answer goes out (so it cannot land after it); a hung call is cut after this.
     `page_answer_s`: how long a page button's tap waits for the page's picture before it is
@@ -37,6 +38,7 @@ class Tuning:
     max_waiting_per_chat: int = 10
     notify_after_s: float = 10.0
     paste_window_s: float = 1.5
+    album_window_s: float = 1.0
     progress_settle_s: float = 2.0
     page_answer_s: float = 1.5
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep

@@ -17,19 +17,22 @@ import pytest
 from bot.telegram.texts.admin_app import RUSSIAN_APP
 from tests.bot.admin_app_support import App
 from tests.bot.test_admin_app import _browser_missing, _chromium
-from tests.bot.test_source_sync import OTHER_ADMIN, SECRET, SOURCES, Passes, Remotes, sources_of
-from tests.fakes.accounts import ADMIN_ID
+from tests.fakes.mirrored_sources import (
+    OTHER_ADMIN,
+    SECRET,
+    Passes,
+    Remotes,
+    source_settings,
+    sources_of,
+    stocked_remotes,
+)
 
 Open = Callable[..., Any]
 
 
 @pytest.fixture
 def remotes() -> Remotes:
-    remotes = Remotes()
-    for index in range(10):
-        remotes.made["nextcloud"].put(f"f{index}.txt", f"text number {index}")
-    remotes.made["contracts"].put("lease.txt", "the lease of the office")
-    return remotes
+    return stocked_remotes()
 
 
 @pytest.fixture
@@ -37,21 +40,11 @@ def open_sources_app(
     open_app: Open, remotes: Remotes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Open:
     """The Mini App over a bot with the two sources; the passes at start done."""
-    monkeypatch.setenv("NEXTCLOUD_PASSWORD", SECRET)
-    monkeypatch.setenv("S3_KEY_ID", "AKIA-not-shown")
-    monkeypatch.setenv("S3_SECRET", SECRET + "-s3")
-    sources_file = tmp_path / "sources.toml"
-    sources_file.write_text(SOURCES, encoding="utf-8")
+    defaults = source_settings(remotes, tmp_path, monkeypatch)
 
     @asynccontextmanager
     async def start(**settings: Any) -> AsyncIterator[App]:
-        settings = {
-            "sources_file": sources_file,
-            "source_opener": remotes.open,
-            "admin_ids": frozenset({ADMIN_ID, OTHER_ADMIN}),
-            **settings,
-        }
-        async with open_app(**settings) as app:
+        async with open_app(**(defaults | settings)) as app:
             await sources_of(app.harness).started()
             yield app
 

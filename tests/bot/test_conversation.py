@@ -252,7 +252,7 @@ class TestQuestionShapes:
         }
         await harness.feed(harness.updates.message(None, sticker=sticker))
         assert not harness.llm.requests
-        assert "понимаю только текст" in str(_sends(harness.session)[-1].text)
+        assert "Стикеры и видео я не читаю" in str(_sends(harness.session)[-1].text)
 
     async def test_model_sees_tools_on_every_question(self, harness: Harness) -> None:
         harness.llm.reply_text("Ответ.")

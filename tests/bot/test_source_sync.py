@@ -8,7 +8,6 @@ server of `tests.fakes.memory_source`, opened in place of the configured kind.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -18,74 +17,32 @@ from typing import Any
 import pytest
 from aiogram.methods import EditMessageText, SendMessage
 
-from bot.documents.sources.config import SourceConfig
-from bot.documents.sources.remote import Source, SourceError
-from bot.documents.sources.runner import Sources, SourceStatus
+from bot.documents.sources.remote import SourceError
 from bot.storage.audit import AuditLog
 from tests.bot.access_support import button_data, sent_to, tap, texts_to, tuning
 from tests.bot.test_documents import _expect_message
 from tests.fakes.accounts import ADMIN_ID, USER_ID
 from tests.fakes.clock import FakeClock
 from tests.fakes.harness import Harness
-from tests.fakes.memory_source import MemorySource
+from tests.fakes.mirrored_sources import (
+    OTHER_ADMIN,
+    SECRET,
+    Passes,
+    Remotes,
+    source_settings,
+    sources_of,
+    stocked_remotes,
+)
 
-SECRET = "s3cr3t-Pa55word-for-nextcloud"
-OTHER_ADMIN = 2003
 QUESTION_ID = 910
 LISTING_ID = 920
-
-SOURCES = """
-[[source]]
-name = "nextcloud"
-kind = "webdav"
-url = "https://cloud.example.com/remote.php/dav/files/alice/Docs"
-username = "alice"
-password_env = "NEXTCLOUD_PASSWORD"
-every = "15m"
-
-[[source]]
-name = "contracts"
-kind = "s3"
-endpoint_url = "https://s3.example.com"
-bucket = "legal"
-prefix = "contracts/"
-access_key_id_env = "S3_KEY_ID"
-secret_access_key_env = "S3_SECRET"
-"""
-
-
-class Remotes:
-    """The in-memory servers, one per configured source, made before the bot opens them."""
-
-    def __init__(self) -> None:
-        self.made = {name: MemorySource(name) for name in ("nextcloud", "contracts")}
-
-    def open(self, config: SourceConfig) -> Source:
-        return self.made[config.name]
-
-
-class Passes:
-    """Hears each pass `Sources` runs, so a test can wait for the background one."""
-
-    def __init__(self, sources: Sources) -> None:
-        self.done: asyncio.Queue[SourceStatus] = asyncio.Queue()
-        sources.on_pass(self.done.put)
-
-    async def next(self) -> SourceStatus:
-        async with asyncio.timeout(10):
-            return await self.done.get()
-
 
 Start = Callable[..., AbstractAsyncContextManager[Harness]]
 
 
 @pytest.fixture
 def remotes() -> Remotes:
-    remotes = Remotes()
-    for index in range(10):
-        remotes.made["nextcloud"].put(f"f{index}.txt", f"text number {index}")
-    remotes.made["contracts"].put("lease.txt", "the lease of the office")
-    return remotes
+    return stocked_remotes()
 
 
 @pytest.fixture
@@ -93,30 +50,15 @@ def start(
     make_dispatcher: Any, remotes: Remotes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Start:
     """The bot with the two sources, their passwords set; the passes at start done."""
-    monkeypatch.setenv("NEXTCLOUD_PASSWORD", SECRET)
-    monkeypatch.setenv("S3_KEY_ID", "AKIA-not-shown")
-    monkeypatch.setenv("S3_SECRET", SECRET + "-s3")
-    sources_file = tmp_path / "sources.toml"
-    sources_file.write_text(SOURCES, encoding="utf-8")
+    defaults = source_settings(remotes, tmp_path, monkeypatch)
 
     @asynccontextmanager
     async def started(**settings: Any) -> AsyncIterator[Harness]:
-        settings = {
-            "sources_file": sources_file,
-            "source_opener": remotes.open,
-            "admin_ids": frozenset({ADMIN_ID, OTHER_ADMIN}),
-            **settings,
-        }
-        async with make_dispatcher(**settings) as harness:
-            await harness.dp["sources"].started()
+        async with make_dispatcher(**(defaults | settings)) as harness:
+            await sources_of(harness).started()
             yield harness
 
     return started
-
-
-def sources_of(harness: Harness) -> Sources:
-    found: Sources = harness.dp["sources"]
-    return found
 
 
 async def listing(harness: Harness, user_id: int = ADMIN_ID) -> SendMessage:

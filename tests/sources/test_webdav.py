@@ -8,11 +8,10 @@ import secrets
 from pathlib import Path
 
 import httpx
-import pytest
 
 from bot.documents.sources.config import Credentials, WebdavConfig
 from bot.documents.sources.kinds.webdav import WebdavSource, open_webdav
-from bot.documents.sources.remote import SourceError
+from tests.sources.servers.remote import failed_listing
 from tests.sources.servers.webdav import WebdavRemote
 
 # A Depth: 1 PROPFIND reply in Nextcloud's shape (its developer manual's WebDAV examples): hrefs
@@ -154,13 +153,9 @@ async def test_a_folder_that_is_not_there_is_missing(remote_webdav: WebdavRemote
         password_env="PW",
     )
     source = open_webdav(config, Credentials({"PW": remote_webdav.password}))
-    try:
-        with pytest.raises(SourceError) as caught:
-            await source.listing()
-        assert caught.value.problem == "missing"
-        assert str(caught.value) == "WebDAV 127.0.0.1: the folder is not there (HTTP 404)"
-    finally:
-        await source.close()
+    error = await failed_listing(source)
+    assert error.problem == "missing"
+    assert str(error) == "WebDAV 127.0.0.1: the folder is not there (HTTP 404)"
 
 
 async def test_credentials_in_the_url_log_in_and_never_show(remote_webdav: WebdavRemote) -> None:
@@ -177,14 +172,10 @@ async def test_credentials_in_the_url_log_in_and_never_show(remote_webdav: Webda
         await source.close()
     wrong = good.model_copy(update={"url": good.url.replace(remote_webdav.password, "nope-x")})
     source = open_webdav(wrong, Credentials({}))
-    try:
-        with pytest.raises(SourceError) as caught:
-            await source.listing()
-        assert caught.value.problem == "auth"
-        assert "nope-x" not in str(caught.value)
-        assert "nope-x" not in repr(source)
-    finally:
-        await source.close()
+    error = await failed_listing(source)
+    assert error.problem == "auth"
+    assert "nope-x" not in str(error)
+    assert "nope-x" not in repr(source)
 
 
 async def test_a_nextcloud_reply_gives_file_ids_checksums_and_decoded_paths() -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.index.store import _SCHEMA, LINES_PIECE, compress, connect, first_lines, load_text
+from tools.index.store import _SCHEMA, LINES_PIECE, compress, first_lines, load_text
+from tools.sqlite import connect
 
 LINES = [f"Строка {n}: запись журнала о поставке бумаги и тонера." for n in range(1, 6001)]
 SHORT = ["Приказ о премии.", "Подписан директором."]

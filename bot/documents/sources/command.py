@@ -113,7 +113,8 @@ async def sync_each(sources: Sources, names: list[str]) -> int:
             _complain(f"{name}: another process is syncing it now; try again in a moment")
             continue
         report = outcome.report
-        _say(f"{name}: {_counts(report.added, report.changed, report.moved, report.removed)}")
+        if report.ok or report.added or report.changed or report.moved or report.removed:
+            _say(f"{name}: {_counts(report.added, report.changed, report.moved, report.removed)}")
         if not report.ok:
             failed = True
             _complain(f"{name}: {report.error}")
@@ -130,11 +131,14 @@ def describe(status: SourceStatus, *, now: float) -> str:
         lines.append("  never synced")
     else:
         last = status.last
-        lines.append(
-            f"  last pass {_when(last.at, now)}: "
+        done = last.added or last.changed or last.moved or last.removed or last.unchanged
+        result = (
             f"{_counts(last.added, last.changed, last.moved, last.removed)}, "
             f"{last.unchanged} unchanged"
+            if last.ok or done
+            else "failed"
         )
+        lines.append(f"  last pass {_when(last.at, now)}: {result}")
         success = _when(status.last_success, now) if status.last_success else "never"
         lines.append(f"  last success {success}")
         if last.error:

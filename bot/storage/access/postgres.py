@@ -14,7 +14,6 @@ has each worker read the mirror again.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -37,6 +36,7 @@ from bot.storage.access import (
     codes,
 )
 from bot.storage.keys import locked_transaction
+from bot.storage.listening import ChannelListener
 
 if TYPE_CHECKING:
     from asyncpg.pool import PoolConnectionProxy
@@ -57,10 +57,14 @@ class PostgresAccessStore:
     """Grants, pairing codes, access requests and languages in the shared database."""
 
     def __init__(self, database: PostgresDatabase) -> None:
-        self._database = database
         self._pool = database.pool
-        self._listener: asyncpg.Connection | None = None
-        self._reloads: set[asyncio.Task[None]] = set()
+        self._listener = ChannelListener(
+            database,
+            _CHANNEL,
+            heard="other workers' grants",
+            read="the grants again after another worker changed them",
+            until="grants changed elsewhere are seen here after a restart",
+        )
 
     async def load(self) -> tuple[list[Grant], dict[int, str]]:
         rows = await self._pool.fetch(
@@ -230,46 +234,20 @@ class PostgresAccessStore:
 
     async def watch(self, changed: Callable[[], Awaitable[None]]) -> None:
         """Call `changed` after every change of a grant or a language, by any worker."""
-        if self._listener is not None:
-            return
-        listener = await self._database.connect()
 
-        def notified(*_: object) -> None:
-            task = asyncio.get_running_loop().create_task(_reload(changed))
-            self._reloads.add(task)
-            task.add_done_callback(self._reloads.discard)
+        async def reload(_payload: str) -> None:
+            await changed()
 
-        def lost(*_: object) -> None:
-            if self._listener is None:
-                return
-            log.warning(
-                "the connection that hears of other workers' grants closed; grants changed "
-                "elsewhere are seen here after a restart"
-            )
-
-        listener.add_termination_listener(lost)
-        await listener.add_listener(_CHANNEL, notified)
-        self._listener = listener
+        await self._listener.start(reload)
 
     async def close(self) -> None:
         """Stop listening; the database is closed by whoever opened it."""
-        listener, self._listener = self._listener, None
-        if listener is not None:
-            await listener.close()
-        for task in list(self._reloads):
-            task.cancel()
+        await self._listener.close()
 
 
 async def issue_code_in(database: PostgresDatabase, now: float) -> str:
     """A new code made outside the bot (`python -m bot pair` with DATABASE_URL)."""
     return await PostgresAccessStore(database).issue_code(now)
-
-
-async def _reload(changed: Callable[[], Awaitable[None]]) -> None:
-    try:
-        await changed()
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-        log.warning("could not read the grants again after another worker changed them: %s", exc)
 
 
 async def _failed(db: _Db, user_id: int, now: float) -> PairingOutcome:

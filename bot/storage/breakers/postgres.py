@@ -3,12 +3,11 @@
 Opening and closing each commit their row together with a `pg_notify` naming the model, so a
 worker that hears of it reads the row as committed. Times come from the database's clock: the
 row says until when, and a reader gets the seconds left, which it counts on its own clock.
-Listening takes a connection of its own, as the grants' (`bot.storage.access.postgres`) does.
+Listening takes a connection of its own (`bot.storage.listening`), as the grants' store does.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING
 import asyncpg
 
 from bot.storage.breakers import OpenBreaker
+from bot.storage.listening import ChannelListener
 
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresDatabase
@@ -32,10 +32,14 @@ class PostgresBreakers:
     """The open breakers in the shared database."""
 
     def __init__(self, database: PostgresDatabase) -> None:
-        self._database = database
         self._pool = database.pool
-        self._listener: asyncpg.Connection | None = None
-        self._heard: set[asyncio.Task[None]] = set()
+        self._listener = ChannelListener(
+            database,
+            _CHANNEL,
+            heard="other workers' model breakers",
+            read="a model breaker another worker changed",
+            until="a model another worker finds down is tried here too until a restart",
+        )
 
     async def opened(self, model: str, cooldown_s: float, reason: str) -> None:
         try:
@@ -74,37 +78,7 @@ class PostgresBreakers:
         return [OpenBreaker(r["model"], float(r["left_s"]), r["reason"]) for r in rows]
 
     async def watch(self, changed: Callable[[str], Awaitable[None]]) -> None:
-        if self._listener is not None:
-            return
-        listener = await self._database.connect()
-
-        def notified(_connection: object, _pid: int, _channel: str, model: object) -> None:
-            task = asyncio.get_running_loop().create_task(_apply(changed, str(model)))
-            self._heard.add(task)
-            task.add_done_callback(self._heard.discard)
-
-        def lost(*_: object) -> None:
-            if self._listener is None:
-                return
-            log.warning(
-                "the connection that hears of other workers' model breakers closed; a model "
-                "another worker finds down is tried here too until a restart"
-            )
-
-        listener.add_termination_listener(lost)
-        await listener.add_listener(_CHANNEL, notified)
-        self._listener = listener
+        await self._listener.start(changed)
 
     async def close(self) -> None:
-        listener, self._listener = self._listener, None
-        if listener is not None:
-            await listener.close()
-        for task in list(self._heard):
-            task.cancel()
-
-
-async def _apply(changed: Callable[[str], Awaitable[None]], model: str) -> None:
-    try:
-        await changed(model)
-    except _UNREACHABLE as exc:
-        log.warning("could not read a model breaker another worker changed: %s", exc)
+        await self._listener.close()

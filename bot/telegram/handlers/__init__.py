@@ -1,7 +1,8 @@
 """The bot's routers, one per feature, collected in the order they must be tried.
 
 The features: `commands` (/start, /help, /reset, /files, /status), `questions` (text answered
-from the documents), `voice` (voice questions), `sources` (a tap on a source or page button),
+from the documents), `voice` (voice questions), `pictures` (a photo or an image file, or the
+pictures of an album, asked about), `sources` (a tap on a source or page button),
 `privacy` (/forget), `feedback` (the 👍/👎 under answers, the reasons and comments of a 👎),
 `experts` ("Ask an expert" under an answer, and the asker's choice to show their name),
 `expert_replies` (an expert's reply in the experts' chat sent to the asker, and saved),
@@ -36,6 +37,7 @@ from bot.telegram.handlers import (
     inline,
     notices,
     other,
+    pictures,
     privacy,
     questions,
     scope,
@@ -50,9 +52,9 @@ def make_routers() -> list[Router]:
     """Admin first (it claims admins' documents), access, document management, the audit log,
     `/feedback`, `/forget`, the 👍/👎 taps and comments and the experts' taps and replies (a
     comment or an expert's reply is a reply, which would otherwise be a question), inline search
-    (its deep link is a `/start`), commands,
-    questions, voice questions, the fallback; then source buttons, which also answer any
-    button no other router took."""
+    (its deep link is a `/start`), commands, pictures (before questions, which would take an
+    image file for a document), questions, voice questions, the fallback; then source buttons,
+    which also answer any button no other router took."""
     return [
         admin.make_router(),
         scope.make_router(),
@@ -70,6 +72,7 @@ def make_routers() -> list[Router]:
         expert_replies.make_router(),
         inline.make_router(),
         commands.make_router(),
+        pictures.make_router(),
         questions.make_router(),
         voice.make_router(),
         other.make_router(),

@@ -84,6 +84,8 @@ def answer_markdown(result: Answer, texts: Texts) -> AnswerMarkdown:
         tail.append(texts.note_cut_short)
     if result.truncated:
         tail.append(texts.note_truncated)
+    if result.pictures_as_text:
+        tail.append(texts.note_pictures_as_text)
     if result.sources:
         tail.append(texts.sources_line(result.sources, pages=pages_of(result)))
     return AnswerMarkdown(body, tuple(tail))

@@ -1,6 +1,7 @@
-"""Messages the bot cannot read (stickers, photos, videos…): a short note on what it can do.
+"""Messages the bot cannot read (stickers, videos…): a short note on what it can do.
 
-Voice messages, audio files and video notes are questions (`handlers.voice`), not listed here.
+Voice messages, audio files and video notes are questions (`handlers.voice`), and so are photos
+and image files (`handlers.pictures`): none is listed here.
 
 Edited messages get no handler on purpose: the original was already answered, and answering
 every correction would repeat the work; a corrected question is simply sent again.
@@ -20,7 +21,6 @@ from bot.telegram.tuning import Tuning
 UNREADABLE = frozenset(
     {
         ContentType.STICKER,
-        ContentType.PHOTO,
         ContentType.VIDEO,
         ContentType.ANIMATION,
         ContentType.LOCATION,

@@ -1,5 +1,8 @@
 """Questions: text (and, from non-admins, document captions) answered from the documents.
 
+Pictures (`handlers.pictures`) and voice questions (`handlers.voice`) are asked through the
+same `Asker.answer`.
+
 One status message shows progress; the answer appears as the model writes it (a draft in
 private chats, that message edited elsewhere) and is then delivered whole, as it would have been
 without streaming. It ends with the files it came from, and its last message carries a button
@@ -13,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
 
@@ -21,6 +24,7 @@ from aiogram import Bot, F, Router
 from aiogram.types import Message
 
 from bot.agent import Agent, AgentError, Answer, EventHandler, ModelStreamCut
+from bot.agent.pictures import Picture
 from bot.agent.quotes.marks import pages_by_source
 from bot.digests.gaps.rule import unanswered_reason
 from bot.settings.budgets import Budgets
@@ -93,11 +97,18 @@ class Asker:
     """Where each answer's tokens are recorded (for budgets and /usage); None records none."""
 
     async def answer(
-        self, bot: Bot, message: Message, chat_context: ChatContext, *, text: str | None = None
+        self,
+        bot: Bot,
+        message: Message,
+        chat_context: ChatContext,
+        *,
+        text: str | None = None,
+        pictures: Sequence[Picture] = (),
     ) -> None:
         """Ask the agent, showing progress, and deliver the answer (or a clear error).
 
-        `text` replaces the message's own text (a paste joined from several messages).
+        `text` replaces the message's own text (a paste joined from several messages, a
+        transcript, a picture's caption); `pictures` go to the model with it.
         """
         texts = chat_context.texts
         me = await bot.me()
@@ -155,6 +166,7 @@ class Asker:
                         drafts_marked(stream.on_event, texts),
                         scope=scope,
                         noted=noted,
+                        pictures=pictures,
                     )
             except asyncio.CancelledError:
                 await _tell_interrupted(
@@ -253,7 +265,10 @@ class Asker:
         async def counted(answer: Answer) -> None:
             usage = answer.usage
             tokens = Tokens(
-                usage.prompt_tokens, usage.cached_prompt_tokens, usage.completion_tokens
+                usage.prompt_tokens,
+                usage.cached_prompt_tokens,
+                usage.completion_tokens,
+                images=usage.image_tokens,
             )
             model = answer.fallback_model or main_model  # the model that wrote it is paid
             await budgets.record(
@@ -384,12 +399,15 @@ async def _ask(
     *,
     scope: Scope | None,
     noted: Callable[[Answer], Awaitable[None]] | None = None,
+    pictures: Sequence[Picture] = (),
 ) -> tuple[list[Renderable], tuple[str, ...], Mapping[str, tuple[int, ...]], Answer | None]:
     """The answer's parts, the sources its buttons open (none for an error), per source the
     pages its quotes were found on, which its page buttons show, and the agent's answer (None
     for an error: nothing to vote on); `noted` learns of every answer given."""
     try:
-        result = await agent.ask(conversation, question, on_event=on_event, scope=scope)
+        result = await agent.ask(
+            conversation, question, on_event=on_event, scope=scope, pictures=pictures
+        )
     except AgentError as exc:
         log.warning("question in %s not answered (%s): %s", conversation, exc.kind, exc)
         notice = texts.agent_error(exc.kind)

@@ -2,7 +2,8 @@
 
 Anyone: their own use today and this month, each beside its budget. Admins, in a private chat:
 the month's total, the top users and chats, each model, each day, and a chart of the days as a
-picture (drawn off the event loop). An admin with a scope sees only the people and chats whose
+picture (drawn off the event loop). Every figure that holds pictures says how much of it they
+took. An admin with a scope sees only the people and chats whose
 questions are answered within it, as they see only those documents; a forum topic's use counts
 by the topic's own scope.
 """
@@ -27,7 +28,7 @@ from bot.settings.scopes.viewer import sees_scope
 from bot.storage.usage import Tokens, UsageSum
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.replies import say
-from bot.telegram.texts.numbers import count, decimal
+from bot.telegram.texts.numbers import count, decimal, integer
 from bot.telegram.texts.usage import ESTIMATED_MARK, UsageTexts, usage_texts
 from bot.telegram.tuning import Tuning
 from tools.jail.scope import Scope
@@ -217,9 +218,16 @@ def _tokens(texts: UsageTexts, n: int) -> str:
 
 def _figure(texts: UsageTexts, tokens: Tokens) -> str:
     """The tokens' total, marked when the bot estimated some of them (the model server reported
-    none): the footnote `texts.estimated` says so under the figures."""
+    none): the footnote `texts.estimated` says so under the figures; then the part pictures
+    took, when they took any."""
     mark = ESTIMATED_MARK if tokens.estimated else ""
-    return mark + _tokens(texts, tokens.total)
+    images = texts.images_part.format(tokens=_number(texts, tokens.images))
+    return mark + _tokens(texts, tokens.total) + (images if tokens.images else "")
+
+
+def _number(texts: UsageTexts, n: int) -> str:
+    """A count in the texts' language, without its noun."""
+    return integer(texts.lang, n)
 
 
 def _cost(texts: UsageTexts, budgets: Budgets, spend: Spend) -> str:

@@ -38,8 +38,9 @@ ENGLISH = Texts(
     "{minutes}.",
     chat_busy="⏳ I am still answering your earlier questions. Wait for the answer and ask again.",
     empty_question="✍️ Please ask in words, for example: <i>where is the apple pie recipe?</i>",
-    non_text="I only understand text and voice messages: type or say your question and I will "
-    "look for the answer in the documents. I cannot read pictures or stickers.",
+    non_text="I understand text, pictures and voice messages: type or say your question, or "
+    "send a photo, and I will look for the answer in the documents. I cannot read stickers or "
+    "videos.",
     voice_hint="🎤 You can also ask by voice: send a voice message, an audio file or a video "
     "note.",
     voice_heard="🎤 <i>“{text}”</i>",
@@ -59,6 +60,18 @@ ENGLISH = Texts(
     voice_failed="⚠️ Could not transcribe the recording. Try again or type your question.",
     voice_download_failed="⚠️ Could not download the recording from Telegram. Please send it "
     "again.",
+    picture_hint="🖼 You can send a photo or a screenshot too, with your question in the caption.",
+    picture_question="What is in this picture, and what do the documents say about it?",
+    picture_too_big="🖼 The picture is too big: I look at pictures up to {limit} MB. Send it as "
+    "a photo (Telegram makes it smaller) or send a smaller file.",
+    picture_too_many_pixels="🖼 The picture has too many pixels for me to open. Send it as a "
+    "photo or a smaller copy.",
+    picture_unreadable="🖼 I could not open this picture: the file is damaged or in a format I do "
+    "not read. Send it as a photo (JPEG or PNG).",
+    picture_download_failed="⚠️ Could not download the picture from Telegram. Please send it "
+    "again.",
+    picture_numbered="Picture {n}: {reply}",
+    pictures_over_count="🖼 You sent {sent} pictures; I look at the first {most} of them.",
     caption_as_question="ℹ️ Only admins can add documents, so I read your caption as a question.",
     upload_refused="🔒 Only admins can add documents. If you have a question, type it as text.",
     admin_only="🔒 This command is for admins only.",
@@ -128,6 +141,8 @@ ENGLISH = Texts(
     delivery_partial="⚠️ Part of the answer could not be delivered. Please ask again.",
     note_cut_short="_The search was cut short: this answer uses what was found so far._",
     note_truncated="_The answer stopped at the model's length limit. Write “continue”._",
+    note_pictures_as_text="🖼 _The model could not look at the picture, so I read only the text "
+    "in it._",
     # Markdown, {model} escaped
     note_fallback="↪️ _Answered by the fallback model {model}: the main model is unavailable._",
     note_handover="↪️ _The answer broke off here; the fallback model {model} wrote the rest:_",

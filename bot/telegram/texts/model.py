@@ -62,6 +62,17 @@ class Texts:
     voice_rate_limited: str
     voice_failed: str
     voice_download_failed: str
+    picture_hint: str
+    picture_question: str
+    """Plain: what a picture without a caption asks the model."""
+    picture_too_big: str
+    picture_too_many_pixels: str
+    picture_unreadable: str
+    picture_download_failed: str
+    picture_numbered: str
+    pictures_over_count: str
+    note_pictures_as_text: str
+    """Markdown: under an answer whose pictures the model got as their recognised text only."""
     caption_as_question: str
     upload_refused: str
     admin_only: str
@@ -226,17 +237,20 @@ class Texts:
         lines = [self.about, "", self.documents_count.format(n=self.number(documents))]
         if not ready:
             lines.append(self.index_building)
-        lines += ["", self.ask_hint, *([self.voice_hint] if voice else []), "", self.commands_help]
+        lines += ["", *self._ways_to_ask(voice), "", self.commands_help]
         if admin:
             lines += ["", self.admin_help]
         return "\n".join(lines)
 
     def help(self, *, admin: bool, voice: bool = True) -> str:
-        """How to ask (by voice too, with `voice`), the command list, the admin part."""
-        lines = [self.ask_hint, *([self.voice_hint] if voice else []), "", self.commands_help]
+        """How to ask (with a picture, by voice with `voice`), the commands, the admin part."""
+        lines = [*self._ways_to_ask(voice), "", self.commands_help]
         if admin:
             lines += ["", self.admin_help]
         return "\n".join(lines)
+
+    def _ways_to_ask(self, voice: bool) -> list[str]:
+        return [self.ask_hint, self.picture_hint, *([self.voice_hint] if voice else [])]
 
     def files_more_in_folder(self, n: int) -> str:
         """The line under a folder's first files: how many more it holds."""
@@ -408,6 +422,20 @@ class Texts:
     def voice_too_big_reply(self, limit_mb: float) -> str:
         """A recording too large to download or transcribe."""
         return self.voice_too_big.format(limit=integer(self.lang, round(limit_mb)))
+
+    def picture_too_big_reply(self, limit_mb: float) -> str:
+        """A picture over IMAGE_MAX_MB (or over what Telegram hands bots)."""
+        whole = float(limit_mb).is_integer()
+        limit = integer(self.lang, int(limit_mb)) if whole else decimal(self.lang, limit_mb)
+        return self.picture_too_big.format(limit=limit)
+
+    def picture_numbered_reply(self, number: int, reply: str) -> str:
+        """A refusal naming which of several pictures it is about."""
+        return self.picture_numbered.format(n=self.number(number), reply=reply)
+
+    def pictures_over_count_reply(self, sent: int, most: int) -> str:
+        """More pictures than IMAGES_PER_QUESTION: only the first ones are looked at."""
+        return self.pictures_over_count.format(sent=self.number(sent), most=self.number(most))
 
     def progress_for_tool(self, name: str, subject: str | None) -> str:
         """Status line for a tool call that has just started (plain text).

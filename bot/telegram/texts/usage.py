@@ -55,6 +55,8 @@ class UsageTexts:
     """`{hours}`, `{minutes}`."""
     estimated: str
     """The footnote under figures marked `ESTIMATED_MARK`."""
+    images_part: str
+    """After a figure that holds pictures: `{tokens}` of it they took."""
 
 
 ENGLISH_USAGE = UsageTexts(
@@ -101,6 +103,7 @@ ENGLISH_USAGE = UsageTexts(
     chart_caption="Tokens per day in {month}",
     hours_minutes="{hours} h {minutes} min",
     estimated=f"{ESTIMATED_MARK} — estimated: the model server did not report token counts",
+    images_part=" (pictures: {tokens})",
 )
 
 RUSSIAN_USAGE = UsageTexts(
@@ -147,6 +150,7 @@ RUSSIAN_USAGE = UsageTexts(
     chart_caption="Токены по дням за {month}",
     hours_minutes="{hours} ч {minutes} мин",
     estimated=f"{ESTIMATED_MARK} — оценка: сервер модели не сообщил число токенов",
+    images_part=" (из них на картинки: {tokens})",
 )
 
 

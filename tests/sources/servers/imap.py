@@ -22,23 +22,18 @@ from pathlib import Path
 
 import pytest
 
-from bot.documents.sources.config import Credentials, ImapConfig
-from bot.documents.sources.kinds.imap import open_imap
+from bot.documents.sources.config import ImapConfig
 from bot.documents.sources.remote import Source
+from tests.fakes.ports import free_port
 from tests.sources.servers.cutting_proxy import CuttingProxy
-from tests.sources.servers.remote import Abilities, Configured
+from tests.sources.servers.listening import end
+from tests.sources.servers.remote import Abilities, BehindProxy, Configured
 
 DOVECOT = Path("/usr/sbin/dovecot")
 USER = "alice"
 PASSWORD = "imap-test-Pa55word"
 _PASSWORD_ENV = "IMAP_TEST_PASSWORD"
 _READY_S = 20.0
-
-
-def _free_port() -> int:
-    with socket.create_server(("127.0.0.1", 0)) as probe:
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def certificate(root: Path) -> tuple[Path, Path]:
@@ -133,7 +128,7 @@ def _ssl(root: Path) -> str:
     return f"ssl = yes\nssl_cert = <{cert}\nssl_key = <{key}"
 
 
-class DovecotRemote:
+class DovecotRemote(BehindProxy):
     """A dovecot holding one user's mailbox; `put` appends a message, `delete` expunges it."""
 
     kind = "imap"
@@ -144,10 +139,10 @@ class DovecotRemote:
     ) -> None:
         self.mailbox = mailbox
         self._root = root
-        self.port = _free_port()
+        self.port = free_port()
         """dovecot's own port, for the person at the source (the proxy's is the source's)."""
         conf = root / "dovecot.conf"
-        self.tls_port = _free_port() if tls else None
+        self.tls_port = free_port() if tls else None
         conf.write_text(_config(root, self.port, self.tls_port, binary=binary))
         self.certificate = root / "cert.pem"
         with (root / "dovecot.stderr").open("wb") as output:
@@ -224,19 +219,7 @@ class DovecotRemote:
 
     def stop(self) -> None:
         self._proxy.close()
-        if self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
-
-    def served(self) -> int:
-        return self._proxy.served
-
-    def cut_after(self, nbytes: int | None) -> None:
-        self._proxy.cut_after(nbytes)
+        end(self._process)
 
     def configured(self, *, wrong_credentials: bool = False) -> Configured:
         config = ImapConfig(
@@ -254,9 +237,7 @@ class DovecotRemote:
         return Configured(config, {_PASSWORD_ENV: password})
 
     def source(self, *, wrong_credentials: bool = False) -> Source:
-        made = self.configured(wrong_credentials=wrong_credentials)
-        assert isinstance(made.config, ImapConfig)
-        return open_imap(made.config, Credentials(made.env))
+        return self.configured(wrong_credentials=wrong_credentials).open()
 
     @property
     def secrets(self) -> list[str]:
@@ -279,20 +260,28 @@ class DovecotRemote:
                         return
             except OSError:
                 time.sleep(0.05)
-        self.stop()
+        end(self._process)
         log = self._root / "dovecot.log"
         text = log.read_text(errors="replace") if log.exists() else ""
         text += (self._root / "dovecot.stderr").read_text(errors="replace")
         pytest.fail(f"dovecot did not start:\n{text}")
 
 
-@pytest.fixture
-def remote_imap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DovecotRemote]:
-    """dovecot with an empty INBOX."""
+def dovecot(
+    root: Path, mailbox: str = "INBOX", *, tls: bool = False, binary: bool = True
+) -> Iterator[DovecotRemote]:
+    """A fixture's dovecot (as `DovecotRemote` takes it), stopped after the test; skipped
+    where dovecot is not installed."""
     if not DOVECOT.exists():
         pytest.skip("install dovecot-imapd (apt-get install dovecot-imapd)")
-    remote = DovecotRemote(tmp_path_factory.mktemp("imap"))
+    remote = DovecotRemote(root, mailbox, tls=tls, binary=binary)
     try:
         yield remote
     finally:
         remote.stop()
+
+
+@pytest.fixture
+def remote_imap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DovecotRemote]:
+    """dovecot with an empty INBOX."""
+    yield from dovecot(tmp_path_factory.mktemp("imap"))

@@ -2,7 +2,7 @@
 
 The WebDAV and S3 fixtures run their servers as real separate processes; `start_listening`
 starts one and polls its port until it accepts a connection (or the child dies, whose output is
-then shown), and `end` stops it, killing it if it will not stop.
+then shown), and `end` stops it, killing it if it will not stop (dovecot's and rclone's too).
 """
 
 from __future__ import annotations

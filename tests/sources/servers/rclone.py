@@ -18,22 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from bot.documents.sources.config import Credentials, RcloneConfig
-from bot.documents.sources.kinds.rclone import open_rclone
+from bot.documents.sources.config import RcloneConfig
 from bot.documents.sources.remote import Source
+from tests.fakes.ports import free_port
 from tests.sources.servers.cutting_proxy import CuttingProxy
-from tests.sources.servers.remote import Abilities, Configured
+from tests.sources.servers.listening import end
+from tests.sources.servers.remote import Abilities, BehindProxy, Configured
 
 RCLONE = Path(sys.executable).parent / "rclone"
 USER = "files"
 PASSWORD = "rclone-test-Pa55word"
 _READY_S = 20.0
-
-
-def _free_port() -> int:
-    with socket.create_server(("127.0.0.1", 0)) as probe:
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def obscured(password: str) -> str:
@@ -44,7 +39,7 @@ def obscured(password: str) -> str:
     return done.stdout.strip()
 
 
-class RcloneSftpRemote:
+class RcloneSftpRemote(BehindProxy):
     """`rclone serve sftp` over a folder; the source lists it with an rclone.conf of its own."""
 
     kind = "rclone"
@@ -54,7 +49,7 @@ class RcloneSftpRemote:
         self.folder = root / "served"
         self.folder.mkdir()
         self._root = root
-        port = _free_port()
+        port = free_port()
         (root / "serve.conf").write_text("")
         with (root / "serve.log").open("wb") as log:
             self._process = subprocess.Popen(
@@ -112,19 +107,7 @@ class RcloneSftpRemote:
 
     def stop(self) -> None:
         self._proxy.close()
-        if self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
-
-    def served(self) -> int:
-        return self._proxy.served
-
-    def cut_after(self, nbytes: int | None) -> None:
-        self._proxy.cut_after(nbytes)
+        end(self._process)
 
     def configured(
         self, *, wrong_credentials: bool = False, remote: str = "served:"
@@ -140,9 +123,7 @@ class RcloneSftpRemote:
         return Configured(config, {})
 
     def source(self, *, wrong_credentials: bool = False, remote: str = "served:") -> Source:
-        made = self.configured(wrong_credentials=wrong_credentials, remote=remote)
-        assert isinstance(made.config, RcloneConfig)
-        return open_rclone(made.config, Credentials(made.env))
+        return self.configured(wrong_credentials=wrong_credentials, remote=remote).open()
 
     @property
     def secrets(self) -> list[str]:
@@ -158,7 +139,7 @@ class RcloneSftpRemote:
                         return
             except OSError:
                 time.sleep(0.05)
-        self.stop()
+        end(self._process)
         log = (self._root / "serve.log").read_text(errors="replace")
         pytest.fail(f"rclone serve sftp did not start:\n{log}")
 

@@ -11,8 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.documents.sources.config import SourceConfig
-from bot.documents.sources.remote import Source
+import pytest
+
+from bot.documents.sources.config import Credentials, SourceConfig
+from bot.documents.sources.registry import open_source
+from bot.documents.sources.remote import Source, SourceError
+from tests.sources.servers.cutting_proxy import CuttingProxy
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +26,10 @@ class Configured:
 
     config: SourceConfig
     env: dict[str, str]
+
+    def open(self) -> Source:
+        """Our `Source` on the server, opened by its kind's module as the bot opens it."""
+        return open_source(self.config, Credentials(self.env))
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,3 +94,26 @@ class Remote(Protocol):
     def secrets(self) -> list[str]:
         """The credentials this remote's sources use, which no error may quote."""
         ...
+
+
+class BehindProxy:
+    """What every kind's `Remote` does alike: its server sits behind a `CuttingProxy`, which
+    counts the bytes the server sends and cuts the connections when told."""
+
+    _proxy: CuttingProxy
+
+    def served(self) -> int:
+        return self._proxy.served
+
+    def cut_after(self, nbytes: int | None) -> None:
+        self._proxy.cut_after(nbytes)
+
+
+async def failed_listing(source: Source) -> SourceError:
+    """The error of a listing that must fail; the source is closed after it either way."""
+    try:
+        with pytest.raises(SourceError) as caught:
+            await source.listing()
+    finally:
+        await source.close()
+    return caught.value

@@ -21,13 +21,12 @@ from typing import TYPE_CHECKING
 import boto3
 import pytest
 
-from bot.documents.sources.config import Credentials, S3Config
-from bot.documents.sources.kinds.s3 import open_s3
+from bot.documents.sources.config import S3Config
 from bot.documents.sources.remote import Source
 from tests.fakes.ports import free_port
 from tests.sources.servers.cutting_proxy import CuttingProxy
 from tests.sources.servers.listening import end, start_listening
-from tests.sources.servers.remote import Abilities, Configured
+from tests.sources.servers.remote import Abilities, BehindProxy, Configured
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -121,7 +120,7 @@ class MotoServer:
         end(self._process)
 
 
-class S3Remote:
+class S3Remote(BehindProxy):
     """A bucket of its own on the shared moto server, behind a proxy of its own."""
 
     kind = "s3"
@@ -171,15 +170,9 @@ class S3Remote:
     def stop(self) -> None:
         self._proxy.close()
 
-    def served(self) -> int:
-        return self._proxy.served
-
     def requests(self) -> int:
         """HTTP requests the source has sent to the server so far (through the proxy)."""
         return self._proxy.requests
-
-    def cut_after(self, nbytes: int | None) -> None:
-        self._proxy.cut_after(nbytes)
 
     def configured(
         self, *, wrong_credentials: bool = False, prefix: str = PREFIX, bucket: str | None = None
@@ -204,9 +197,9 @@ class S3Remote:
         self, *, wrong_credentials: bool = False, prefix: str = PREFIX, bucket: str | None = None
     ) -> Source:
         """Our source on this bucket's `prefix` (or on another `bucket`), as `mirror`."""
-        made = self.configured(wrong_credentials=wrong_credentials, prefix=prefix, bucket=bucket)
-        assert isinstance(made.config, S3Config)
-        return open_s3(made.config, Credentials(made.env))
+        return self.configured(
+            wrong_credentials=wrong_credentials, prefix=prefix, bucket=bucket
+        ).open()
 
     @property
     def secrets(self) -> list[str]:

@@ -14,19 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from bot.documents.sources.config import Credentials, WebdavConfig
-from bot.documents.sources.kinds.webdav import open_webdav
+from bot.documents.sources.config import WebdavConfig
 from bot.documents.sources.remote import Source
 from tests.fakes.ports import free_port
 from tests.sources.servers.cutting_proxy import CuttingProxy
 from tests.sources.servers.listening import end, start_listening
-from tests.sources.servers.remote import Abilities, Configured
+from tests.sources.servers.remote import Abilities, BehindProxy, Configured
 
 SHARE = "/remote.php/dav/files/alice"
 USER = "alice"
 
 
-class WebdavRemote:
+class WebdavRemote(BehindProxy):
     """A wsgidav server holding the folder `root`, and the hands that change it."""
 
     kind = "webdav"
@@ -84,12 +83,6 @@ class WebdavRemote:
         end(self._server)
         self._proxy.close()
 
-    def served(self) -> int:
-        return self._proxy.served
-
-    def cut_after(self, nbytes: int | None) -> None:
-        self._proxy.cut_after(nbytes)
-
     def configured(self, *, wrong_credentials: bool = False) -> Configured:
         password = "not-" + self.password if wrong_credentials else self.password
         config = WebdavConfig(
@@ -103,9 +96,7 @@ class WebdavRemote:
         return Configured(config, {"NEXTCLOUD_PASSWORD": password})
 
     def source(self, *, wrong_credentials: bool = False) -> Source:
-        made = self.configured(wrong_credentials=wrong_credentials)
-        assert isinstance(made.config, WebdavConfig)
-        return open_webdav(made.config, Credentials(made.env))
+        return self.configured(wrong_credentials=wrong_credentials).open()
 
     @property
     def secrets(self) -> list[str]:
