@@ -14,7 +14,8 @@
 - pictures: `pictures` (a picture made upright, shrunk and stripped of its metadata, and its
   tokens), `vision` (the user turn with image parts, a refusal of images told by its words,
   what the history keeps instead), `picture_text` (their text read by OCR, for a model that
-  takes no images);
+  takes no images), `shown_pages` (a document's page `read_file` drew, shown right after the
+  tool results);
 - the answer: `small_talk` (greetings and thanks, which need no "not from the documents" note);
 - the conversation: `locks` (one conversation at a time); the log it is written to, and
   `Usage`, are `bot.storage.history`'s;
