@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 _JPEG_QUALITY = 85
 _DRAFT_SHARE = 0.75
+SHORT_SIDE = 768
+"""The shorter side OpenAI scales every picture to (high detail); more pixels are not seen."""
 _COLOUR_SAMPLE = 128
 """Colours are counted on a nearest-neighbour sample of this side (no blending adds any)."""
 _MAIN_COLOURS = 16
@@ -49,11 +51,21 @@ class Picture:
     height: int
 
 
-def prepare_picture(raw: bytes, *, max_side: int = 2048, max_pixels: int = 50_000_000) -> Picture:
-    """`raw` decoded, turned upright, fit within `max_side` and re-encoded without metadata.
+def prepare_picture(
+    raw: bytes,
+    *,
+    max_side: int = 2048,
+    short_side: int | None = SHORT_SIDE,
+    max_pixels: int = 50_000_000,
+) -> Picture:
+    """`raw` decoded, turned upright, fit within `max_side` (and its shorter side within
+    `short_side`) and re-encoded without metadata.
 
-    A large JPEG may come out smaller than `max_side` (down to 3/4 of it): it is decoded at a
-    reduced scale, which costs a quarter of a whole decode and a resample.
+    `short_side` is what the providers look at: OpenAI scales every picture to 768 pixels on its
+    shorter side before the model sees it, and Claude, Gemini and Qwen-VL take about as many
+    pixels, so more would cost time and bandwidth for nothing. None keeps only `max_side`.
+    A large JPEG may come out smaller than that (down to 3/4 of it): it is decoded at a
+    reduced scale, which costs a fraction of a whole decode and a resample.
 
     Raises `PictureError`: "not_image" for data no decoder knows, "too_big" for more than
     `max_pixels` pixels (checked from the header, before decoding), "unreadable" for a
@@ -84,30 +96,41 @@ def prepare_picture(raw: bytes, *, max_side: int = 2048, max_pixels: int = 50_00
             raise PictureError("too_big", f"the picture has {width}x{height} pixels")
         photographed = image.format == "JPEG"  # lossy already: never worth a PNG
         try:
-            return _encode(_upright(image, max_side), photographed=photographed)
+            box = _box(width, height, max_side, short_side)
+            return _encode(_upright(image, box), photographed=photographed)
         except (OSError, ValueError, SyntaxError, EOFError) as exc:
             msg = f"the picture is damaged ({type(exc).__name__})"
             raise PictureError("unreadable", msg) from None
 
 
-def _upright(image: Image, max_side: int) -> Image:
+def _box(width: int, height: int, max_side: int, short_side: int | None) -> float:
+    """How far the picture must shrink (1.0: not at all) to fit both limits."""
+    factor = min(1.0, max_side / max(width, height))
+    if short_side is not None:
+        factor = min(factor, short_side / min(width, height))
+    return factor
+
+
+def _upright(image: Image, factor: float) -> Image:
     """The first frame, decoded at a reduced scale where the JPEG allows it, turned per its
-    EXIF orientation and scaled down to fit `max_side`."""
+    EXIF orientation and shrunk by `factor`."""
     from PIL import Image as PILImage  # noqa: PLC0415
     from PIL import ImageOps  # noqa: PLC0415
 
-    if image.format == "JPEG" and max(image.size) > max_side:
-        # DCT scaling: decode at the smallest of 1/2, 1/4, 1/8 that keeps the longer side at
-        # least 3/4 of max_side (a phone's 4000x3000 photo decodes as 2000x1500, at a quarter
-        # of the work, and needs no resampling after), else whole.
-        scale = max(image.size) / (max_side * _DRAFT_SHARE)
-        wanted = (math.ceil(image.size[0] / scale), math.ceil(image.size[1] / scale))
+    target = (max(1, round(image.size[0] * factor)), max(1, round(image.size[1] * factor)))
+    if image.format == "JPEG" and factor < 1.0:
+        # DCT scaling: decode at the smallest of 1/2, 1/4, 1/8 that keeps each side at least
+        # 3/4 of the target (a phone's 4000x3000 photo decodes as 1000x750, at a small part of
+        # the work, and needs no resampling after), else whole.
+        wanted = (math.ceil(target[0] * _DRAFT_SHARE), math.ceil(target[1] * _DRAFT_SHARE))
         image.draft(image.mode, wanted)
     image.load()
     upright = ImageOps.exif_transpose(image) or image
-    if max(upright.size) > max_side:
+    if upright.size[0] > image.size[0] or upright.size[1] > image.size[1]:
+        target = (target[1], target[0])  # turned a quarter: the target turns with it
+    if upright.size[0] > target[0] or upright.size[1] > target[1]:
         upright = upright.copy() if upright is image else upright
-        upright.thumbnail((max_side, max_side), PILImage.Resampling.LANCZOS, reducing_gap=2.0)
+        upright.thumbnail(target, PILImage.Resampling.LANCZOS, reducing_gap=2.0)
     return upright
 
 
@@ -155,7 +178,6 @@ _LOW_DETAIL = 85
 _PER_TILE = 170
 _TILE = 512
 _FIT = 2048
-_SHORT_SIDE = 768
 
 
 def picture_tokens(width: int, height: int, detail: str) -> int:
@@ -170,8 +192,8 @@ def picture_tokens(width: int, height: int, detail: str) -> int:
     if max(w, h) > _FIT:
         scale = _FIT / max(w, h)
         w, h = w * scale, h * scale
-    if min(w, h) > _SHORT_SIDE:
-        scale = _SHORT_SIDE / min(w, h)
+    if min(w, h) > SHORT_SIDE:
+        scale = SHORT_SIDE / min(w, h)
         w, h = w * scale, h * scale
     tiles = math.ceil(w / _TILE) * math.ceil(h / _TILE)
     return _LOW_DETAIL + _PER_TILE * tiles

@@ -192,7 +192,8 @@ class Settings(ToolSettings):
         default=2048,
         ge=256,
         le=8192,
-        description="Pictures are scaled down to fit this many pixels on their longer side.",
+        description="Pictures are scaled down to fit this many pixels on their longer side "
+        "(and to 768 on their shorter side, what the providers look at).",
     )
     image_max_mb: float = Field(
         default=20.0,

@@ -65,6 +65,25 @@ class TestPrepare:
         with Image.open(io.BytesIO(picture.data)) as out:
             assert out.size == (1024, 512)
 
+    def test_a_phone_photo_is_sent_at_what_the_provider_looks_at(self) -> None:
+        picture = prepare_picture(photo(4000, 3000))
+
+        assert 0.75 * 768 <= min(picture.width, picture.height) <= 768
+        assert picture.width * 3 == picture.height * 4
+        assert picture_tokens(picture.width, picture.height, "high") <= picture_tokens(
+            4000, 3000, "high"
+        )
+
+    def test_a_tall_screenshot_keeps_its_long_side_within_max_side(self) -> None:
+        picture = prepare_picture(photo(1080, 2400))
+
+        assert (picture.width, picture.height) == (768, 1707)
+
+    def test_without_a_short_side_only_max_side_binds(self) -> None:
+        picture = prepare_picture(photo(4000, 3000), short_side=None)
+
+        assert 0.75 * 2048 <= picture.width <= 2048
+
     def test_a_screenshot_stays_png_and_transparency_too(self) -> None:
         assert prepare_picture(screenshot()).mime == "image/png"
         clear = prepare_picture(screenshot(alpha=True))
