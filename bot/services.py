@@ -30,6 +30,7 @@ from bot.documents.sources.config import load_sources
 from bot.monitoring import Metrics
 from bot.process.data_files import DataDirError, DataFiles
 from bot.settings.budgets.sink import UsageSink
+from bot.settings.fallbacks import FallbackModel
 from bot.settings.model import Settings
 from bot.storage.backend import Backend
 from bot.storage.backend.opening import open_backend
@@ -140,6 +141,9 @@ async def open_services(
         fallbacks = {model.name: lazy_client(settings, model) for model in settings.fallbacks}
         for fallback in fallbacks.values():
             stack.push_async_callback(fallback.close)
+        seeing = vision_client(settings)
+        if seeing is not None:
+            stack.push_async_callback(seeing.close)
         metrics = Metrics(
             tools=(spec["function"]["name"] for spec in toolbox.specs),
             models=_models_named(settings) | set(fallbacks),
@@ -154,6 +158,7 @@ async def open_services(
             locks=locks,
             observer=metrics,
             fallbacks=fallbacks,
+            vision_client=seeing,
             clock=clock,
         )
         shared = backend.breakers()
@@ -195,6 +200,21 @@ def embeddings_config(
         api_key=key.get_secret_value() if key is not None else None,
         on_tokens=on_tokens,
     )
+
+
+def vision_client(settings: Settings) -> LazyClient | None:
+    """VISION_MODEL's own client when VISION_BASE_URL or VISION_API_KEY sends it elsewhere than
+    the main model's server; None when it shares the main client."""
+    if not settings.vision_model or (
+        settings.vision_base_url is None and settings.vision_api_key is None
+    ):
+        return None
+    model = FallbackModel(
+        settings.vision_model,
+        base_url=settings.vision_base_url,
+        api_key=settings.vision_api_key or settings.openai_api_key,
+    )
+    return lazy_client(settings, model)
 
 
 def _models_named(settings: Settings) -> set[str]:

@@ -144,7 +144,8 @@ class Agent:
     """Answers questions per conversation; one question at a time in each conversation.
 
     `fallbacks` are the models asked, in order, when the main one (`client`) is down, each by
-    name with its own client; `clock` times their breakers' cool-downs (`bot.agent.chain`).
+    name with its own client; `vision_client` is VISION_MODEL's when it runs on a server of its
+    own (None: the main client); `clock` times their breakers' cool-downs (`bot.agent.chain`).
     """
 
     def __init__(
@@ -157,6 +158,7 @@ class Agent:
         locks: KeyedLocks | None = None,
         observer: Observer | None = None,
         fallbacks: Mapping[str, LazyClient] | None = None,
+        vision_client: LazyClient | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._config = config
@@ -173,8 +175,10 @@ class Agent:
         )
         self._vision = config.vision_model or config.model
         self._vision_chain = self._chain
-        if self._vision != config.model:  # on the main server, then the same fallbacks
-            seeing = ModelLink(self._vision, self._client, Breaker(self._vision, cooldown, clock))
+        if self._vision != config.model:  # on its own server or the main one, then the fallbacks
+            seeing = ModelLink(
+                self._vision, vision_client or self._client, Breaker(self._vision, cooldown, clock)
+            )
             self._vision_chain = ModelChain(
                 [seeing, *(link for link in links[1:] if link.name != self._vision)],
                 max_output_tokens=config.max_output_tokens,

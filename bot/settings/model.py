@@ -178,6 +178,16 @@ class Settings(ToolSettings):
         "Gemini, Claude through a gateway, Qwen2.5-VL or llava on vLLM, Ollama or llama.cpp); "
         "empty: the main model. The fallback models follow it too.",
     )
+    vision_base_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible endpoint of the vision model when it runs on another "
+        "server than the main model (e.g. a local vLLM with Qwen2.5-VL); empty: "
+        "OPENAI_BASE_URL.",
+    )
+    vision_api_key: SecretStr | None = Field(
+        default=None,
+        description="Key for VISION_BASE_URL's server (secret); empty: OPENAI_API_KEY.",
+    )
     images: Literal["auto", "off"] = Field(
         default="auto",
         description="auto: pictures go to the vision model as images, as the text OCR reads "

@@ -22,6 +22,7 @@ from bot.agent.vision import DESCRIBE_REQUEST
 from bot.telegram.texts.numbers import integer
 from bot.telegram.tuning import Tuning
 from tests.fakes.accounts import ADMIN_ID
+from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.harness import Harness
 from tests.fakes.updates import mention_entity
 
@@ -114,6 +115,39 @@ async def _feed_together(harness: Harness, updates: list[Update]) -> None:
 
 def _album_tuning() -> Tuning:
     return Tuning(edit_interval_s=0.0, progress_settle_s=0.5, album_window_s=0.5)
+
+
+class TestVisionServer:
+    async def test_a_vision_model_on_its_own_server_sees_the_picture_and_text_goes_to_the_main(
+        self, make_dispatcher: Any
+    ) -> None:
+        async with (
+            FakeLLM() as seeing,
+            make_dispatcher(
+                vision_model="qwen2.5-vl",
+                vision_base_url=seeing.base_url,
+                vision_api_key="vision-secret-key-42",
+            ) as harness,
+        ):
+            raw = _jpeg()
+            _serve(harness, "photo1", raw)
+            seeing.reply_text("На фото насос.")
+            seeing.reply_text("Насос на стене.")
+            harness.llm.reply_text("Здравствуйте.")
+
+            await harness.feed(harness.updates.photo(caption=CAPTION))
+            await harness.feed(harness.updates.message("привет"))
+
+            asked = [r for r in seeing.requests if DESCRIBE_REQUEST[:20] not in _text(r)]
+            [request] = asked
+            assert request["model"] == "qwen2.5-vl"
+            [image] = _images(request)
+            assert _sha(image.data) == _prepared_sha(harness, raw)
+            assert {"Bearer vision-secret-key-42"} == {
+                h.get("Authorization") for h in seeing.request_headers
+            }
+            assert [r["model"] for r in harness.llm.requests] == [harness.settings.model]
+            assert not _images(harness.llm.requests[0])
 
 
 class TestPhoto:
