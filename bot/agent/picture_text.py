@@ -31,7 +31,8 @@ async def read_pictures(pictures: Sequence[Picture]) -> list[str]:
 def _read(picture: Picture) -> str:
     from tools.extract.formats.base import Budget, FormatError  # noqa: PLC0415 - Pillow
     from tools.extract.formats.images import image_text  # noqa: PLC0415
-    from tools.extract.formats.ocrnote import NEEDS_OCR  # noqa: PLC0415
+    from tools.extract.formats.ocrnote import NEEDS_OCR, ocr_pages  # noqa: PLC0415
+    from tools.extract.places import marker_place  # noqa: PLC0415
 
     try:
         text = image_text(picture.data, Budget(max_chars=_MAX_CHARS, seconds=_SECONDS))
@@ -40,9 +41,9 @@ def _read(picture: Picture) -> str:
             logger.warning("a picture could not be read as text: Tesseract is not installed")
             return NO_OCR
         return NOTHING_LEGIBLE
-    lines = [
+    lines = [  # the words alone: no page markers, no "recognised by OCR" note
         line
         for line in text.splitlines()
-        if not line.startswith("--- page ") and not line.startswith("[text recognised")
+        if marker_place(line) is None and ocr_pages(line) is None
     ]
     return "\n".join(lines).strip()[:_MAX_CHARS] or NOTHING_LEGIBLE
