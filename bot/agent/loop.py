@@ -34,7 +34,7 @@ from bot.agent.quotes.verify import QuoteCheck, check_quotes
 from bot.agent.replies import ModelReply
 from bot.agent.shown_pages import PAGE_PICTURES, PAGE_SHARE, page_message, page_note
 from bot.agent.small_talk import is_small_talk
-from bot.agent.tokens import TokenCounter, image_part_tokens
+from bot.agent.tokens import TokenCounter
 from bot.agent.types import (
     AgentError,
     Answer,
@@ -474,8 +474,8 @@ class Agent:
             logger.info("the pictures could not be described for the history: %s", exc)
             return ""
         reply = completion.reply
-        images = _image_tokens(request)
-        prompt_tokens = reply.prompt_tokens or self._counter.messages(request) + images
+        images = self._counter.pictures(request)
+        prompt_tokens = reply.prompt_tokens or self._counter.messages(request)
         completion_tokens = reply.completion_tokens or self._counter.text(reply.text)
         self._observer.model_called(
             ok=True, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
@@ -671,20 +671,10 @@ class Agent:
             )
             progress.prompt_tokens += prompt_tokens
             progress.completion_tokens += completion_tokens
-            progress.image_tokens += _image_tokens(fitted.messages)
+            progress.image_tokens += self._counter.pictures(fitted.messages)
             progress.cached_prompt_tokens += min(reply.cached_tokens, prompt_tokens)
             return reply
         raise AssertionError  # pragma: no cover - the loop always returns or raises
-
-
-def _image_tokens(messages: Sequence[Message]) -> int:
-    """The tokens of the pictures a request carries, by the provider's rule."""
-    return sum(
-        image_part_tokens(part)
-        for message in messages
-        if isinstance(message.get("content"), list)
-        for part in message["content"]
-    )
 
 
 def _text_of(content: object) -> str:

@@ -137,6 +137,7 @@ class TokenCounter:
         self._ratio = 1.0
         self._recent: deque[float] = deque(maxlen=_RECENT)
         self._memo: dict[tuple[int, int], int] = {}
+        self._sizes: PictureSizes = {}
 
     def _count_text(self, text: str) -> int:
         """Raw count, remembered for long texts: every round re-counts the same history.
@@ -180,6 +181,11 @@ class TokenCounter:
         """Uncalibrated tokens of a list of messages plus the request's own framing."""
         return _PER_REQUEST + sum(self.raw_message(m) for m in messages)
 
+    def pictures(self, messages: Sequence[Mapping[str, Any]]) -> int:
+        """The tokens of the pictures `messages` carry, by the provider's rule (uncalibrated:
+        the rule is the provider's own)."""
+        return message_pictures(messages, self._sizes)
+
     def tools(self, specs: Sequence[Mapping[str, Any]]) -> int:
         """Calibrated tokens of the tool specs as attached to a request."""
         return math.ceil(self.raw_tools(specs) * self._ratio)
@@ -196,7 +202,7 @@ class TokenCounter:
         content = message.get("content")
         total = _PER_MESSAGE + self._count_text(_text_of(content))
         if isinstance(content, list):
-            total += sum(image_part_tokens(part) for part in content)
+            total += sum(image_part_tokens(part, self._sizes) for part in content)
         for call in message.get("tool_calls") or ():
             function = call.get("function") or {}
             total += _PER_TOOL_CALL + self._count_text(str(function.get("name", "")))
@@ -248,19 +254,17 @@ _HEADER_CHARS = 16_384
 pictures sent are re-encoded, with no metadata before it)."""
 
 
-_SIZES: dict[tuple[int, int], tuple[int, int] | None] = {}
+PictureSizes = dict[tuple[int, int], tuple[int, int] | None]
+"""Pictures' sizes by their URL's hash and length (not the URL: it holds the whole picture),
+kept by a counter, since every round of a question counts the same pictures again."""
 _SIZES_KEPT = 256
 
 
-def _data_url_size(url: str) -> tuple[int, int] | None:
-    """The width and height of a `data:` URL's picture, from its header; None if unknown.
-
-    Remembered by the URL's hash and length (not the URL: it holds the whole picture), since
-    every round of a question counts the same pictures again.
-    """
+def _data_url_size(url: str, sizes: PictureSizes) -> tuple[int, int] | None:
+    """The width and height of a `data:` URL's picture, from its header; None if unknown."""
     key = (hash(url), len(url))
-    if key in _SIZES:
-        return _SIZES[key]
+    if key in sizes:
+        return sizes[key]
     from PIL import Image, UnidentifiedImageError  # noqa: PLC0415 - only with pictures
 
     _, _, payload = url.partition(";base64,")
@@ -271,15 +275,26 @@ def _data_url_size(url: str) -> tuple[int, int] | None:
             size = image.size
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
         size = None
-    if len(_SIZES) >= _SIZES_KEPT:
-        _SIZES.clear()
-    _SIZES[key] = size
+    if len(sizes) >= _SIZES_KEPT:
+        sizes.clear()
+    sizes[key] = size
     return size
 
 
-def image_part_tokens(part: object) -> int:
+def message_pictures(messages: Sequence[object], sizes: PictureSizes | None = None) -> int:
+    """The tokens of the pictures `messages` carry; `sizes` remembers their sizes."""
+    return sum(
+        image_part_tokens(part, sizes)
+        for message in messages
+        if isinstance(message, Mapping) and isinstance(message.get("content"), list)
+        for part in message["content"]
+    )
+
+
+def image_part_tokens(part: object, sizes: PictureSizes | None = None) -> int:
     """An `image_url` part's tokens by the provider's rule for its size and `detail`
-    (`bot.agent.pictures.picture_tokens`); 0 for any other part."""
+    (`bot.agent.pictures.picture_tokens`); 0 for any other part. `sizes` remembers the
+    sizes read from headers (None: read each time)."""
     from bot.agent.pictures import picture_tokens  # noqa: PLC0415
 
     if not isinstance(part, Mapping) or part.get("type") != "image_url":
@@ -289,7 +304,7 @@ def image_part_tokens(part: object) -> int:
         return 0
     url = str(image.get("url") or "")
     detail = str(image.get("detail") or "auto")
-    size = _data_url_size(url) if url.startswith("data:") else None
+    size = _data_url_size(url, {} if sizes is None else sizes) if url.startswith("data:") else None
     if size is None:  # a link, or an unreadable header: the most a picture costs
         return picture_tokens(2048, 2048, detail)
     return picture_tokens(*size, detail)

@@ -20,7 +20,7 @@ from typing import Any, Self
 from aiohttp import web
 from openai import AsyncOpenAI
 
-from bot.agent.tokens import estimate_text_tokens, image_part_tokens
+from bot.agent.tokens import estimate_text_tokens, message_pictures
 from tests.fakes.fake_embeddings import Embeddings
 from tests.fakes.fake_images import BadImage, SeenImage, images_in, without_pictures
 from tests.fakes.fake_stream import Streaming, send_stream
@@ -75,12 +75,7 @@ def _rough_usage(request: Mapping[str, Any], reply: Mapping[str, Any]) -> dict[s
     messages = request.get("messages", [])
     prompt = without_pictures(messages)
     prompt += json.dumps(request.get("tools") or [], ensure_ascii=False)
-    pictures = sum(
-        image_part_tokens(part)
-        for message in messages
-        if isinstance(message, Mapping) and isinstance(message.get("content"), list)
-        for part in message["content"]
-    )
+    pictures = message_pictures(messages)
     completion = json.dumps(reply.get("choices") or [], ensure_ascii=False)
     prompt_tokens = estimate_text_tokens(prompt) + pictures + 1
     usage = _usage((prompt_tokens, estimate_text_tokens(completion) + 1))
