@@ -31,6 +31,7 @@ from bot.telegram.handlers.confirm import Confirm, ConfirmButton
 from bot.telegram.handlers.private import in_private, reply_with
 from bot.telegram.handlers.replies import pop_up, say
 from bot.telegram.texts import Texts
+from bot.telegram.texts.names import tail
 from bot.telegram.texts.people import when
 from bot.telegram.tuning import Tuning
 from tools.jail.scope import Scope
@@ -157,7 +158,7 @@ async def on_trash(
     rows = [
         [
             InlineKeyboardButton(
-                text=texts.restore_button.format(n=n, path=_short(item.path)),
+                text=texts.restore_button.format(n=n, path=tail(item.path, _BUTTON_PATH)),
                 callback_data=RestoreItem(item_id=item.item_id).pack(),
             )
         ]
@@ -279,8 +280,3 @@ async def _do(
 def _code(path: str) -> str:
     """A path as the bot's HTML shows it."""
     return f"<code>{escape(path)}</code>"
-
-
-def _short(path: str) -> str:
-    """A path short enough for a button, its end kept (the name matters most)."""
-    return path if len(path) <= _BUTTON_PATH else "…" + path[-(_BUTTON_PATH - 1) :]

@@ -16,6 +16,7 @@ from html import escape
 from bot.documents.sources.health import Health
 from bot.documents.sources.runner import SourceStatus
 from bot.documents.sources.state import PassReport, PendingDeletion
+from bot.telegram.texts.names import tail
 from bot.telegram.texts.numbers import count, decimal
 from bot.telegram.texts.people import when
 
@@ -129,7 +130,7 @@ class SourcesTexts:
                 percent=self.percent(pending),
             )
         ]
-        lines += [f"• <code>{escape(_short(path))}</code>" for path in paths[:PATHS_SHOWN]]
+        lines += [f"• <code>{escape(tail(path, MAX_PATH))}</code>" for path in paths[:PATHS_SHOWN]]
         if len(paths) > PATHS_SHOWN:
             lines.append(self.question_more.format(n=len(paths) - PATHS_SHOWN))
         lines.append(self.nothing_deleted)
@@ -177,11 +178,6 @@ class SourcesTexts:
         if whole % _MINUTE == 0:
             return count(self.lang, whole // _MINUTE, self.minute_forms)
         return f"{whole} s"
-
-
-def _short(path: str) -> str:
-    """A path short enough for one line, its end kept (the name matters most)."""
-    return path if len(path) <= MAX_PATH else "…" + path[-(MAX_PATH - 1) :]
 
 
 ENGLISH_SOURCES = SourcesTexts(
