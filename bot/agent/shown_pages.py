@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from bot.agent.pictures import Picture
-from bot.agent.vision import data_url
+from bot.agent.vision import image_question
 from tools.results import PagePicture
 
 Message = dict[str, Any]
@@ -27,14 +27,9 @@ PAGE_SHARE = 0.5
 def page_message(page: PagePicture, detail: str) -> Message:
     """The message that shows the model a page read_file drew."""
     picture = Picture(page.data, page.mime, page.width, page.height)
-    image = {"url": data_url(picture), "detail": detail}
-    return {
-        "role": "user",
-        "content": [
-            {"type": "text", "text": f"{_named(page.path, page.page)}, as read_file showed it."},
-            {"type": "image_url", "image_url": image},
-        ],
-    }
+    return image_question(
+        f"{_named(page.path, page.page)}, as read_file showed it.", [picture], detail
+    )
 
 
 NoteReason = Literal["kept", "refused", "no_room"]
