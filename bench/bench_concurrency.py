@@ -29,7 +29,7 @@ from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
 from bench import corpus
 from bench.context import Context
-from bench.fake_model import FakeModelProcess
+from bench.model_process import FakeModelProcess
 from bench.results import Aim, BenchResult, Metric
 from bench.stats import current_rss_mb, median, peak_rss_mb
 from bench.toolbox import wait_ready

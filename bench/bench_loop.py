@@ -22,7 +22,7 @@ from openai import AsyncOpenAI
 from bench.agent_setup import agent_config
 from bench.canned_tools import CannedTools
 from bench.context import Context
-from bench.fake_model import FakeModelProcess
+from bench.model_process import FakeModelProcess
 from bench.results import Aim, BenchResult, Metric
 from bench.stats import median, p95
 from bench.toolbox import settings_for

@@ -26,7 +26,7 @@ from aiogram import Bot
 from aiogram.methods import TelegramMethod
 
 from bench.context import Context
-from bench.fake_model import FakeModelProcess
+from bench.model_process import FakeModelProcess
 from bench.results import Aim, BenchResult, Metric
 from bench.stats import median
 from bot.agent import AgentEvent, AnswerDraft, EventHandler

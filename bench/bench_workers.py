@@ -27,7 +27,7 @@ import asyncpg
 
 from bench import corpus
 from bench.context import Context
-from bench.fake_model import FakeModelProcess
+from bench.model_process import FakeModelProcess
 from bench.processes import children, cpu_seconds, peak_rss_mb, tree_cpu_seconds
 from bench.results import Aim, BenchResult, Metric
 from bench.stats import median

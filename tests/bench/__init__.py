@@ -1,0 +1,1 @@
+"""The benchmarks measure the bot, not their own scaffolding."""
