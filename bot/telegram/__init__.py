@@ -20,6 +20,7 @@
   `source_questions` (a source's held-back mass deletion, asked of every admin who may see it);
   `source_notices` (a source broke or works again, told to every admin who may see it), both
   through `source_admins` (the admins who may see a source's folder, each in their language);
+  `upkeep` (the background work only start-up and shutdown touch, one entry of the data);
 - `middlewares/` (access, a tap counts only on its own message, rate limit, paste joining,
   album gathering, per-conversation order),
   `handlers/` (one router per feature), `admin_app/` (the admins' Mini App: its page and API

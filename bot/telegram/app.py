@@ -33,7 +33,6 @@ from bot.settings.model import Settings
 from bot.settings.scopes import Scopes
 from bot.storage.access.codes import LIFETIME_S
 from bot.storage.audit import AuditLog
-from bot.storage.pending_status import PendingStatusStore
 from bot.telegram.access_requests import AccessRequests
 from bot.telegram.api_errors import count_api_errors
 from bot.telegram.button_records import record_buttons, stop_recording
@@ -61,6 +60,7 @@ from bot.telegram.output.pending_status import tidy_leftovers
 from bot.telegram.source_notices import SourceNotices
 from bot.telegram.source_questions import SourceQuestions
 from bot.telegram.tuning import Tuning
+from bot.telegram.upkeep import Upkeep
 from tools import Toolbox
 from tools.index.watch import folder_identity
 
@@ -109,7 +109,8 @@ def warn_about_settings(settings: Settings, *, granted: bool = False) -> None:
 def build_dispatcher(
     settings: Settings, services: Services, *, tuning: Tuning | None = None
 ) -> Dispatcher:
-    """A Dispatcher with every middleware and router, its dependencies as workflow data."""
+    """A Dispatcher with every middleware and router, its dependencies as workflow data (what
+    only start-up and shutdown use as one `Upkeep`, see `bot.telegram.upkeep`)."""
     tuning = tuning or Tuning()
     in_flight = InFlight()
     pacer = EditPacer(tuning.edit_interval_s, burst=EDIT_BURST)
@@ -135,6 +136,25 @@ def build_dispatcher(
     sources.on_ask(source_questions.ask)
     source_notices = SourceNotices(access, scopes)
     sources.on_health(source_notices.tell)
+    retention = Retention(
+        settings,
+        services.history,
+        documents,
+        clock=tuning.wall_clock,
+        unanswered=unanswered,
+        feedback=stores.feedback,
+        experts=stores.experts,
+        usage=stores.usage,
+    )
+    upkeep = Upkeep(
+        retention=retention,
+        gaps_digest=GapsDigest(
+            settings.gaps_digest, unanswered, gap_report, access, scopes, clock=tuning.wall_clock
+        ),
+        source_questions=source_questions,
+        source_notices=source_notices,
+        pending_status=pending_status,
+    )
     dp = Dispatcher(
         disable_fsm=True,
         settings=settings,
@@ -155,7 +175,6 @@ def build_dispatcher(
             budgets=budgets,
         ),
         budgets=budgets,
-        pending_status=pending_status,
         albums=stores.albums,
         in_flight=in_flight,
         access=access,
@@ -183,25 +202,10 @@ def build_dispatcher(
             experts=stores.experts,
             notices=stores.notices,
         ),
-        retention=Retention(
-            settings,
-            services.history,
-            documents,
-            clock=tuning.wall_clock,
-            unanswered=unanswered,
-            feedback=stores.feedback,
-            experts=stores.experts,
-            usage=stores.usage,
-        ),
         unanswered=unanswered,
         gap_report=gap_report,
-        gaps_digest=GapsDigest(
-            settings.gaps_digest, unanswered, gap_report, access, scopes, clock=tuning.wall_clock
-        ),
         inline_search=InlineSearch(services.toolbox, clock=tuning.clock),
         sources=sources,
-        source_questions=source_questions,
-        source_notices=source_notices,
         notice_store=stores.notices,
         change_notices=ChangeNotices(
             FolderChanges(
@@ -214,6 +218,7 @@ def build_dispatcher(
             quiet_s=settings.notify_debounce_s,
             clock=tuning.wall_clock,
         ),
+        upkeep=upkeep,
     )
     dp.update.outer_middleware(ChatContextMiddleware(scopes))
     dp.update.outer_middleware(PairingMiddleware(access, app_url=settings.admin_app_url))
@@ -260,15 +265,14 @@ async def _on_startup(
     bot: Bot,
     settings: Settings,
     toolbox: Toolbox,
-    pending_status: PendingStatusStore,
     access: AccessPolicy,
     files: DataFiles,
-    retention: Retention,
+    upkeep: Upkeep,
 ) -> None:
     me = await bot.me()
     await access.load()
-    await retention.start()
-    await tidy_leftovers(bot, pending_status)
+    await upkeep.retention.start()
+    await tidy_leftovers(bot, upkeep.pending_status)
     admins = access.admin_ids()
     await register_commands(
         bot,
@@ -307,13 +311,13 @@ async def _check_scopes(scopes: Scopes, toolbox: Toolbox) -> None:
         log.warning("SCOPES_FILE names the folder %r, which the documents folder lacks", folder)
 
 
-async def _start_digest(bot: Bot, gaps_digest: GapsDigest) -> None:
+async def _start_digest(bot: Bot, upkeep: Upkeep) -> None:
     """Send the digest of unanswered questions when due (GAPS_DIGEST), from now on."""
-    await gaps_digest.start(bot)
+    await upkeep.gaps_digest.start(bot)
 
 
-async def _stop_digest(gaps_digest: GapsDigest) -> None:
-    await gaps_digest.stop()
+async def _stop_digest(upkeep: Upkeep) -> None:
+    await upkeep.gaps_digest.stop()
 
 
 async def _start_notices(bot: Bot, change_notices: ChangeNotices) -> None:
@@ -349,14 +353,12 @@ def mirrored_sources(
     return sources
 
 
-async def _start_sources(
-    bot: Bot, sources: Sources, source_questions: SourceQuestions, source_notices: SourceNotices
-) -> None:
+async def _start_sources(bot: Bot, sources: Sources, upkeep: Upkeep) -> None:
     """Sync each source now and on its interval, in the background; a pass that holds back a
     mass deletion asks the admins through `bot`, and they hear when a source breaks or works
     again."""
-    source_questions.bind(bot)
-    source_notices.bind(bot)
+    upkeep.source_questions.bind(bot)
+    upkeep.source_notices.bind(bot)
     await sources.start()
 
 
@@ -382,8 +384,8 @@ async def _offer_pairing(access: AccessPolicy, username: str) -> None:
     )
 
 
-async def _on_shutdown(*, in_flight: InFlight, tuning: Tuning, retention: Retention) -> None:
+async def _on_shutdown(*, in_flight: InFlight, tuning: Tuning, upkeep: Upkeep) -> None:
     """Stop the sweeps and let the questions in flight end; the stores close with the services
     (`close_services`), after this."""
-    await retention.stop()
+    await upkeep.retention.stop()
     await in_flight.drain(tuning.shutdown_grace_s)

@@ -386,7 +386,7 @@ class TestKeptLikeTheHistory:
             store: ExpertRequests = harness.dp.workflow_data["experts"]
             request_id = _button(answered.markup, "xp:").removeprefix("xp:")
             clock.advance(2 * 86400)
-            retention: Retention = harness.dp.workflow_data["retention"]
+            retention: Retention = harness.dp.workflow_data["upkeep"].retention
             await retention.sweep()
             assert await store.find(request_id) is not None
             clock.advance(2 * 86400)

@@ -366,7 +366,7 @@ class TestDeletion:
             clock.advance(2 * 86400)
             recent = await ask_reading(harness, LEASE)
             clock.advance(2 * 86400)
-            retention: Retention = harness.dp.workflow_data["retention"]
+            retention: Retention = harness.dp.workflow_data["upkeep"].retention
             await retention.sweep()
             assert await _store(harness).find(_answer_id(old)) is None
             assert await _store(harness).find(_answer_id(recent)) is not None

@@ -139,7 +139,7 @@ class TestAScopedAdmin:
             assert f"«Что такое {NONSENSE}?»" in text
             assert "отделе кадров" not in text
             next_monday_morning(clock)
-            assert await harness.dp["gaps_digest"].schedule(harness.bot).tick(clock())
+            assert await harness.dp["upkeep"].gaps_digest.schedule(harness.bot).tick(clock())
             sent = digests_to_admin(harness)[-1]
             assert sent != text
             assert f"«Что такое {NONSENSE}?»" in sent
@@ -163,7 +163,7 @@ class TestDeletion:
             await ask_unfound(harness, f"Что такое {NONSENSE}?")
             clock.advance(2 * DAY_S)
             assert NONSENSE in await gaps(harness)
-            await harness.dp["retention"].sweep()
+            await harness.dp["upkeep"].retention.sweep()
             assert NONSENSE not in await gaps(harness)
 
 
@@ -177,7 +177,7 @@ class TestDigest:
             await ask_unfound(harness, f"Что такое {NONSENSE}?")
             assert digests_to_admin(harness) == []
             next_monday_morning(clock)
-            digest: GapsDigest = harness.dp["gaps_digest"]
+            digest: GapsDigest = harness.dp["upkeep"].gaps_digest
             digest.wake()
             await harness.session.wait_for(lambda _: bool(digests_to_admin(harness)))
             (sent,) = digests_to_admin(harness)
@@ -185,7 +185,8 @@ class TestDigest:
             assert not await digest.schedule(harness.bot).tick(clock())
         async with make_dispatcher(tuning=tuning(clock)) as restarted:
             assert digests_to_admin(restarted) == []
-            assert not await restarted.dp["gaps_digest"].schedule(restarted.bot).tick(clock())
+            again = restarted.dp["upkeep"].gaps_digest.schedule(restarted.bot)
+            assert not await again.tick(clock())
             assert digests_to_admin(restarted) == []
 
     async def test_nothing_is_sent_when_nothing_went_unanswered(
@@ -195,7 +196,7 @@ class TestDigest:
         async with make_dispatcher(tuning=tuning(clock)) as harness:
             await ask_found(harness, "Что нужно для шарлотки?")
             next_monday_morning(clock)
-            assert await harness.dp["gaps_digest"].schedule(harness.bot).tick(clock())
+            assert await harness.dp["upkeep"].gaps_digest.schedule(harness.bot).tick(clock())
             assert sent_to(harness, ADMIN_ID) == []
 
     async def test_off_sends_nothing(self, make_dispatcher: Any) -> None:
@@ -203,7 +204,7 @@ class TestDigest:
         async with make_dispatcher(tuning=tuning(clock), gaps_digest="off") as harness:
             await ask_unfound(harness, f"Что такое {NONSENSE}?")
             next_monday_morning(clock)
-            digest: GapsDigest = harness.dp["gaps_digest"]
+            digest: GapsDigest = harness.dp["upkeep"].gaps_digest
             digest.wake()
             assert not await digest.schedule(harness.bot).tick(clock())
             assert sent_to(harness, ADMIN_ID) == []
@@ -213,7 +214,7 @@ class TestDigest:
         clock = FakeClock()
         async with make_dispatcher(tuning=tuning(clock), gaps_digest="daily") as harness:
             await ask_unfound(harness, f"Что такое {NONSENSE}?")
-            schedule = harness.dp["gaps_digest"].schedule(harness.bot)
+            schedule = harness.dp["upkeep"].gaps_digest.schedule(harness.bot)
             clock.advance(DAY_S)
             assert await schedule.tick(clock())
             assert len([t for t in texts_to(harness, ADMIN_ID) if NONSENSE in t]) == 1
@@ -231,7 +232,7 @@ class TestDigest:
                 report = GapReport(store, clock=clock)
                 scopes = harness.dp["scopes"]
                 second = GapsDigest("weekly", store, report, access, scopes, clock=clock)
-                first: GapsDigest = harness.dp["gaps_digest"]
+                first: GapsDigest = harness.dp["upkeep"].gaps_digest
                 next_monday_morning(clock)
                 won = await asyncio.gather(
                     first.schedule(harness.bot).tick(clock()),

@@ -25,7 +25,7 @@ GROUP_ID = -100500
 
 
 def _store(harness: Harness) -> SqlitePendingStatusStore:
-    store = harness.dp.workflow_data["pending_status"]
+    store = harness.dp.workflow_data["upkeep"].pending_status
     assert isinstance(store, SqlitePendingStatusStore)
     return store
 

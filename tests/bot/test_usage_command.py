@@ -244,6 +244,6 @@ class TestMetricsAndRetention:
             await ask(harness, cached_reply("Ответ.", 300, 0, 20))
             clock.advance(2 * 24 * 3600)
             await ask(harness, cached_reply("Ответ.", 100, 0, 10))
-            await harness.dp["retention"].sweep()
+            await harness.dp["upkeep"].retention.sweep()
             text = await usage(harness)
         assert "В этом месяце: 110 токенов" in text
