@@ -9,6 +9,7 @@ character budget (a page loses lines from its end, a list loses items).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -70,16 +71,22 @@ class ToolResult:
         picture: PagePicture | None = None,
     ) -> ToolResult:
         """A successful result of a known shape."""
-        return cls(
-            to_json(payload),
-            source=source,
-            hits=hits,
-            picture=picture,
-            cut=partial(cutter, payload),
-        )
+        text = to_json(payload)
+        return cls(text, source=source, hits=hits, picture=picture, cut=_reading(cutter, text))
 
     @classmethod
     def failed(cls, message: str, hint: str) -> ToolResult:
         """A result that tells the model what went wrong and what to do instead."""
-        payload = {"error": message, "hint": hint}
-        return cls(to_json(payload), error=message, cut=partial(cut_longest_field, payload))
+        text = to_json({"error": message, "hint": hint})
+        return cls(text, error=message, cut=_reading(cut_longest_field, text))
+
+
+def _reading(cutter: Cutter, text: str) -> Callable[[int], str]:
+    """`cutter` on the payload `text` was written from, read back from the text when a cut is
+    asked for. A result lives as long as its turn and most are never cut: holding the payload
+    beside its text would keep a page's document twice for every chat that waits."""
+    return partial(_cut_read, cutter, text)
+
+
+def _cut_read(cutter: Cutter, text: str, cap: int) -> str:
+    return cutter(json.loads(text), cap)
