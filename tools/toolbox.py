@@ -48,6 +48,7 @@ from tools.reading import Reader
 from tools.results import PagePicture, ToolResult
 from tools.tool import ListArgs, PictureMode, PictureReadArgs, ReadArgs, SearchArgs, Tool
 from tools.vectors.embeddings import EmbeddingsConfig, EmbeddingsError, QueryEmbedder
+from tools.vectors.rerank import RerankConfig, Reranker
 from tools.vectors.state import CACHE_FILE, STORE_FOLDER, VectorStatus
 
 if TYPE_CHECKING:  # the index engine loads with the first search, not at start
@@ -91,6 +92,7 @@ class Toolbox:
         embeddings: EmbeddingsConfig | None = None,
         embedding_cache: EmbeddingCache | None = None,
         vector_interval: float = 2.0,
+        rerank: RerankConfig | None = None,
     ) -> None:
         self.settings = settings
         data_dir = Path(settings.data_dir).absolute()
@@ -132,6 +134,8 @@ class Toolbox:
         self._own_cache: SqliteEmbeddingCache | None = None
         if embeddings is not None:
             self._open_vectors(data_dir, embeddings, embedding_cache, vector_interval)
+        self.reranker = Reranker(rerank) if rerank is not None else None
+        """Reorders a search's best candidates (None: RERANK_URL is empty)."""
         self._reader = Reader(
             self.sandbox, self._extractor, self._cache, self._stemmer, self._stored
         )
@@ -227,6 +231,8 @@ class Toolbox:
             await asyncio.to_thread(self._vector_builder.stop)
         if self._query_embedder is not None:
             await self._query_embedder.close()
+        if self.reranker is not None:
+            await self.reranker.close()
         if self._vectors is not None:
             self._vectors.close()
         if self._own_cache is not None:
@@ -409,18 +415,23 @@ class Toolbox:
     async def _search(self, args: SearchArgs, scope: Scope | None) -> ToolResult:
         from tools.search import Within  # noqa: PLC0415 - the engine loads at first search
 
+        reranker = self.reranker
+        wanted = args.limit if reranker is None else max(args.limit, reranker.config.candidates)
+
         def run() -> dict[str, Any]:
             within = None if scope is None else Within(scope.folders, self.allowed_files(scope))
-            return self.searcher.search(args.query, args.limit, within=within)
+            return self.searcher.search(args.query, wanted, within=within)
 
         if self._query_embedder is None:
             found = await asyncio.to_thread(run)
         else:
-            found = await self._search_both(args, scope, self._query_embedder)
+            found = await self._search_both(args.query, wanted, scope, self._query_embedder)
+        if reranker is not None:
+            found = await _reranked(reranker, args.query, found, args.limit)
         return ToolResult.of(found, cut_results, hits=len(found.get("results") or ()))
 
     async def _search_both(
-        self, args: SearchArgs, scope: Scope | None, embedder: QueryEmbedder
+        self, query: str, limit: int, scope: Scope | None, embedder: QueryEmbedder
     ) -> dict[str, Any]:
         """Words and meaning at once: the query's embedding is asked for while the keyword
         search runs, and the vector search starts the moment it is in, beside the keyword
@@ -429,12 +440,10 @@ class Toolbox:
 
         within = None if scope is None else Within(scope.folders, self.allowed_files(scope))
         words = asyncio.ensure_future(
-            asyncio.to_thread(
-                self.searcher.search_words, args.query, args.limit, within=within, weigh=True
-            )
+            asyncio.to_thread(self.searcher.search_words, query, limit, within=within, weigh=True)
         )
         try:
-            vector = await embedder.embed(args.query)
+            vector = await embedder.embed(query)
         except EmbeddingsError as exc:
             found, _ = await words
             return {**found, "meaning": f"unavailable: {exc}"}
@@ -442,9 +451,7 @@ class Toolbox:
             words.cancel()
             raise
         near = asyncio.ensure_future(
-            asyncio.to_thread(
-                self.searcher.near_files, vector, args.query, args.limit, within=within
-            )
+            asyncio.to_thread(self.searcher.near_files, vector, query, limit, within=within)
         )
         try:
             (found, evidence), meaning = await asyncio.gather(words, near)
@@ -452,7 +459,7 @@ class Toolbox:
             words.cancel()
             near.cancel()
             raise
-        fused = self.searcher.fused(found, evidence, meaning, args.limit)
+        fused = self.searcher.fused(found, evidence, meaning, limit)
         status = self.vector_status()
         if status.passages_done < status.passages_total:
             fused["meaning"] = (
@@ -598,6 +605,21 @@ class Toolbox:
             await self._offer_close(exc, args.path, lambda: self._folder_paths(scope))
             raise
         return ToolResult.of(listing, cut_entries)
+
+
+async def _reranked(
+    reranker: Reranker, query: str, found: dict[str, Any], limit: int
+) -> dict[str, Any]:
+    """`found` (of up to `candidates` results) in the reranker's order, cut to `limit`; says
+    `reranked` when the reranker ordered them, else keeps the fused order silently."""
+    results = found.get("results") or []
+    ordered, reranked = await reranker.reorder(query, results, limit)
+    out = {**found, "results": ordered}
+    if "truncated" in found:
+        out["truncated"] = int(found.get("total") or 0) > len(ordered)
+    if reranked:
+        out["reranked"] = True
+    return out
 
 
 def build_toolbox(settings: ToolSettings) -> Toolbox:

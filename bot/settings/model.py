@@ -231,6 +231,41 @@ class Settings(ToolSettings):
         default=None,
         description="Key for the embeddings server (secret); empty means OPENAI_API_KEY.",
     )
+    rerank_url: str | None = Field(
+        default=None,
+        description="A reranker's endpoint, the whole URL (http://gpu:8080/rerank for TEI, "
+        "http://gpu:8000/v1/rerank for vLLM, llama.cpp, Infinity, Jina, Cohere): the best "
+        "RERANK_CANDIDATES results of a search are reordered by it; empty: no reranking.",
+    )
+    rerank_model: str = Field(
+        default="",
+        description="The reranker model to name in requests (Jina, Cohere and vLLM want one; "
+        "TEI and llama.cpp serve one model and need none).",
+    )
+    rerank_api_key: SecretStr | None = Field(
+        default=None,
+        description="Key for the reranker (secret); empty: none is sent.",
+    )
+    rerank_candidates: int = Field(
+        default=30,
+        ge=2,
+        le=200,
+        description="How many of a search's best results (keyword and meaning fused) the "
+        "reranker reorders.",
+    )
+    rerank_timeout_s: float = Field(
+        default=2.0,
+        gt=0,
+        le=60,
+        description="Seconds a search waits for the reranker; later, or on any error, the "
+        "search keeps its own order.",
+    )
+    rerank_dialect: Literal["auto", "jina", "tei"] = Field(
+        default="auto",
+        description="What the reranker is sent: jina ({query, documents, top_n}), tei "
+        "({query, texts}), or auto (a path ending /v1/rerank or /v2/rerank is jina; another "
+        "is tried as tei, then as jina if it refuses that).",
+    )
     transcribe_model: Annotated[str, EMPTY_IS_A_VALUE] = Field(
         default="whisper-1",
         description="Speech-to-text model for voice messages, audio files and video notes; "
@@ -421,7 +456,7 @@ class Settings(ToolSettings):
     def _lower_format(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
-    @field_validator("transcribe_model", "embedding_model", mode="before")
+    @field_validator("transcribe_model", "embedding_model", "rerank_model", mode="before")
     @classmethod
     def _strip_model(cls, value: object) -> object:
         return value.strip() if isinstance(value, str) else value
@@ -455,6 +490,26 @@ class Settings(ToolSettings):
                 raise ValueError(f"FALLBACK_API_KEYS: {exc}") from None
         return self
 
+    @model_validator(mode="after")
+    def _rerank_needs_url(self) -> Settings:
+        """A reranker's model or key without its URL reranks nothing: said at start rather
+        than found missing in the results."""
+        named = [
+            name
+            for name, value in (
+                ("RERANK_MODEL", self.rerank_model),
+                ("RERANK_API_KEY", self.rerank_api_key),
+            )
+            if value
+        ]
+        if named and self.rerank_url is None:
+            msg = (
+                f"{' and '.join(named)} set but RERANK_URL is empty: set RERANK_URL to the "
+                "reranker's endpoint (such as http://gpu:8080/rerank), or leave both empty"
+            )
+            raise ValueError(msg)
+        return self
+
     @field_validator("bot_token")
     @classmethod
     def _token_shape(cls, value: SecretStr | None) -> SecretStr | None:
@@ -470,7 +525,11 @@ class Settings(ToolSettings):
         return value
 
     @field_validator(
-        "openai_api_key", "transcribe_api_key", "embedding_api_key", "fallback_api_keys"
+        "openai_api_key",
+        "transcribe_api_key",
+        "embedding_api_key",
+        "rerank_api_key",
+        "fallback_api_keys",
     )
     @classmethod
     def _real_key(cls, value: SecretStr | None) -> SecretStr | None:
@@ -487,6 +546,7 @@ class Settings(ToolSettings):
         "openai_base_url",
         "transcribe_base_url",
         "embedding_base_url",
+        "rerank_url",
         "webhook_url",
         "admin_app_url",
     )
