@@ -105,6 +105,11 @@ class Reranker:
         self._session: aiohttp.ClientSession | None = None
         self._down = False
 
+    @property
+    def dialect(self) -> str:
+        """The dialect sent first: the one the endpoint answered in, once it has."""
+        return self._dialects[0]
+
     async def reorder(
         self, query: str, results: Sequence[dict[str, Any]], limit: int
     ) -> tuple[list[dict[str, Any]], bool]:
