@@ -234,8 +234,9 @@ class Settings(ToolSettings):
     rerank_url: str | None = Field(
         default=None,
         description="A reranker's endpoint, the whole URL (http://gpu:8080/rerank for TEI, "
-        "http://gpu:8000/v1/rerank for vLLM, llama.cpp, Infinity, Jina, Cohere): the best "
-        "RERANK_CANDIDATES results of a search are reordered by it; empty: no reranking.",
+        "http://gpu:8000/v1/rerank for vLLM, llama.cpp, Infinity, Jina, Cohere): the "
+        "best results of a search (as many as RERANK_CANDIDATES) are reordered by it; empty: "
+        "no reranking.",
     )
     rerank_model: str = Field(
         default="",

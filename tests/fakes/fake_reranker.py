@@ -94,8 +94,8 @@ class FakeReranker:
             return body, web.json_response({"error": f"fake error {status}"}, status=status)
         return body, None
 
-    def _ranks(self, query: str, texts: list[str]) -> list[tuple[int, float]]:
-        scores = self.scorer(query, texts)
+    async def _ranks(self, query: str, texts: list[str]) -> list[tuple[int, float]]:
+        scores = await asyncio.to_thread(self.scorer, query, texts)  # a real model is slow
         ranks = sorted(enumerate(scores), key=lambda pair: -pair[1])
         if self.out_of_range:
             ranks.insert(0, (len(texts), 1.0))
@@ -106,7 +106,7 @@ class FakeReranker:
         if failure is not None:
             return failure
         documents = [str(d) for d in body.get("documents") or []]
-        ranks = self._ranks(str(body.get("query", "")), documents)
+        ranks = await self._ranks(str(body.get("query", "")), documents)
         top_n = body.get("top_n")
         if isinstance(top_n, int):
             ranks = ranks[:top_n]
@@ -124,5 +124,5 @@ class FakeReranker:
                 {"error": "missing field `texts`", "error_type": "Validation"}, status=422
             )
         texts = [str(t) for t in body["texts"]]
-        ranks = self._ranks(str(body.get("query", "")), texts)
+        ranks = await self._ranks(str(body.get("query", "")), texts)
         return web.json_response([{"index": i, "score": score} for i, score in ranks])
