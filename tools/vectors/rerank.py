@@ -123,7 +123,9 @@ class Reranker:
             self.counts["skipped"] += 1
             return list(results[:limit]), False
         try:
-            order = await self.rank(query, [rerank_text(r) for r in head], top_n=limit)
+            order = await self.rank(
+                query, [rerank_text(r) for r in head], top_n=min(limit, len(head))
+            )
         except RerankError as exc:
             self._failed(exc, gate)
             return list(results[:limit]), False

@@ -148,6 +148,14 @@ class TestOrder:
         assert [t.split("\n")[0] for t in request["body"]["texts"]] == fused
         assert "documents" not in request["body"]
 
+    async def test_top_n_asks_no_more_than_was_sent(
+        self, boxes: Boxes, reranker: FakeReranker
+    ) -> None:
+        box = await boxes.start(_config(reranker.jina_url))
+        found = await _search(box, limit=10)
+        assert len(found["results"]) == 4 and found["truncated"] is False
+        assert reranker.requests[0]["body"]["top_n"] == 4
+
     async def test_a_passage_is_scored_with_its_place(
         self, boxes: Boxes, reranker: FakeReranker
     ) -> None:
