@@ -198,10 +198,16 @@ class Sections:
     def __init__(self) -> None:
         self.marker: Place | None = None
         self._open: list[tuple[int, str]] = []
+        self._place: Place | None = None
 
     @property
     def place(self) -> Place | None:
-        return section_place([text for _, text in self._open], self.marker)
+        """The place of the line read last (one object until the next marker or heading)."""
+        return self._place
+
+    def _moved(self) -> Place | None:
+        self._place = section_place([text for _, text in self._open], self.marker)
+        return self._place
 
     def read(self, line: str) -> Place | None:
         """Take in one line; the marker it opens or the section its heading opens (the line is
@@ -211,6 +217,7 @@ class Sections:
             if opened is not None:
                 self._open.clear()
                 self.marker = opened
+                self._place = opened
                 return opened
             return None
         if self.marker is not None and self.marker.kind in _NO_SECTIONS:
@@ -222,12 +229,13 @@ class Sections:
         while self._open and (self._open[-1][0] >= level or self._open[-1][0] == 0):
             self._open.pop()
         self._open.append(heading)
-        return self.place
+        return self._moved()
 
     def name(self, place: Place) -> None:
         """Continue from a place a tool named (a page read from its middle)."""
         self.marker = place.marker
         self._open = [(0, text) for text in place.section]
+        self._place = place
 
 
 def place_at(lines: Sequence[str], line_number: int) -> Place | None:
