@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 PlaceKind = Literal["page", "sheet", "slide", "chapter", "heading"]
+LineKind = Literal["marker", "heading"]
 NAME_CHARS = 80
 """A sheet name or chapter title is cut to this many characters in the text form."""
 HEADING_CHARS = 50
@@ -205,21 +206,16 @@ class Sections:
         """The place of the line read last (one object until the next marker or heading)."""
         return self._place
 
-    def _moved(self) -> Place | None:
-        self._place = section_place([text for _, text in self._open], self.marker)
-        return self._place
-
-    def read(self, line: str) -> Place | None:
-        """Take in one line; the marker it opens or the section its heading opens (the line is
-        then no text of its own, or a heading), None for a line of text."""
+    def read(self, line: str) -> LineKind | None:
+        """Take in one line: "marker" for a marker line (no text of its own), "heading" for a
+        heading that opens a section (`place` then names it), None for a line of text."""
         if line.startswith("--- "):
             opened = marker_place(line)
-            if opened is not None:
-                self._open.clear()
-                self.marker = opened
-                self._place = opened
-                return opened
-            return None
+            if opened is None:
+                return None
+            self._open.clear()
+            self.marker = self._place = opened
+            return "marker"
         if self.marker is not None and self.marker.kind in _NO_SECTIONS:
             return None
         heading = heading_of(line) if line.lstrip(" ").startswith("#") else None
@@ -229,7 +225,8 @@ class Sections:
         while self._open and (self._open[-1][0] >= level or self._open[-1][0] == 0):
             self._open.pop()
         self._open.append(heading)
-        return self._moved()
+        self._place = section_place([text for _, text in self._open], self.marker)
+        return "heading"
 
     def name(self, place: Place) -> None:
         """Continue from a place a tool named (a page read from its middle)."""

@@ -70,17 +70,15 @@ def _passages(path: str, lines: list[str]) -> Iterator[Passage]:
         block.clear()
 
     for number, line in enumerate(lines, 1):
-        opened = sections.read(line)
-        if opened is None:
+        kind = sections.read(line)
+        if kind is None:
             block.append((number, line))
             continue
         yield from flush()
         place = sections.place
-        if opened.kind == "heading" or opened.section:
-            title = opened.section[-1]
+        title = place.section[-1] if kind == "heading" and place is not None else ""
+        if kind == "heading":
             block.append((number, line.strip()))
-        else:
-            title = ""
     yield from flush()
 
 

@@ -67,9 +67,8 @@ class DocumentEvidence:
             named = self.named.get(number)
             if named is not None:
                 sections.name(named)
-            opened = sections.read(text)
-            if opened is not None and not opened.section and opened.kind != "heading":
-                continue  # a marker line: it sets the place and is no text
+            if sections.read(text) == "marker":
+                continue  # it sets the place and is no text
             run.append(EvidenceLine(number, text, sections.place))
         if run:
             runs.append(run)
