@@ -9,6 +9,7 @@ same query, and beside a running bot the command line builds nothing.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import signal
 import sys
@@ -25,7 +26,8 @@ from tests.tools.vectors.test_vector_search import DOCUMENTS, concept_encoder
 from tools import Toolbox
 from tools.config import TerminalSettings, ToolSettings
 from tools.vectors.embeddings import EmbeddingsConfig
-from tools.vectors.state import STORE_FOLDER
+from tools.vectors.progress import ProgressLines
+from tools.vectors.state import STORE_FOLDER, VectorStatus
 
 MODEL = "fake-embed"
 KEY = "embed-key"
@@ -146,6 +148,7 @@ class TestSearch:
     async def test_prints_what_the_bots_search_files_returns(self, folder: Folder) -> None:
         built = await folder.cli("reindex")
         assert built.returncode == 0, built.stderr
+        embedded = len(folder.server.embeddings.inputs)
         bot = folder.bots_toolbox()
         await bot.start()
         printed: dict[str, dict[str, Any]] = {}
@@ -160,6 +163,8 @@ class TestSearch:
                 assert printed[query] == json.loads(result.text), query
         finally:
             await bot.close()
+        asked = set(folder.server.embeddings.inputs[embedded:])
+        assert asked == {"шредер", "отгулы"}  # the queries; no passage embedded again
         by_meaning = printed["шредер"]["results"][0]  # no word of it is in the file
         assert (by_meaning["path"], by_meaning["found_by"]) == ("правила/архив.txt", ["meaning"])
         both = printed["отгулы"]["results"][0]
@@ -228,3 +233,17 @@ class TestSettings:
         )  # fmt: skip
         assert "EMBEDDING_MODEL" in done.stdout
         assert "interrupted build continues" in " ".join(done.stdout.split())
+
+
+class TestProgress:
+    def test_a_line_at_most_every_interval(self) -> None:
+        out = io.StringIO()
+        now = [0.0]
+        lines = ProgressLines(out, every_s=2.0, clock=lambda: now[0])
+        for done, at in ((32, 0.0), (64, 1.0), (96, 2.5)):
+            now[0] = at
+            lines(VectorStatus(configured=True, passages_done=done, passages_total=2_100))
+        assert out.getvalue().splitlines() == [
+            "vectors: 32 of about 2,100 passages (1 %)",
+            "vectors: 96 of about 2,100 passages (4 %)",
+        ]
