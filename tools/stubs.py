@@ -36,10 +36,14 @@ _NOTE = (
 
 
 def stub_result(content: str, tool: str = "") -> str:
-    """`content` as a short stub naming what it held, or itself when it is short already."""
+    """`content` as a short stub naming what it held, or itself when that is no shorter."""
     if len(content) <= KEEP_WHOLE:
         return content
-    note = _NOTE.format(tool=tool or "the tool")
+    stub = _stub(content, _NOTE.format(tool=tool or "the tool"))
+    return stub if len(stub) < len(content) else content
+
+
+def _stub(content: str, note: str) -> str:
     try:
         parsed = json.loads(content)
     except ValueError:
