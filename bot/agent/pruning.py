@@ -3,7 +3,7 @@
 A past turn in the history is complete: its answer was given, and it said what the pages read
 for it held. Sent whole, every page read in a conversation is paid for again in every later
 request, which at a large window is nearly all of its tokens. So the results of past turns
-older than the newest `FULL_RESULT_TURNS` go as stubs (`tools.stubs`): the path, the lines and
+older than the newest `FULL_RESULT_TURNS` go as stubs (`bot.agent.stubs`): the path, the lines and
 places read, the file names a search found. The calls stay beside them with their arguments, so
 the model can read the same page again when a later question needs more than the answer kept.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tools.stubs import stub_result
+from bot.agent.stubs import stub_result
 
 Message = dict[str, Any]
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.agent.stubs import KEEP_WHOLE, NAMES, stub_result
 from tests.tools.docgen import text_pdf
 from tools import Toolbox
-from tools.stubs import KEEP_WHOLE, NAMES, stub_result
 
 PDF = "отчёты/квартал.pdf"
 

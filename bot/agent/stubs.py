@@ -4,9 +4,10 @@ A page of a document costs thousands of tokens in every later request of a conve
 after the answer that needed it. The stub keeps what it takes to have it again: the path, the
 lines and places a read covered and where it went on, the file names a search or a listing
 found, and which tool gives the text back. The call itself stays beside the stub with its
-arguments. Read from the text, as `tools.cutting` does: results kept in the history arrive
-without their result objects. A result already about as short as a stub (an error, a small
-listing) stays as it is.
+arguments. Read from the text in the shapes the tools write (`tools.reading`, `tools.search`,
+`tools.listing`), as `tools.cutting` does: results kept in the history arrive without their
+result objects. A result already about as short as a stub (an error, a small listing) stays
+as it is.
 """
 
 from __future__ import annotations
