@@ -142,9 +142,9 @@ class Settings(ToolSettings):
     context_budget_tokens: int = Field(
         default=0,
         ge=0,
-        description="Most tokens one request's prompt may use, below CONTEXT_WINDOW less "
-        "MAX_OUTPUT_TOKENS: the main bound on what a long conversation costs (older turns "
-        "are shortened, then left out, to stay under it); 0: the window less the answer.",
+        description="Most tokens one request's prompt may use, below the window less the "
+        "answer: the main bound on what a long conversation costs (older turns are "
+        "shortened, then left out, to stay under it); 0: the window less the answer.",
     )
     max_rounds: int = Field(
         default=6, ge=1, le=50, description="Model calls with tools allowed per question."
