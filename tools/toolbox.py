@@ -13,6 +13,7 @@ counted or quoted, and an outside path reads as a missing one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import io
 import json
@@ -60,6 +61,7 @@ if TYPE_CHECKING:  # the index engine loads with the first search, not at start
 
 log = logging.getLogger(__name__)
 INDEX_LOCK = "search-index.lock"
+NOT_CONFIGURED = "search by meaning is not configured (EMBEDDING_MODEL is empty)"
 _DB_SUFFIXES = ("", "-wal", "-shm", "-journal", ".in-use")
 
 
@@ -320,6 +322,38 @@ class Toolbox:
             return VectorStatus(configured=False)
         return self._vector_builder.status()
 
+    async def build_vectors(
+        self, on_step: Callable[[VectorStatus], object] | None = None
+    ) -> VectorStatus:
+        """Bring the vectors in line with the keyword index now, in this process (the command
+        line's `reindex`, which holds the index): only text the embeddings cache lacks is sent,
+        so a build stopped half way and begun again continues. Cancelled, it stops after the
+        current call and keeps what it stored. `on_step` hears the progress.
+
+        Raises:
+            EmbeddingsError: embeddings are not configured, or the server kept failing.
+        """
+        builder = self._vector_builder
+        if builder is None:
+            raise EmbeddingsError(NOT_CONFIGURED)
+        look = asyncio.ensure_future(asyncio.to_thread(builder.follow, on_step))
+        try:
+            await asyncio.shield(look)
+        except asyncio.CancelledError:
+            builder.halt()
+            with contextlib.suppress(Exception):  # stopping: its failure says nothing now
+                await look
+            raise
+        return builder.status()
+
+    async def vector_coverage(self) -> tuple[int, int] | None:
+        """Documents whose vectors are up to date and documents indexed, as the files in
+        DATA_DIR say (whoever built them); None without embeddings."""
+        builder = self._vector_builder
+        if builder is None:
+            return None
+        return await asyncio.to_thread(builder.coverage)
+
     async def wait_vectors(self) -> None:
         """Return once the vector index has caught up with the keyword index (callers bound
         it with a timeout); at once without embeddings."""
@@ -481,8 +515,7 @@ class Toolbox:
         from tools.search import Within  # noqa: PLC0415 - the engine loads at first search
 
         if self._query_embedder is None or self.searcher.vectors is None:
-            msg = "search by meaning is not configured (EMBEDDING_MODEL is empty)"
-            raise EmbeddingsError(msg)
+            raise EmbeddingsError(NOT_CONFIGURED)
         vector = await self._query_embedder.embed(query)
         within = None if scope is None else Within(scope.folders, self.allowed_files(scope))
         allowed = None if within is None else within.allowed

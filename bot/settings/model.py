@@ -89,6 +89,11 @@ def _parse_ids(value: object) -> object:
     return frozenset(int(p) for p in parts)
 
 
+MIN_CONTEXT_BUDGET = 1_024
+"""The least CONTEXT_BUDGET_TOKENS: the system prompt, the tools and a question need about
+this much before any document is read."""
+
+
 def page_for_window(context_window: int, max_output_tokens: int, largest: int) -> int:
     """The read_file page for a window: two characters for every three tokens of the room left
     for the prompt, in whole thousands, at least 1,000 and at most `largest` (4,000 for an 8k
@@ -133,6 +138,13 @@ class Settings(ToolSettings):
     )
     max_output_tokens: int = Field(
         default=2_048, ge=64, description="Tokens reserved for the model's answer."
+    )
+    context_budget_tokens: int = Field(
+        default=0,
+        ge=0,
+        description="Most tokens one request's prompt may use, below the window less the "
+        "answer: the main bound on what a long conversation costs (older turns are "
+        "shortened, then left out, to stay under it); 0: the window less the answer.",
     )
     max_rounds: int = Field(
         default=6, ge=1, le=50, description="Model calls with tools allowed per question."
@@ -773,14 +785,35 @@ class Settings(ToolSettings):
         return self
 
     @model_validator(mode="after")
+    def _budget_below_window(self) -> Settings:
+        budget = self.context_budget_tokens
+        room = self.context_window - self.max_output_tokens
+        if budget and not MIN_CONTEXT_BUDGET <= budget <= room:
+            msg = (
+                f"CONTEXT_BUDGET_TOKENS ({budget}) must be 0 (no bound below the window) or "
+                f"from {MIN_CONTEXT_BUDGET} to CONTEXT_WINDOW less MAX_OUTPUT_TOKENS ({room})"
+            )
+            raise ValueError(msg)
+        return self
+
+    @property
+    def prompt_budget(self) -> int:
+        """Tokens one request's prompt may use: CONTEXT_BUDGET_TOKENS, else the window less
+        the answer."""
+        room = self.context_window - self.max_output_tokens
+        return min(room, self.context_budget_tokens) if self.context_budget_tokens else room
+
+    @model_validator(mode="after")
     def _page_fits_the_window(self) -> Settings:
-        """A page of READ_PAGE_CHARS left unset shrinks with a small CONTEXT_WINDOW: 12,000
-        characters are half of an 8k model's room by themselves, so each read would push the
-        conversation out (and change the start of every request, which a provider's prompt
-        cache reuses). Set explicitly, it is used as it is."""
+        """A page of READ_PAGE_CHARS left unset shrinks with a small CONTEXT_WINDOW (or a small
+        CONTEXT_BUDGET_TOKENS): 12,000 characters are half of an 8k model's room by themselves,
+        so each read would push the conversation out (and change the start of every request,
+        which a provider's prompt cache reuses). Set explicitly, it is used as it is."""
         if "read_page_chars" not in self.model_fields_set:
             self.read_page_chars = page_for_window(
-                self.context_window, self.max_output_tokens, self.read_page_chars
+                self.prompt_budget + self.max_output_tokens,
+                self.max_output_tokens,
+                self.read_page_chars,
             )
         return self
 

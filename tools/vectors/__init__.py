@@ -12,7 +12,8 @@
 - `fusion`: keyword and meaning results merged, trusting each side as far as its evidence goes;
 - `rerank`: the reranker client (`RerankConfig`), which reorders a search's best candidates and
   keeps the fused order on any failure; `rerank_wire`: the two dialects it speaks;
-- `state`: the vector side's file names in DATA_DIR and its progress (`VectorStatus`).
+- `state`: the vector side's file names in DATA_DIR and its progress (`VectorStatus`);
+- `progress`: a build's progress as lines on a terminal (`python -m tools reindex`).
 
 Imports the index (its stored texts) and the floor (`places`), nothing of the tools above.
 """
