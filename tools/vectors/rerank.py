@@ -81,7 +81,7 @@ class RerankError(RuntimeError):
 
 def rerank_text(result: Mapping[str, Any]) -> str:
     """What the reranker reads of one search result: its path, then each snippet with its
-    place ("heading: Отпуск: Сотрудник имеет право..."), cut to `TEXT_CHARS`. The one place
+    place ("§ 4.2 Отпуск, page 3: Сотрудник имеет право..."), cut to `TEXT_CHARS`. The one place
     this text is made, so what is scored is what the model is shown."""
     lines = [str(result.get("path", ""))]
     for snippet in result.get("snippets") or ():

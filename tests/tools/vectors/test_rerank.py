@@ -163,7 +163,7 @@ class TestOrder:
         await _search(box)
         sent = reranker.requests[0]["body"]["documents"]
         (text,) = [d for d in sent if d.startswith("отпуск/правила.md")]
-        assert "heading: Отпуск: " in text
+        assert "§ Отпуск: " in text
 
     async def test_a_search_for_one_result_is_still_reranked_from_all_candidates(
         self, boxes: Boxes, reranker: FakeReranker
