@@ -1,11 +1,13 @@
-"""Sections: Word and HTML documents extracted for real have `#` headings, their passages and
-search snippets name the path of headings they lie under, and a heading inside a PDF page is
-named with its page."""
+"""Sections: Word, OpenDocument and HTML documents extracted for real have `#` headings, their
+passages and search snippets name the path of headings they lie under, and a heading inside a PDF
+page is named with its page."""
 
 from __future__ import annotations
 
 import asyncio
+import io
 import json
+import zipfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,13 +17,16 @@ import pytest
 from tests.tools.placed_docs import word_file
 from tests.tools.sectioned_docs import (
     LEAVE_PARAGRAPHS,
+    SAFETY_PARAGRAPHS,
     TRIPS_PAGE,
+    outline_odt,
     sectioned_files,
     write_sectioned,
 )
 from tools import Toolbox
 from tools.config import ToolSettings
 from tools.extract.formats.base import Budget
+from tools.extract.formats.odf import odt_text
 from tools.extract.formats.word import docx_text
 from tools.extract.htmltext import html_text
 from tools.extract.places import Place
@@ -36,6 +41,32 @@ class TestExtracted:
             "## 4.2 Ежегодный отпуск",
             "## Порядок оформления",
         ]
+
+    def test_opendocument_headings_keep_their_outline_levels(self) -> None:
+        text = odt_text(outline_odt(SAFETY_PARAGRAPHS), Budget(10_000))
+        assert text.split("\n") == [
+            "# 5 Охрана труда",
+            "Раздел о безопасной работе.",
+            "## 5.1 Инструктаж",
+            "Вводный инструктаж проводится в первый день работы.",
+            "### 5.1.1 Повторный инструктаж",
+            "Повторный инструктаж проходят раз в полгода.",
+        ]
+
+    def test_an_opendocument_heading_without_a_level_or_too_deep_still_heads(self) -> None:
+        text = odt_text(outline_odt([(12, "Глубоко"), (None, "Текст")]), Budget(10_000))
+        assert text.split("\n") == ["###### Глубоко", "Текст"]
+        bare = _odt_content("<text:h>Без уровня</text:h><text:p>Текст</text:p>")
+        assert odt_text(bare, Budget(10_000)).split("\n") == ["# Без уровня", "Текст"]
+
+    def test_a_heading_in_an_opendocument_table_cell_stays_a_cell(self) -> None:
+        table = _odt_content(
+            "<table:table><table:table-row><table:table-cell>"
+            '<text:h text:outline-level="2">Срок</text:h></table:table-cell>'
+            "<table:table-cell><text:p>год</text:p></table:table-cell>"
+            "</table:table-row></table:table>"
+        )
+        assert odt_text(table, Budget(10_000)) == "Срок | год"
 
     def test_html_headings_become_markdown_headings(self) -> None:
         assert html_text(TRIPS_PAGE).split("\n") == [
@@ -63,6 +94,14 @@ class TestPassages:
             "§ 4 Отпуск",
             "§ 4.2 Ежегодный отпуск",
             "§ 4 Отпуск > Порядок оформления",
+        ]
+
+    def test_opendocument_passages_name_their_section_path(self) -> None:
+        text = odt_text(outline_odt(SAFETY_PARAGRAPHS), Budget(10_000))
+        assert [str(p.place) for p in cut_passages("a.odt", text)] == [
+            "§ 5 Охрана труда",
+            "§ 5.1 Инструктаж",
+            "§ 5.1.1 Повторный инструктаж",
         ]
 
     def test_html_passages_name_their_section_path(self) -> None:
@@ -97,6 +136,7 @@ class TestSearchResults:
             ("продолжительностью", "положения/отпуска.docx", "§ 4.2 Ежегодный отпуск"),
             ("кадровый портал", "положения/отпуска.docx", "§ 4 Отпуск > Порядок оформления"),
             ("выплачиваются", "портал/командировки.html", "§ Командировки > Суточные"),
+            ("полгода", "положения/охрана.odt", "§ 5.1.1 Повторный инструктаж"),
             ("постоянный пропуск", "регламент.pdf", "§ 2.3 Пропуска, page 2"),
         ],
     )
@@ -114,6 +154,24 @@ class TestSearchResults:
     def test_the_files_are_the_ones_written(self) -> None:
         assert set(sectioned_files()) == {
             "положения/отпуска.docx",
+            "положения/охрана.odt",
             "портал/командировки.html",
             "регламент.pdf",
         }
+
+
+def _odt_content(body: str) -> bytes:
+    """An odt whose text is `body`, its XML written by hand (what odfpy would not write)."""
+    content = (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"'
+        ' xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"'
+        ' xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0">'
+        f"<office:body><office:text>{body}</office:text></office:body>"
+        "</office:document-content>"
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+        archive.writestr("content.xml", content)
+    return buffer.getvalue()

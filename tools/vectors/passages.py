@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 from tools.extract.places import Place, Sections
 
-CUT_VERSION = "2"
+CUT_VERSION = "3"
 """How passages are cut and placed; the vector index starts over when it changes (2: a place
-names the path of headings, "§ 4.2 Отпуск, page 12")."""
+names the path of headings, "§ 4.2 Отпуск, page 12"; 3: odt headings are read as headings, so
+an odt's passages, cut from the same file as before, are placed again)."""
 TARGET_CHARS = 1000
 """A passage is closed once it reaches this size (see bench/bench_vectors.py)."""
 MAX_CHARS = 1400
