@@ -14,12 +14,20 @@ bot's `search_files` by words and meaning, through the same code, on the vectors
 error, sending only text the embeddings cache lacks (so an interrupted build continues where it
 stopped). Beside a running bot the command line builds nothing: the bot builds the vectors and
 `search` uses what it built so far. Standard error says which sides a search used.
+With DATABASE_URL set the bot keeps the embeddings it paid for in PostgreSQL, which this process
+does not reach: `reindex` then builds the index only and leaves the vectors to the bot, rather
+than pay for every embedding again.
+
+With `RERANK_URL` set, `search` reranks its fused candidates through the same reranker client
+as the bot's, and standard error says whether the reranker ordered the results or failed (then
+they keep the fused order, as the bot's do, and the command still succeeds).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sqlite3
 import sys
 import time
@@ -37,6 +45,7 @@ from tools.jsontext import to_json
 from tools.toolbox import Toolbox
 from tools.vectors.embeddings import EmbeddingsConfig, EmbeddingsError
 from tools.vectors.progress import ProgressLines
+from tools.vectors.rerank import RerankConfig
 from tools.vectors.state import STORE_FOLDER
 
 READY_TIMEOUT = 600.0
@@ -47,6 +56,16 @@ NO_VECTORS = (
     "(or start the bot) to build them"
 )
 CONTINUE = "run python -m tools reindex again to continue: what was embedded is kept"
+VECTORS_IN_POSTGRES = (
+    "the vectors for search by meaning are not built here: with DATABASE_URL set the bot keeps "
+    "its embeddings in PostgreSQL, which python -m tools does not reach, and building them here "
+    "would pay for every embedding again. Let the bot build them: it does as it indexes (start "
+    "it; beside a running bot, python -m bot reindex has it rebuild), and its /status shows how "
+    "far it is"
+)
+RERANKED = "reranked: the reranker at RERANK_URL ordered the results"
+RERANK_FAILED = "the reranker at RERANK_URL failed ({error}): the results keep the fused order"
+RERANK_IDLE = "the reranker was not asked: fewer than two results to order"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,15 +94,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the bot's file tools from the terminal and print their JSON results.",
         epilog="With EMBEDDING_MODEL set (and EMBEDDING_BASE_URL, EMBEDDING_API_KEY as the bot "
         "reads them), search is by words and meaning as the bot's, and reindex builds the "
-        "vectors too; beside a running bot both use what the bot builds.",
+        "vectors too; beside a running bot, or with DATABASE_URL set, the bot builds them. With "
+        "RERANK_URL set (and RERANK_MODEL, RERANK_API_KEY, ...), search reranks as the bot's.",
         parents=[folders],
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
-        return commands.add_parser(
-            name, help=help_text, description=help_text, parents=[folders]
-        )
+        return commands.add_parser(name, help=help_text, description=help_text, parents=[folders])
 
     search = command("search", "search_files: find documents (by meaning too, with vectors)")
     search.add_argument("query", nargs="+", help="keywords, a phrase or a glob such as *.pdf")
@@ -115,12 +133,18 @@ def _call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
 
 
 def open_toolbox(
-    settings: ToolSettings, *, writes: bool, embeddings: EmbeddingsConfig | None = None
+    settings: ToolSettings,
+    *,
+    writes: bool,
+    embeddings: EmbeddingsConfig | None = None,
+    rerank: RerankConfig | None = None,
 ) -> Toolbox:
     """The command line's toolbox: it writes the index only for `reindex`, and never watches
     the folder for long (one look at it is all a single command needs). With `embeddings` it
     keeps its vectors and their cache where the bot does, in DATA_DIR."""
-    return Toolbox(settings, watch="rescan", writes_index=writes, embeddings=embeddings)
+    return Toolbox(
+        settings, watch="rescan", writes_index=writes, embeddings=embeddings, rerank=rerank
+    )
 
 
 async def run(
@@ -128,6 +152,8 @@ async def run(
     settings: ToolSettings,
     *,
     embeddings: EmbeddingsConfig | None = None,
+    embeddings_elsewhere: bool = False,
+    rerank: RerankConfig | None = None,
     ready_timeout: float = READY_TIMEOUT,
     make_toolbox: Callable[..., Toolbox] = open_toolbox,
 ) -> tuple[str, bool]:
@@ -137,20 +163,29 @@ async def run(
     `ready_timeout`, then searches anyway: names are found at once and the result says the
     index is still being built. With no bot running it waits for nobody and says what it
     searched. `embeddings` (EMBEDDING_MODEL's) makes it search by meaning too, and `reindex`
-    build the vectors.
+    build the vectors, unless `embeddings_elsewhere` (DATABASE_URL: the bot's embeddings are in
+    PostgreSQL); `rerank` (RERANK_URL's) makes the search reranked.
     """
-    embeddings = _meaning_for(args.command, settings, embeddings)
-    box = make_toolbox(settings, writes=args.command == "reindex", embeddings=embeddings)
+    in_postgres = args.command == "reindex" and embeddings is not None and embeddings_elsewhere
+    embeddings = None if in_postgres else _meaning_for(args.command, settings, embeddings)
+    box = make_toolbox(
+        settings,
+        writes=args.command == "reindex",
+        embeddings=embeddings,
+        rerank=rerank if args.command == "search" else None,
+    )
     if args.command == "search":
         await box.start()  # read and list need no index; reindex builds its own
     try:
         if args.command == "reindex":
-            return await _reindex(box, ready_timeout)
+            return await _reindex(box, ready_timeout, in_postgres=in_postgres)
         if args.command == "search":
             await _wait_for_index(box, ready_timeout)
             await _say_sides(box)
         name, call = _call(args)
         result = await box.execute(name, call, scope=getattr(args, "scope_value", None))
+        if args.command == "search" and result.error is None:
+            _say_reranker(box)
     finally:
         await box.close()
     return result.text, result.error is not None
@@ -191,8 +226,24 @@ async def _say_sides(box: Toolbox) -> None:
     sys.stderr.write(line + "\n")
 
 
-async def _reindex(box: Toolbox, within_s: float) -> tuple[str, bool]:
-    meaning = box.vector_status().configured
+def _say_reranker(box: Toolbox) -> None:
+    """Whether the reranker ordered the results, or why they keep the fused order."""
+    reranker = box.reranker
+    if reranker is None:
+        return
+    if reranker.counts["ok"]:
+        line = RERANKED
+    elif reranker.last_error is not None:
+        line = RERANK_FAILED.format(error=reranker.last_error)
+    else:
+        line = RERANK_IDLE
+    sys.stderr.write(line + "\n")
+
+
+async def _reindex(box: Toolbox, within_s: float, *, in_postgres: bool) -> tuple[str, bool]:
+    """Rebuild the index, then build the vectors here unless the bot keeps its embeddings in
+    PostgreSQL (`in_postgres`) or a running bot rebuilds (it builds them)."""
+    meaning = box.vector_status().configured or in_postgres
     try:
         report = await box.reindex()
     except IndexInUseError:
@@ -203,6 +254,10 @@ async def _reindex(box: Toolbox, within_s: float) -> tuple[str, bool]:
         "errors": report.errors,
         "seconds": round(report.seconds, 2),
     }
+    if in_postgres:
+        sys.stderr.write(VECTORS_IN_POSTGRES + "\n")
+        out["vectors"] = VECTORS_IN_POSTGRES
+        return to_json(out), False
     if not meaning:
         out["meaning"] = WORDS_ONLY
         return to_json(out), False
@@ -290,8 +345,18 @@ def main(argv: list[str] | None = None) -> int:
     if problem is not None:
         sys.stderr.write(f"{problem}\n")
         return 2
+    # The search says itself whether the reranker failed; its log line would say it twice.
+    logging.getLogger("tools.vectors.rerank").setLevel(logging.ERROR)
     try:
-        text, failed = asyncio.run(run(args, settings, embeddings=settings.embeddings()))
+        text, failed = asyncio.run(
+            run(
+                args,
+                settings,
+                embeddings=settings.embeddings(),
+                embeddings_elsewhere=settings.embeddings_elsewhere,
+                rerank=settings.rerank(),
+            )
+        )
     except KeyboardInterrupt:
         sys.stderr.write("interrupted" + (f"; {CONTINUE}" if args.command == "reindex" else ""))
         sys.stderr.write("\n")

@@ -101,6 +101,8 @@ class Reranker:
         """Reranks by outcome since start (`OUTCOMES`)."""
         self.calls = 0
         """Requests sent to the endpoint."""
+        self.last_error: str | None = None
+        """Why the last rerank failed (never the key); None once one succeeds."""
         self._dialects = dialects_to_try(config.url, config.dialect)
         self._session: aiohttp.ClientSession | None = None
         self._down = False
@@ -130,6 +132,7 @@ class Reranker:
             self._failed(exc, gate)
             return list(results[:limit]), False
         self.counts["ok"] += 1
+        self.last_error = None
         if gate is not None:
             gate.succeeded()
         if self._down:
@@ -143,6 +146,7 @@ class Reranker:
 
     def _failed(self, exc: RerankError, gate: Gate | None) -> None:
         self.counts[exc.outcome] += 1
+        self.last_error = str(exc)
         if gate is not None:
             gate.failed(exc.outcome)
         if not self._down:
