@@ -106,6 +106,9 @@ class Texts:
     status_model_on: str
     status_model_paused: str
     status_model_due: str
+    status_reranker_on: str
+    status_reranker_paused: str
+    status_reranker_due: str
     status_model: str
     status_context: str
     status_documents: str
@@ -355,6 +358,17 @@ class Texts:
             else:
                 lines.append(self.status_model_due.format(model=model))
         return "\n".join(lines)
+
+    def reranker_status(self, state: BreakerState) -> str:
+        """Admins' `/status` with RERANK_URL set: whether searches are reranked, or the
+        reranker is passed over after a failure (its outcome only: no URL, no key)."""
+        if not state.open:
+            return self.status_reranker_on
+        if state.retry_in_s > 0:
+            wait = _clock(math.ceil(state.retry_in_s))
+            kind = _code(state.last_kind or "error")
+            return self.status_reranker_paused.format(kind=kind, wait=wait)
+        return self.status_reranker_due
 
     def reindex_report(
         self, indexed: int, skipped: int, errors: int, seconds: float, *, needs_ocr: int = 0
