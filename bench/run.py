@@ -42,8 +42,10 @@ BENCHMARKS: dict[str, str] = {
     "inline": "bench.bench_inline",
     "sources": "bench.bench_sources",
     "vision": "bench.bench_vision",
+    "scale": "bench.bench_scale",
 }
-SIZED = frozenset({"search", "engines"})
+SIZED = frozenset({"search", "engines", "scale"})
+OPT_IN = frozenset({"scale"})  # hours at its size: run only when named, never in a full run
 DEFAULT_OUT = REPO_ROOT / "bench" / "RESULTS.md"
 
 
@@ -124,7 +126,7 @@ def run_benchmark(ctx: Context, name: str, docs: int | None = None) -> BenchResu
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns 0 when every selected benchmark produced a table."""
     args = build_parser().parse_args(argv)
-    names = args.names or list(BENCHMARKS)
+    names = args.names or [n for n in BENCHMARKS if n not in OPT_IN]
     unknown = [n for n in names if n not in BENCHMARKS]
     if unknown:
         print(f"unknown benchmark {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")

@@ -64,7 +64,7 @@ async def test_a_large_pass_is_prepared_by_children_as_the_threads_would(
         built = _rows(box)
         assert len(built) == PLAIN + 5
         assert built["бинарный.txt"][3] is not None  # stored by name with its error
-        assert "Годовой отчёт о прибыли" in built["ссылка.txt"][5]  # handed back to the parser
+        assert "Годовой отчёт о прибыли" in built["ссылка.txt"][5]  # parsed as the PDF it is
         again = [rel for rel in built if not rel.startswith("записки/")] + [
             f"записки/записка_{n:03d}.txt" for n in (0, 7, PLAIN - 1)
         ]

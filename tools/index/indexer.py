@@ -8,9 +8,10 @@ All index writes run on one dedicated thread, so the index sees one writer and t
 never waits. During a pass, two more threads read, extract, fold and compress the next files
 while the writer stores the previous ones (Tantivy cuts the words in threads of its own; SQLite
 and zlib let go of the interpreter lock; costly formats are parsed in a worker process, so one
-thread waits on it while the other works). A pass over many files (the first build) has its
-plain texts prepared by child processes instead (`prepare_pool`, one a core): in threads that
-work shares this process's interpreter lock, so it ran on one core whatever the machine had.
+thread waits on it while the other works). A pass over many files (the first build) has them
+prepared by child processes instead (`prepare_pool`, one a core, each with a parser process
+of its own): in threads the plain texts' work shares this process's interpreter lock, and the
+costly formats queue for the one parser process.
 At most `AHEAD` files are in flight either way, which bounds the memory they hold. A refresh
 asked for by an upload jumps the queue of a running build. A deleted or corrupt index file is
 noticed and rebuilt from the documents.
@@ -43,7 +44,6 @@ from pathlib import Path
 from tools.errors import SandboxError
 from tools.extract.cache import DocumentCache
 from tools.extract.extractor import Extractor
-from tools.extract.formats.kinds import in_worker, kind_of
 from tools.index.prepare import Signature, prepare_file
 from tools.index.prepare_pool import NotPrepared, Outcome, PreparePool
 from tools.index.rebuild_request import RebuildRequest
@@ -611,7 +611,7 @@ class Indexer:
         if files < PROCESSES_FROM:
             return None
         try:
-            return PreparePool(self.sandbox, self.extractor.limits, PROCESSES)
+            return PreparePool(self.sandbox, self.extractor, PROCESSES)
         except OSError as exc:  # no processes to spare: the threads prepare every file
             log.warning("no processes to prepare the index with (%s); using threads", exc)
             return None
@@ -624,9 +624,9 @@ class Indexer:
     def _submit(
         self, pool: PreparePool | None, rel: str, sig: Signature, *, keep: bool
     ) -> concurrent.futures.Future[Outcome]:
-        """Start preparing one file: a plain one in a child process when there are some, a
-        costly one in a thread (which hands it to the parser process)."""
-        if pool is not None and not in_worker(kind_of(Path(rel))):
+        """Start preparing one file: in a child process when there are some, else in a
+        thread."""
+        if pool is not None:
             return pool.submit(rel, sig)
         return self._preparer.submit(self._prepare, rel, sig, keep=keep)
 

@@ -6,15 +6,16 @@ the searches, so it runs on one core. Several of these children do it side by si
 parent only stores what they send back (`prepare_pool` is the parent's side).
 
 Each finds a file through a jail of its own (the same root and reserved folders as the
-parent's) and prepares it with the same `prepare_file` as the parent's threads. A file whose
-real path is a format for the isolated parser (a link named `.txt` to a PDF) is handed back
-undone: the parent's threads send it to the parser process as ever.
+parent's) and prepares it with the same `prepare_file` as the parent's threads. A costly
+format goes to a parser process of the child's own (`tools.extract.worker`, under the same
+memory cap and deadlines), so documents are parsed side by side too, not one at a time.
 
 Protocol: the configuration as JSON in the first argument (`root`, `reserved`,
-`max_file_bytes`, `max_chars`, `timeout`); then one JSON line in per file (`rel`, `size`,
-`mtime_ns`), one frame out per line, in order: a 4-byte big-endian length, a JSON header,
-then `text` bytes of the folded text in UTF-8 and `blob` bytes of the compressed text. A header
-of `{"elsewhere": true}` hands the file back, `{"failed": name}` reports a bug.
+`max_file_bytes`, `max_chars`, `timeout`, `worker`: the parser's argv or null); then one JSON
+line in per file (`rel`, `size`, `mtime_ns`), one frame out per line, in order: a 4-byte
+big-endian length, a JSON header, then `text` bytes of the folded text in UTF-8 and `blob`
+bytes of the compressed text. A header of `{"failed": name}` reports a bug: the parent
+prepares that file itself.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from typing import BinaryIO
 
 from tools.extract.cache import DocumentCache
 from tools.extract.extractor import Extractor, Limits
-from tools.extract.formats.kinds import in_worker, kind_of
 from tools.index.prepare import prepare_file
 from tools.index.store import Prepared
 from tools.index.terms import Stemmer
@@ -36,10 +36,6 @@ from tools.jail.sandbox import Sandbox
 ENCODING_ERRORS = "surrogatepass"
 """How the folded text crosses the pipe: any string the parent could hold comes back as it
 was."""
-
-
-class Elsewhere(Exception):
-    """The file is a format for the isolated parser: the parent's threads take it."""
 
 
 def frame(header: dict[str, object], *parts: bytes) -> bytes:
@@ -77,29 +73,23 @@ class Child:
             max_chars=int(_number(config, "max_chars")),
             timeout=_number(config, "timeout"),
         )
-        self.extractor = Extractor(limits, None, self.sandbox.root)
+        worker = config.get("worker")
+        command = [str(part) for part in worker] if isinstance(worker, list) else None
+        self.extractor = Extractor(limits, command, self.sandbox.root)
         self.cache = DocumentCache(0)  # holds nothing: each file is read once
         self.stemmer = Stemmer()
 
     def reply(self, rel: str, size: int, mtime_ns: int) -> bytes:
-        def locate() -> Path:
-            real = self.sandbox.resolve(rel)
-            if in_worker(kind_of(real)):
-                raise Elsewhere
-            return real
-
         try:
             doc, retry = prepare_file(
                 rel,
                 (size, mtime_ns),
-                locate=locate,
+                locate=lambda: self.sandbox.resolve(rel),
                 extractor=self.extractor,
                 cache=self.cache,
                 stemmer=self.stemmer,
                 keep=False,
             )
-        except Elsewhere:
-            return frame({"elsewhere": True})
         except Exception as exc:  # a bug is the parent's to log; it prepares the file itself
             return frame({"failed": type(exc).__name__})
         return reply_for(doc, retry)

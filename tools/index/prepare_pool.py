@@ -3,8 +3,8 @@
 Each child gets file after file down its pipe and sends each back prepared, in order; a
 thread per child reads the replies and settles their futures. How much is in flight is
 bounded by the caller (the indexer keeps at most `AHEAD` files ahead of its writer), so the
-children's memory and the pipes' stay small. A child that dies, or a file it hands back, fails
-that file's future with `NotPrepared`: the caller prepares it in its own threads instead.
+children's memory and the pipes' stay small. A child that dies, or fails on a file, fails that
+file's future with `NotPrepared`: the caller prepares it in its own threads instead.
 The children see only the variables a parser process does: never the bot's token or keys.
 """
 
@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 from typing import IO
 
-from tools.extract.extractor import Limits
+from tools.extract.extractor import Extractor
 from tools.extract.isolated import worker_environment
 from tools.index.prepare import Signature
 from tools.index.prepare_child import ENCODING_ERRORS
@@ -136,10 +136,11 @@ class _Child:
 
 
 class PreparePool:
-    """`processes` children preparing files of the folder `sandbox` guards, read within
-    `limits`."""
+    """`processes` children preparing files of the folder `sandbox` guards, read as
+    `extractor` reads them (its limits, its parser process)."""
 
-    def __init__(self, sandbox: Sandbox, limits: Limits, processes: int) -> None:
+    def __init__(self, sandbox: Sandbox, extractor: Extractor, processes: int) -> None:
+        limits = extractor.limits
         config = json.dumps(
             {
                 "root": str(sandbox.root),
@@ -147,6 +148,7 @@ class PreparePool:
                 "max_file_bytes": limits.max_file_bytes,
                 "max_chars": limits.max_chars,
                 "timeout": limits.timeout,
+                "worker": None if extractor.worker is None else list(extractor.worker),
             }
         )
         self._children = [_Child(config, n) for n in range(max(1, processes))]
@@ -192,8 +194,6 @@ def _exact(out: IO[bytes], size: int, data: bytes) -> bytes:
 def _outcome(header: dict[str, object], out: IO[bytes], rel: str) -> Outcome | str:
     """The prepared file `rel` a header announces (its parts read from the pipe), or why
     not."""
-    if header.get("elsewhere") is True:
-        return "a format for the parser process"
     if "failed" in header:
         return f"the child failed ({header['failed']})"
     text_len, blob_len = _count(header, "text"), _count(header, "blob")
