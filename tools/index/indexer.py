@@ -617,7 +617,7 @@ class Indexer:
             return None
 
     def _close_pool(self, pool: PreparePool) -> None:
-        pool.close()
+        pool.close(wait=not self._stopping.is_set())
         self.prepared_elsewhere += pool.prepared
         self.preparers_peak_rss_mb = max(self.preparers_peak_rss_mb, pool.peak_rss_mb)
 

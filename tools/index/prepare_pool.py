@@ -120,13 +120,14 @@ class _Child:
                     return int(line.split()[1]) / 1024
         return 0.0
 
-    def close(self) -> None:
-        """Let the child answer what it holds and leave; killed if it does not."""
+    def close(self, wait_s: float) -> None:
+        """Let the child answer what it holds and leave; killed if it has not within
+        `wait_s` seconds."""
         with self.lock, contextlib.suppress(OSError, ValueError):
             if self.proc.stdin is not None:
                 self.proc.stdin.close()
         try:
-            self.proc.wait(_CLOSE_WAIT_S)
+            self.proc.wait(wait_s)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
@@ -164,11 +165,12 @@ class PreparePool:
         """Files the children prepared."""
         return sum(c.prepared for c in self._children)
 
-    def close(self) -> None:
-        """Stop every child (after it answers what it was sent)."""
+    def close(self, *, wait: bool = True) -> None:
+        """Stop every child: after it answers what it was sent, or at once (`wait` False:
+        shutting down, when a scan could hold it for minutes)."""
         self.peak_rss_mb = max((c.peak_rss_mb() for c in self._children), default=0.0)
         for child in self._children:
-            child.close()
+            child.close(_CLOSE_WAIT_S if wait else 0.0)
 
 
 def _header(out: IO[bytes]) -> dict[str, object] | None:
