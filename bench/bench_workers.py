@@ -25,15 +25,16 @@ from typing import Any
 import aiohttp
 import asyncpg
 
-from bench import corpus
+from bench import corpus, tether
 from bench.context import Context
 from bench.fake_model import FakeModelProcess
-from bench.processes import children, cpu_seconds, peak_rss_mb, tree_cpu_seconds
+from bench.postgres import BenchPostgres
+from bench.processes import children, cpu_seconds, peak_rss_mb
 from bench.results import Aim, BenchResult, Metric
 from bench.stats import median
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.ports import free_port
-from tests.fakes.postgres import PostgresMissing, PostgresServer
+from tests.fakes.postgres import PostgresMissing
 
 TITLE = "workers: 1,000 chats × three-round questions over HTTP webhooks, 1 to 4 worker processes"
 CHATS = 1_000
@@ -125,7 +126,12 @@ class BotProcess:
         self.log_path = folder / "bot.log"
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(
-                [ctx.python, "-m", "bot", "run"], env=env, stdout=log, stderr=log, cwd=folder
+                [ctx.python, "-m", "bot", "run"],
+                env=env,
+                stdout=log,
+                stderr=log,
+                cwd=folder,
+                preexec_fn=tether.child_dying_with_us(signal.SIGTERM),  # noqa: PLW1509 - prctl in the child
             )
 
     def worker_pids(self) -> list[int]:
@@ -187,22 +193,13 @@ async def _post_all(client: aiohttp.ClientSession, url: str, updates: list[bytes
     await asyncio.gather(*(post(body) for body in updates))
 
 
-async def _new_database(server: PostgresServer, name: str) -> str:
+async def _new_database(server: BenchPostgres, name: str) -> str:
     admin = await asyncpg.connect(server.admin_url)
     try:
         await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
     finally:
         await admin.close()
     return server.url_of(name)
-
-
-def _postmaster(server: PostgresServer | None) -> int | None:
-    if server is None or server.folder is None:
-        return None
-    try:
-        return int((server.folder / "data" / "postmaster.pid").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 @dataclass
@@ -212,15 +209,14 @@ class Rig:
     ctx: Context
     model: FakeModelProcess
     api: FakeBotApiProcess
-    postgres: PostgresServer | None
+    postgres: BenchPostgres | None
     corpus: Path
 
     def fakes_cpu(self) -> float:
         return cpu_seconds(self.model.process.pid) + cpu_seconds(self.api.process.pid)
 
     def database_cpu(self) -> float:
-        pid = _postmaster(self.postgres)
-        return tree_cpu_seconds(pid) if pid is not None else math.nan
+        return self.postgres.cpu_seconds() if self.postgres is not None else math.nan
 
 
 def _bot_env(
@@ -325,7 +321,7 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     env = ctx.child_env()
     root = corpus.ensure(ctx.workdir, 100, ctx.python, env)
     try:
-        postgres: PostgresServer | None = PostgresServer.start()
+        postgres: BenchPostgres | None = BenchPostgres.start()
     except PostgresMissing as exc:
         postgres = None
         result.notes.append(f"PostgreSQL set-ups skipped: {exc}")
