@@ -26,12 +26,12 @@ _previous: dict[int, Any] = {}
 def die_with_parent(signum: int) -> None:
     """The calling process gets `signum` when the thread that started it ends.
 
-    If that parent is already gone (it died before this call), the signal is sent at once.
+    If that parent died while this was being set, the signal is sent at once.
     Outside Linux nothing happens: the runner's timeouts still hold there.
     """
     parent = os.getppid()
     _set_parent_death_signal(signum)
-    if parent == 1 or os.getppid() != parent:
+    if os.getppid() != parent:
         os.kill(os.getpid(), signum)
 
 
