@@ -7,27 +7,46 @@ the bot does in a chat with those folders. Exit status 1 means the result is an 
 never write, rebuild or delete it. Without an index they answer from the files (names, and
 pages read from the documents) and say so. `reindex` writes; beside a running bot, which
 holds the index, it asks the bot to rebuild it (`tools.index.rebuild_request`) and waits for it.
+
+With `EMBEDDING_MODEL` set (read as the bot reads it, `TerminalSettings`), `search` is the
+bot's `search_files` by words and meaning, through the same code, on the vectors in DATA_DIR;
+`reindex` builds those vectors after the index, in this process, with progress on standard
+error, sending only text the embeddings cache lacks (so an interrupted build continues where it
+stopped). Beside a running bot the command line builds nothing: the bot builds the vectors and
+`search` uses what it built so far. Standard error says which sides a search used.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import sqlite3
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from tools.config import ToolSettings
+from tools.config import TerminalSettings, ToolSettings
 from tools.index.indexer import IndexInUseError
 from tools.jail.documents_folder import documents_folder_problem
 from tools.jail.scope import Scope, ScopeError
 from tools.jsontext import to_json
 from tools.toolbox import Toolbox
+from tools.vectors.embeddings import EmbeddingsConfig, EmbeddingsError
+from tools.vectors.progress import ProgressLines
+from tools.vectors.state import STORE_FOLDER
 
 READY_TIMEOUT = 600.0
+INTERRUPTED = 130
+WORDS_ONLY = "search by words only: EMBEDDING_MODEL is empty"
+NO_VECTORS = (
+    "search by words only: there are no vectors in DATA_DIR yet; run python -m tools reindex "
+    "(or start the bot) to build them"
+)
+CONTINUE = "run python -m tools reindex again to continue: what was embedded is kept"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,14 +73,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m tools",
         description="Run the bot's file tools from the terminal and print their JSON results.",
+        epilog="With EMBEDDING_MODEL set (and EMBEDDING_BASE_URL, EMBEDDING_API_KEY as the bot "
+        "reads them), search is by words and meaning as the bot's, and reindex builds the "
+        "vectors too; beside a running bot both use what the bot builds.",
         parents=[folders],
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
-        return commands.add_parser(name, help=help_text, parents=[folders])
+        return commands.add_parser(
+            name, help=help_text, description=help_text, parents=[folders]
+        )
 
-    search = command("search", "search_files: find documents")
+    search = command("search", "search_files: find documents (by meaning too, with vectors)")
     search.add_argument("query", nargs="+", help="keywords, a phrase or a glob such as *.pdf")
     search.add_argument("--limit", type=int, default=10)
     read = command("read", "read_file: one page of a document")
@@ -71,7 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
     listing = command("list", "list_files: a folder's entries")
     listing.add_argument("path", nargs="?", default="")
     listing.add_argument("--depth", type=int, default=1)
-    command("reindex", "rebuild the search index from scratch")
+    command(
+        "reindex",
+        "rebuild the search index from scratch; with EMBEDDING_MODEL, then build the vectors "
+        "(only text not embedded before is sent, so an interrupted build continues)",
+    )
     return parser
 
 
@@ -86,16 +114,20 @@ def _call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
     return "list_files", {"path": args.path, "depth": args.depth}
 
 
-def open_toolbox(settings: ToolSettings, *, writes: bool) -> Toolbox:
+def open_toolbox(
+    settings: ToolSettings, *, writes: bool, embeddings: EmbeddingsConfig | None = None
+) -> Toolbox:
     """The command line's toolbox: it writes the index only for `reindex`, and never watches
-    the folder for long (one look at it is all a single command needs)."""
-    return Toolbox(settings, watch="rescan", writes_index=writes)
+    the folder for long (one look at it is all a single command needs). With `embeddings` it
+    keeps its vectors and their cache where the bot does, in DATA_DIR."""
+    return Toolbox(settings, watch="rescan", writes_index=writes, embeddings=embeddings)
 
 
 async def run(
     args: argparse.Namespace,
     settings: ToolSettings,
     *,
+    embeddings: EmbeddingsConfig | None = None,
     ready_timeout: float = READY_TIMEOUT,
     make_toolbox: Callable[..., Toolbox] = open_toolbox,
 ) -> tuple[str, bool]:
@@ -104,9 +136,11 @@ async def run(
     A search reads the index a running bot writes, and waits for the bot's first build up to
     `ready_timeout`, then searches anyway: names are found at once and the result says the
     index is still being built. With no bot running it waits for nobody and says what it
-    searched.
+    searched. `embeddings` (EMBEDDING_MODEL's) makes it search by meaning too, and `reindex`
+    build the vectors.
     """
-    box = make_toolbox(settings, writes=args.command == "reindex")
+    embeddings = _meaning_for(args.command, settings, embeddings)
+    box = make_toolbox(settings, writes=args.command == "reindex", embeddings=embeddings)
     if args.command == "search":
         await box.start()  # read and list need no index; reindex builds its own
     try:
@@ -114,6 +148,7 @@ async def run(
             return await _reindex(box, ready_timeout)
         if args.command == "search":
             await _wait_for_index(box, ready_timeout)
+            await _say_sides(box)
         name, call = _call(args)
         result = await box.execute(name, call, scope=getattr(args, "scope_value", None))
     finally:
@@ -121,34 +156,94 @@ async def run(
     return result.text, result.error is not None
 
 
+def _meaning_for(
+    command: str, settings: ToolSettings, embeddings: EmbeddingsConfig | None
+) -> EmbeddingsConfig | None:
+    """The embeddings a command uses: `reindex` builds with them, `search` searches with them
+    when there are vectors to search (opening none, so a search never writes DATA_DIR);
+    `read` and `list` need none."""
+    if command == "search" and embeddings is None:
+        sys.stderr.write(WORDS_ONLY + "\n")
+    if command == "search" and embeddings is not None:
+        if not (Path(settings.data_dir) / STORE_FOLDER).is_dir():
+            sys.stderr.write(NO_VECTORS + "\n")
+            return None
+        return embeddings
+    return embeddings if command == "reindex" else None
+
+
+async def _say_sides(box: Toolbox) -> None:
+    """Which sides the search uses, and how far the vectors it searches are."""
+    try:
+        coverage = await box.vector_coverage()
+    except sqlite3.Error:
+        coverage = None  # the index is being written or rebuilt: the search says what it can
+    if coverage is None:
+        return
+    done, total = coverage
+    line = f"search by words and meaning: {done} of {total} documents have vectors"
+    if done < total:
+        line += (
+            "; the running bot builds the rest"
+            if box.writer_elsewhere()
+            else "; run python -m tools reindex to build the rest"
+        )
+    sys.stderr.write(line + "\n")
+
+
 async def _reindex(box: Toolbox, within_s: float) -> tuple[str, bool]:
+    meaning = box.vector_status().configured
     try:
         report = await box.reindex()
     except IndexInUseError:
-        return await _ask_the_bot(box, within_s), False
-    text = to_json(
-        {
-            "indexed": report.indexed,
-            "skipped": report.skipped,
-            "errors": report.errors,
-            "seconds": round(report.seconds, 2),
-        }
-    )
-    return text, False
+        return await _ask_the_bot(box, within_s, meaning=meaning), False
+    out: dict[str, Any] = {
+        "indexed": report.indexed,
+        "skipped": report.skipped,
+        "errors": report.errors,
+        "seconds": round(report.seconds, 2),
+    }
+    if not meaning:
+        out["meaning"] = WORDS_ONLY
+        return to_json(out), False
+    sys.stderr.write("building the vectors for search by meaning (text not embedded before)\n")
+    started = time.monotonic()
+    try:
+        status = await box.build_vectors(ProgressLines(sys.stderr))
+    except EmbeddingsError as exc:
+        out["vectors"] = {"error": str(exc), "hint": CONTINUE}
+        return to_json(out), True
+    out["vectors"] = {
+        "passages": status.passages_done,
+        "embeddings_calls": status.calls,
+        "seconds": round(time.monotonic() - started, 2),
+    }
+    return to_json(out), False
 
 
-async def _ask_the_bot(box: Toolbox, within_s: float) -> str:
-    """A running bot holds the index: it rebuilds it, asked by a request file it looks for."""
+async def _ask_the_bot(box: Toolbox, within_s: float, *, meaning: bool) -> str:
+    """A running bot holds the index: it rebuilds it, asked by a request file it looks for;
+    it builds the vectors too, so this process builds nothing."""
     sys.stderr.write("a running bot writes the search index: asked it to rebuild it; waiting…\n")
+    if meaning:
+        sys.stderr.write(BOT_BUILDS_VECTORS + "\n")
     if await box.ask_rebuild(within_s):
-        return to_json({"rebuilt_by": "the running bot", "note": REBUILT})
-    return to_json({"asked": "the running bot", "note": STILL_REBUILDING})
+        out = {"rebuilt_by": "the running bot", "note": REBUILT}
+    else:
+        out = {"asked": "the running bot", "note": STILL_REBUILDING}
+    if meaning:
+        out["vectors"] = BOT_BUILDS_VECTORS
+    return to_json(out)
 
 
 REBUILT = "the running bot rebuilt the search index from the documents; its log has the counts"
 STILL_REBUILDING = (
     "the running bot is rebuilding the search index from the documents and answers meanwhile; "
     "its log says when it is done"
+)
+BOT_BUILDS_VECTORS = (
+    "the running bot builds the vectors for search by meaning as it indexes; nothing is "
+    "embedded here (its /status shows how far it is)"
 )
 
 
@@ -179,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     if "data" in args:
         overrides["data_dir"] = args.data
     try:
-        settings = ToolSettings(**overrides)
+        settings = TerminalSettings(**overrides)
     except ValidationError as exc:
         for error in exc.errors(include_input=False, include_url=False):
             name = str(error["loc"][0]).upper() if error["loc"] else "settings"
@@ -195,7 +290,12 @@ def main(argv: list[str] | None = None) -> int:
     if problem is not None:
         sys.stderr.write(f"{problem}\n")
         return 2
-    text, failed = asyncio.run(run(args, settings))
+    try:
+        text, failed = asyncio.run(run(args, settings, embeddings=settings.embeddings()))
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted" + (f"; {CONTINUE}" if args.command == "reindex" else ""))
+        sys.stderr.write("\n")
+        return INTERRUPTED
     sys.stdout.buffer.write(text.encode("utf-8") + b"\n")
     sys.stdout.flush()
     return 1 if failed else 0

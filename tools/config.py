@@ -1,6 +1,8 @@
 """Settings the file tools need, read from the environment and `.env`.
 
-Kept apart from the bot's settings so `python -m tools` works without a bot token or model key.
+Kept apart from the bot's settings so `python -m tools` works without a bot token or model key;
+`TerminalSettings` adds search by meaning's, read under the names the bot reads them by, so the
+command line embeds with the bot's model and server.
 The rules every setting shares live here too: a value left empty means the setting's default,
 and the bot's own data folder and the documents folder never hold one another.
 """
@@ -8,8 +10,10 @@ and the bot's own data folder and the documents folder never hold one another.
 from pathlib import Path
 from typing import Any, Self
 
-from pydantic import Field, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from tools.vectors.embeddings import EmbeddingsConfig
 
 
 class EmptyIsAValue:
@@ -103,3 +107,37 @@ class ToolSettings(BaseSettings):
             )
             raise ValueError(msg)
         return self
+
+
+class TerminalSettings(ToolSettings):
+    """What `python -m tools` reads: the documents settings, and the embeddings server as the
+    bot's settings name it (`EMBEDDING_MODEL`; its URL and key default to the model server's,
+    `OPENAI_BASE_URL` and `OPENAI_API_KEY`). Descriptions and checks live in the bot's
+    settings; these are only read."""
+
+    embedding_model: str = ""
+    embedding_base_url: str | None = None
+    embedding_api_key: SecretStr | None = None
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
+
+    @field_validator("embedding_model", mode="before")
+    @classmethod
+    def _strip_model(cls, value: object) -> object:
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("embedding_base_url", "openai_base_url")
+    @classmethod
+    def _no_trailing_slash(cls, value: str | None) -> str | None:
+        return value.rstrip("/") if value else value
+
+    def embeddings(self) -> EmbeddingsConfig | None:
+        """Search by meaning as the bot would do it; None when EMBEDDING_MODEL is empty."""
+        if not self.embedding_model:
+            return None
+        key = self.embedding_api_key or self.openai_api_key
+        return EmbeddingsConfig(
+            model=self.embedding_model,
+            base_url=self.embedding_base_url or self.openai_base_url,
+            api_key=key.get_secret_value() if key is not None else None,
+        )

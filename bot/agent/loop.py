@@ -29,7 +29,7 @@ from bot.agent.observer import NoObserver, Observer
 from bot.agent.picture_text import read_pictures
 from bot.agent.pictures import Picture
 from bot.agent.prompts import EMPTY_REPLY_NOTE, ROUND_LIMIT_NOTE, no_answer_text
-from bot.agent.quotes.evidence import pages_read
+from bot.agent.quotes.evidence import pages_read, read_results
 from bot.agent.quotes.verify import QuoteCheck, check_quotes
 from bot.agent.replies import ModelReply
 from bot.agent.shown_pages import PAGE_PICTURES, PAGE_SHARE, page_message, page_note
@@ -287,7 +287,7 @@ class Agent:
             conversation=conversation,
             messages=sum(len(turn) for turn in past),
             tokens=tokens,
-            window=self._config.context_window,
+            window=self._config.bounded_window,
             last_usage=await self._history.last_usage(conversation),
         )
 
@@ -568,16 +568,17 @@ class Agent:
             logger.warning("the model gave no answer twice; replying that none was produced")
             text = no_answer_text(progress.sources)
         await self._history.append(turn, [{"role": "assistant", "content": text}])
+        read = read_results(progress.current)  # once: for the pages and for the quotes
         quotes: tuple[QuoteCheck, ...] = ()
         if self._config.verify_quotes:
             # Earlier turns still in the history count: a follow-up may quote what was read then.
-            quotes = tuple(check_quotes(text, [*(m for t in past for m in t), *progress.current]))
+            quotes = tuple(check_quotes(text, [m for t in past for m in t], read=read))
         question = progress.text or _text_of(progress.current[0].get("content"))
         return Answer(
             text=text,
             sources=tuple(progress.sources),
             quotes=quotes,
-            pages=pages_read(progress.current),
+            pages=pages_read(read),
             not_from_documents=self._config.verify_quotes
             and not progress.sources
             and not any(q.found for q in quotes)

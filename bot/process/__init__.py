@@ -6,5 +6,6 @@
 - `version`: the installed version, for `--version` and `/status`;
 - `ticker`: the background loop around a step that tests call with a clock they move;
 - `setting_files`: the operator's files a setting names, read with one wording for failures;
+- `heap`: the start-up heap set aside from the cycle collector while the bot runs;
 - `logs/`: text or JSON lines, each with its conversation, secrets masked.
 """

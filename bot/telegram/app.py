@@ -25,6 +25,7 @@ from bot.documents.retention import Retention
 from bot.documents.sources.config import Credentials, load_sources
 from bot.documents.sources.locks import SyncLocks
 from bot.documents.sources.runner import Sources
+from bot.process import heap
 from bot.process.data_files import DataFiles
 from bot.services import Services
 from bot.settings.budgets import Budgets
@@ -248,6 +249,8 @@ def build_dispatcher(
     dp.shutdown.register(_stop_notices)
     dp.startup.register(_start_sources)
     dp.shutdown.register(_stop_sources)
+    dp.startup.register(_freeze_heap)  # last: everything start-up builds is built
+    dp.shutdown.register(_thaw_heap)
     dp.shutdown.register(stop_recording)  # last: what the others send until then is recorded
     return dp
 
@@ -286,6 +289,14 @@ async def _on_startup(
         index.documents,
         "" if index.ready else " (first index build still running)",
     )
+
+
+async def _freeze_heap() -> None:
+    heap.freeze()
+
+
+async def _thaw_heap() -> None:
+    heap.thaw()
 
 
 async def _check_scopes(scopes: Scopes, toolbox: Toolbox) -> None:

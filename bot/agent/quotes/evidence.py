@@ -8,6 +8,9 @@ numbers, so a quote may run on from one page read into the next.
 Results are JSON text that may have been cut to fit the context window: a result that is not
 valid JSON any more still gives what can be read of its path, place, page and snippets. Results
 of other shapes (errors, listings) show no document text and are passed over.
+
+Each result's text is read once per answer (`read_results`): the pages an answer names and the
+check of its quotes are both built from what that read gave.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.extract.places import Place, heading_place, marker_place, parse_place
+from tools.extract.places import Place, Sections, parse_place
 
 _NUMBERED = re.compile(r"^[ \t]*(\d+)\| ?(.*)$", re.MULTILINE)
 _FIELD = re.compile(r'"(?P<key>path|place|document|partial)"\s*:\s*"')
@@ -55,30 +58,62 @@ class DocumentEvidence:
         on across a page break."""
         runs: list[list[EvidenceLine]] = []
         run: list[EvidenceLine] = []
-        place: Place | None = None
+        sections = Sections()
         previous = -1
         for number in sorted(self.whole):
             if number != previous + 1:
                 if run:
                     runs.append(run)
-                run, place = [], None
+                run, sections = [], Sections()
             previous = number
             text = self.whole[number]
-            place = self.named.get(number, place)
-            if text.startswith("--- "):
-                marker = marker_place(text)
-                if marker is not None:
-                    place = marker
-                    continue
-            elif "#" in text[:4] and (place is None or place.kind == "heading"):
-                place = heading_place(text) or place
-            run.append(EvidenceLine(number, text, place))
+            named = self.named.get(number)
+            if named is not None:
+                sections.name(named)
+            if sections.read(text) == "marker":
+                continue  # it sets the place and is no text
+            run.append(EvidenceLine(number, text, sections.place))
         if run:
             runs.append(run)
         for number, piece in self.pieces.items():
             if number not in self.whole:
                 runs.append([EvidenceLine(number, piece, self.named.get(number))])
         return sorted(runs, key=lambda lines: lines[0].number)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    """What one tool result's text holds for the evidence: a page read, or search hits (or
+    neither, for results of other shapes)."""
+
+    page: Mapping[str, Any] | None = None
+    hits: Sequence[Any] | None = None
+
+
+def read_result(tool: str, content: str) -> ReadResult:
+    """One tool result's text, parsed (`tool`: the tool's name, empty when unknown)."""
+    payload = _load(content)
+    if tool in ("read_file", "") and isinstance(payload.get("document"), str):
+        return ReadResult(page=payload)
+    if tool in ("search_files", "") and isinstance(payload.get("results"), list):
+        return ReadResult(hits=payload["results"])
+    if tool == "search_files" and "results" not in payload:
+        return ReadResult(hits=_salvage_hits(content))
+    return ReadResult()
+
+
+def read_results(messages: Sequence[Mapping[str, Any]]) -> list[ReadResult]:
+    """Every tool result of OpenAI-format `messages`, parsed once, in order."""
+    names: dict[str, str] = {}
+    found: list[ReadResult] = []
+    for message in messages:
+        role = message.get("role")
+        if role == "assistant":
+            names.update(_call_names(message.get("tool_calls")))
+        elif role == "tool":
+            name = names.get(str(message.get("tool_call_id")), "")
+            found.append(read_result(name, _content_text(message.get("content"))))
+    return found
 
 
 class Evidence:
@@ -92,15 +127,13 @@ class Evidence:
 
     @classmethod
     def from_messages(cls, messages: Sequence[Mapping[str, Any]]) -> Evidence:
+        return cls.from_results(read_results(messages))
+
+    @classmethod
+    def from_results(cls, results: Iterable[ReadResult]) -> Evidence:
         evidence = cls()
-        names: dict[str, str] = {}
-        for message in messages:
-            role = message.get("role")
-            if role == "assistant":
-                names.update(_call_names(message.get("tool_calls")))
-            elif role == "tool":
-                name = names.get(str(message.get("tool_call_id")), "")
-                evidence.add_result(name, _content_text(message.get("content")))
+        for result in results:
+            evidence.add(result)
         return evidence
 
     def document(self, path: str) -> DocumentEvidence:
@@ -118,13 +151,14 @@ class Evidence:
 
     def add_result(self, tool: str, content: str) -> None:
         """One tool result's text (`tool`: the tool's name, empty when unknown)."""
-        payload = _load(content)
-        if tool in ("read_file", "") and isinstance(payload.get("document"), str):
-            self._add_page(payload)
-        elif tool in ("search_files", "") and isinstance(payload.get("results"), list):
-            self._add_hits(payload["results"])
-        elif tool == "search_files" and "results" not in payload:
-            self._add_hits(_salvage_hits(content))
+        self.add(read_result(tool, content))
+
+    def add(self, result: ReadResult) -> None:
+        """One tool result, already parsed."""
+        if result.page is not None:
+            self._add_page(result.page)
+        elif result.hits is not None:
+            self._add_hits(result.hits)
 
     def _add_page(self, payload: Mapping[str, Any]) -> None:
         path = payload.get("path")
@@ -244,10 +278,10 @@ def _decode(raw: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def pages_read(messages: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, ...]]:
+def pages_read(results: Iterable[ReadResult]) -> dict[str, tuple[int, ...]]:
     """Per document, the pages (of a PDF or scan) whose text the tool results showed, in page
     order: what an answer's sources line names beside the file."""
-    evidence = Evidence.from_messages(messages)
+    evidence = Evidence.from_results(results)
     pages: dict[str, tuple[int, ...]] = {}
     for path, doc in evidence.documents.items():
         numbers = sorted(

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.agent.quotes.blockquotes import find_blockquotes
-from bot.agent.quotes.evidence import Evidence, EvidenceLine
+from bot.agent.quotes.evidence import Evidence, EvidenceLine, ReadResult, read_results
 from bot.agent.quotes.folding import FoldedLines, fold, without_line_numbers
 from tools.extract.places import Place
 
@@ -157,13 +157,16 @@ def _joins(left: str, right: str) -> bool:
     return left.isalnum() and right.isalnum()
 
 
-def check_quotes(answer: str, messages: Sequence[Mapping[str, Any]]) -> list[QuoteCheck]:
+def check_quotes(
+    answer: str, messages: Sequence[Mapping[str, Any]], *, read: Sequence[ReadResult] = ()
+) -> list[QuoteCheck]:
     """Every blockquote of `answer` worth checking, and whether the tool results of
-    `messages` hold it (see the module's docstring for what counts as found)."""
+    `messages`, then those already `read`, hold it (see the module's docstring for what counts
+    as found). `messages` are parsed only when the answer quotes something."""
     quotes = find_blockquotes(answer)
     if not quotes:
         return []
-    index = _Index(Evidence.from_messages(messages))
+    index = _Index(Evidence.from_results([*read_results(messages), *read]))
     checks: list[QuoteCheck] = []
     for quote in quotes:
         fragments = quote_fragments(quote.text)

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from html import escape
 
 from bot.agent.breaker import BreakerState
-from bot.agent.quotes.marks import QuoteWords, pages_words
+from bot.agent.quotes.marks import QuoteWords, markdown_text, pages_words, section_words
 from bot.telegram.texts.names import visible
 from bot.telegram.texts.numbers import count, decimal, integer
 from bot.telegram.texts.usage import ESTIMATED_MARK
+from tools.extract.places import Place
 
 
 def _code(value: object) -> str:
@@ -518,19 +519,28 @@ class Texts:
         limit: int = 5,
         *,
         pages: Mapping[str, Sequence[int]] | None = None,
+        sections: Mapping[str, Place] | None = None,
     ) -> str:
-        """Markdown for the answer's last line, paths as code, each with the pages read or
-        quoted from it ("`Правила.pdf`, с. 3, 12")."""
+        """Markdown for the answer's last line, paths as code, each with the section quoted
+        from it and the pages read or quoted ("`Правила.pdf`, § 4.2 Отпуск, с. 3, 12")."""
         pages = pages or {}
-        # a file's pages are listed with commas, so files are then told apart by semicolons
-        separator = "; " if any(pages.get(s) for s in sources[:limit]) else ", "
+        sections = sections or {}
+        named = {s: self._places_of(sections.get(s), pages.get(s)) for s in sources[:limit]}
+        # a file's places are listed with commas, so files are then told apart by semicolons
+        separator = "; " if any(named.values()) else ", "
         shown = separator.join(
-            "`"
-            + visible(s).replace("`", "'")
-            + "`"
-            + (", " + pages_words(pages[s], self.quote_words) if pages.get(s) else "")
+            "`" + visible(s).replace("`", "'") + "`" + "".join(", " + w for w in named[s])
             for s in sources[:limit]
         )
         if len(sources) > limit:
             shown += " " + self.sources_more.format(n=self.number(len(sources) - limit))
         return f"{self.sources_label} {shown}"
+
+    def _places_of(self, section: Place | None, pages: Sequence[int] | None) -> list[str]:
+        """What a sources line names beside one file: the section quoted, the pages."""
+        named = []
+        if section is not None:
+            named.append(markdown_text(visible(section_words(section, self.quote_words))))
+        if pages:
+            named.append(pages_words(pages, self.quote_words))
+        return named
