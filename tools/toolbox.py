@@ -310,8 +310,9 @@ class Toolbox:
 
     @property
     def extraction_count(self) -> int:
-        """Documents parsed since start (the extraction cache keeps this low)."""
-        return self._extractor.count
+        """Documents parsed since start (the extraction cache keeps this low), by this process
+        or by the children that prepare a large pass."""
+        return self._extractor.count + self.indexer.prepared_elsewhere
 
     def status(self) -> IndexStatus:
         return self.indexer.status()

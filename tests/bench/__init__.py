@@ -1,0 +1,1 @@
+"""The benchmarks' own machinery: what they start is stopped however they end."""
