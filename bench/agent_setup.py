@@ -6,13 +6,17 @@ from bot.agent import AgentConfig
 from bot.settings.model import Settings
 
 
-def agent_config(model: str, window: int, output_tokens: int = 2_048) -> AgentConfig:
-    """`AgentConfig.from_settings` for these numbers; no `.env` or environment leaks in."""
+def agent_config(
+    model: str, window: int, output_tokens: int = 2_048, *, budget: int = 0
+) -> AgentConfig:
+    """`AgentConfig.from_settings` for these numbers (`budget`: CONTEXT_BUDGET_TOKENS); no
+    `.env` or environment leaks in."""
     settings = Settings(
         _env_file=None,
         model=model,
         context_window=window,
         max_output_tokens=output_tokens,
+        context_budget_tokens=budget,
         max_rounds=6,
         system_prompt=None,
         system_prompt_file=None,

@@ -4,10 +4,16 @@ Two query sets over the shipped samples and a generated company folder (`bench/m
 paraphrases (synonyms and slang, English over Russian, whole chat questions, situations; no
 query shares a word stem with its files) and keywords (terms, word forms, typos, name words).
 Each query counts when any of its files is among the first five results of the real
-`search_files`. Three modes, each in its own process: keyword search alone (no embeddings
-configured), dense search alone and the two fused. The last two use a real multilingual
-sentence encoder served by the fake model server's `/embeddings`, and are reported as not
-measured when this version has no vector search.
+`search_files`. Five modes, each in its own process: keyword search alone (no embeddings
+configured), dense search alone, the two fused, and the fused candidates reranked. All but the
+first use a real multilingual sentence encoder served by the fake model server's `/embeddings`,
+and are reported as not measured when this version has no vector search.
+
+Reranking is measured against a fake rerank server on 127.0.0.1 twice: `rerank-fake` scores by
+shared words (the mechanics: a request per search, what it costs), `reranked` by the same
+encoder's cosine of the question and each candidate's text (a stand-in for a cross-encoder, which
+would score better). Each of their searches is timed twice, with the reranker and without it on
+the same toolbox, so the latency it adds is a paired difference, not two processes compared.
 """
 
 from __future__ import annotations
@@ -27,9 +33,14 @@ from bench.stats import median, p95
 from bench.toolbox import settings_for, wait_ready
 from tools import Toolbox, build_toolbox
 from tools.vectors.embeddings import EmbeddingsConfig, EmbeddingsError
+from tools.vectors.rerank import RerankConfig
 
 TITLE = "meaning: recall@5 on paraphrased and keyword questions, keyword vs dense vs fused"
-MODES = ("keyword", "dense", "fused")
+MODES = ("keyword", "dense", "fused", "rerank-fake", "reranked")
+RERANKED = ("rerank-fake", "reranked")
+RERANK_TIMEOUT_S = 30.0
+"""Long enough that a busy machine's slow encoder still answers: recall is measured here, the
+timeout by the tests."""
 EMBEDDING_MODEL = "use-multilingual-v3"
 PARAPHRASE_AIM = 0.75
 KEYWORD_AIM = 0.98
@@ -56,6 +67,10 @@ class Measured:
     found: dict[str, list[str]] = field(default_factory=dict)
     times_ms: list[float] = field(default_factory=list)
     without_meaning: list[str] = field(default_factory=list)
+    unranked_ms: list[float] = field(default_factory=list)
+    """With a reranker: the same searches, each timed right before with the reranker off."""
+    not_reranked: int = 0
+    """With a reranker: searches of the recall pass it did not reorder (a failure)."""
 
 
 Found = tuple[list[str], bool]
@@ -111,6 +126,35 @@ async def measure(
     return measured
 
 
+async def measure_reranked(toolbox: Toolbox, queries: Sequence[Query], passes: int) -> Measured:
+    """`measure` with the toolbox's reranker; each timed search is paired with the same one
+    just before with the reranker off, so the difference is what reranking adds."""
+    reranker = toolbox.reranker
+    assert reranker is not None
+    measured = await measure(toolbox, queries, 0)
+    measured.not_reranked = len(queries) - reranker.counts["ok"]
+    for _ in range(passes):
+        for query in queries:
+            toolbox.reranker = None
+            started = time.perf_counter()
+            await top_paths(toolbox, query.text)
+            measured.unranked_ms.append((time.perf_counter() - started) * 1000.0)
+            toolbox.reranker = reranker
+            started = time.perf_counter()
+            await top_paths(toolbox, query.text)
+            measured.times_ms.append((time.perf_counter() - started) * 1000.0)
+    return measured
+
+
+def cosine_scorer(query: str, texts: list[str]) -> list[float]:
+    """The real encoder's cosine of `query` and each text: a stand-in cross-encoder."""
+    from tests.fakes.real_encoder import encode_texts  # noqa: PLC0415 - only when reranking
+
+    vectors = encode_texts([query, *texts])
+    asked = vectors[0]
+    return [sum(a * b for a, b in zip(asked, vector, strict=True)) for vector in vectors[1:]]
+
+
 async def _wait_vectors(toolbox: Any, within_s: float) -> float:
     """Seconds until every passage has its vector."""
     started = time.perf_counter()
@@ -140,22 +184,36 @@ async def _run_mode(ctx: Context, mode: str, queries: list[Query]) -> tuple[Meas
         finally:
             await toolbox.close()
     from tests.fakes.fake_llm import FakeLLM  # noqa: PLC0415 - only where vectors exist
+    from tests.fakes.fake_reranker import FakeReranker, shared_words  # noqa: PLC0415
     from tests.fakes.real_encoder import encode_texts  # noqa: PLC0415
 
     server: Any = FakeLLM()
     server.embeddings.encoder = encode_texts
     await server.start()
+    reranker = FakeReranker(cosine_scorer if mode == "reranked" else shared_words)
+    await reranker.start()
     embeddings = EmbeddingsConfig(model=EMBEDDING_MODEL, base_url=server.base_url, api_key="x")
-    toolbox = Toolbox(settings, embeddings=embeddings)
+    rerank = None
+    if mode in RERANKED:
+        rerank = RerankConfig(url=reranker.tei_url, timeout_s=RERANK_TIMEOUT_S)
+        notes.append(
+            f"{mode}: the first {rerank.candidates} fused results reranked by the fake server's "
+            + ("encoder cosine" if mode == "reranked" else "shared words")
+            + f" (TEI dialect), {RERANK_TIMEOUT_S:g} s allowed"
+        )
+    toolbox = Toolbox(settings, embeddings=embeddings, rerank=rerank)
     await toolbox.start()
     try:
         await wait_ready(toolbox, 300.0)
         built = await _wait_vectors(toolbox, VECTORS_TIMEOUT_S)
         notes.append(f"{mode}: vectors of every passage built in {built:.0f} s")
+        if mode in RERANKED:
+            return await measure_reranked(toolbox, queries, passes), notes
         search = nearest_paths if mode == "dense" else top_paths
         return await measure(toolbox, queries, passes, search), notes
     finally:
         await toolbox.close()
+        await reranker.close()
         await server.close()
 
 
@@ -196,7 +254,7 @@ def _aims(mode: str, paraphrase_recall: float | None, keyword_recall: float | No
                 NOT_BUILT if keyword_recall is None else f"{keyword_recall:.2f}",
             )
         ]
-    if mode == "dense":
+    if mode != "fused":
         return []
     if paraphrase_recall is None or keyword_recall is None:
         return [
@@ -237,6 +295,12 @@ async def run(ctx: Context, variant: str) -> BenchResult:
             note=f"p50 {median(measured.times_ms):.1f}, p95 {p95(measured.times_ms):.1f}",
         )
     )
+    if measured.unranked_ms:
+        result.metrics.append(_added(variant, measured))
+        result.notes.append(
+            f"{variant}: searches of the recall pass not reranked (kept the fused order): "
+            f"{measured.not_reranked}"
+        )
     para_recall = recall(paraphrase, measured.found)
     result.aims.extend(_aims(variant, para_recall, recall(keyword, measured.found)))
     result.notes.extend(notes)
@@ -264,6 +328,19 @@ async def run(ctx: Context, variant: str) -> BenchResult:
     if variant == "keyword":
         result.notes.extend(_standing_notes())
     return result
+
+
+def _added(variant: str, measured: Measured) -> Metric:
+    """What reranking adds to a search: each search with the reranker less the same search
+    just before without it."""
+    added = [a - b for a, b in zip(measured.times_ms, measured.unranked_ms, strict=True)]
+    return Metric(
+        f"{variant}: latency reranking adds (paired)",
+        "ms",
+        added,
+        note=f"p50 {median(added):.1f}, p95 {p95(added):.1f}; without it p95 "
+        f"{p95(measured.unranked_ms):.1f}, with it p95 {p95(measured.times_ms):.1f}",
+    )
 
 
 def _standing_notes() -> list[str]:

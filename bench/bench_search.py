@@ -283,7 +283,8 @@ async def run(ctx: Context, variant: str) -> BenchResult:
             "s",
             builds,
             note=f"{status.documents} indexed; the last took {built.cpu_seconds:.0f} s of CPU "
-            "in this process, all threads",
+            "in this process, all threads; its preparing processes peaked at "
+            f"{toolbox.indexer.preparers_peak_rss_mb:.0f} MB each",
         )
     )
     result.metrics.append(

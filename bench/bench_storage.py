@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from bench.context import Context
+from bench.postgres import BenchPostgres, database_url
 from bench.results import BenchResult, Metric
 from bench.stats import median
 from bot.agent import History, HistoryStore, KeyedLocks
@@ -33,7 +34,6 @@ from bot.storage import (
     UpdateClaims,
 )
 from bot.storage.history.postgres import PostgresHistory
-from tests.fakes.postgres import PostgresServer
 
 TITLE = "storage: a question's storage work, SQLite vs PostgreSQL"
 HISTORY_LIMIT = 20
@@ -157,12 +157,13 @@ async def _sqlite(ctx: Context, result: BenchResult) -> None:
 
 async def _postgres(ctx: Context, result: BenchResult) -> None:
     given = os.environ.get("BENCH_DATABASE_URL", "").strip()
-    server = PostgresServer(given) if given else PostgresServer.start(durable=True)
-    name = server.next_name()
-    admin = await asyncpg.connect(server.admin_url)
+    server = None if given else BenchPostgres.start(durable=True)
+    admin_url = server.admin_url if server is not None else given
+    name = f"bench_storage_{os.getpid()}"
+    admin = await asyncpg.connect(admin_url)
     await admin.execute(f'CREATE DATABASE "{name}"')
     try:
-        database = await PostgresDatabase.open(server.url_of(name))
+        database = await PostgresDatabase.open(database_url(admin_url, name))
         try:
             backend = Backend(
                 "PostgreSQL",
@@ -176,7 +177,8 @@ async def _postgres(ctx: Context, result: BenchResult) -> None:
     finally:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()
-        server.stop()
+        if server is not None:
+            server.stop()
     where = "BENCH_DATABASE_URL" if given else "a server started for the run on loopback"
     result.notes.append(f"PostgreSQL: {where}, pool of 10 connections.")
 

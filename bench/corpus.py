@@ -173,15 +173,18 @@ def load(root: Path) -> list[Doc]:
     return [Doc(**d) for d in data["files"]]
 
 
-def ensure(workdir: Path, documents: int, python: str, env: dict[str, str]) -> Path:
-    """The corpus of `documents` files in this run's workdir, built in a subprocess if missing.
+def ensure(
+    workdir: Path, documents: int, python: str, env: dict[str, str], scale: float = 1.0
+) -> Path:
+    """The corpus of `documents` files in this run's workdir, built in a subprocess if missing;
+    `scale` shrinks (or grows) the texts of plain files, not the PDF and DOCX ones.
 
     A subprocess keeps the generator's memory out of the benchmark's peak figures.
     """
-    root = workdir / f"corpus-{documents}"
+    root = workdir / (f"corpus-{documents}" + (f"-x{scale:g}" if scale != 1.0 else ""))
     if not manifest_path(root).exists():
         command = [python, "-m", "bench.corpus", str(root), "--documents", str(documents)]
-        subprocess.run(command, env=env, check=True)
+        subprocess.run([*command, "--scale", str(scale)], env=env, check=True)
     return root
 
 
@@ -260,12 +263,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("root", type=Path)
     parser.add_argument("--documents", type=int, default=1_000)
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--scale", type=float, default=1.0, help="plain texts' size factor")
     parser.add_argument("--read-set", action="store_true", help="the long documents")
     args = parser.parse_args(argv)
     if args.read_set:
         docs = generate_read_set(args.root, args.seed)
     else:
-        docs = generate(args.root, args.documents, args.seed)
+        docs = generate(args.root, args.documents, args.seed, args.scale)
     total = sum(d.size for d in docs)
     print(f"{len(docs)} documents, {total / 1e6:.1f} MB in {args.root}")
     return 0

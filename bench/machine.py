@@ -6,6 +6,7 @@ import datetime as dt
 import os
 import platform
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -31,10 +32,27 @@ def _memory_gb() -> str:
     return "RAM unknown"
 
 
+def usable_cores() -> list[int]:
+    """The cores this process may run on (a container or `taskset` may allow fewer)."""
+    return sorted(os.sched_getaffinity(0))
+
+
+def cores_text(cores: Iterable[int]) -> str:
+    """`core 2`, `cores 0-3`, `cores 0, 2`: how a set of cores reads in a table."""
+    ordered = sorted(cores)
+    if len(ordered) == 1:
+        return f"core {ordered[0]}"
+    if ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"cores {ordered[0]}-{ordered[-1]}"
+    return "cores " + ", ".join(str(c) for c in ordered)
+
+
 def describe() -> str:
     """Cores, CPU, memory, Python and OS."""
+    usable = len(usable_cores())
+    allowed = f", {usable} usable" if usable != os.cpu_count() else ""
     return (
-        f"{os.cpu_count()} cores ({_cpu_model()}), {_memory_gb()}, "
+        f"{os.cpu_count()} cores{allowed} ({_cpu_model()}), {_memory_gb()}, "
         f"Python {platform.python_version()} ({platform.python_implementation()}), "
         f"{platform.system()} {platform.release()} ({platform.machine()})"
     )

@@ -51,3 +51,26 @@ def children(pid: int) -> list[int]:
 def tree_cpu_seconds(pid: int) -> float:
     """CPU seconds of a process and its children alive now (PostgreSQL: server and backends)."""
     return sum(c for c in (cpu_seconds(p) for p in (pid, *children(pid))) if not math.isnan(c))
+
+
+def pin(pid: int, cores: frozenset[int]) -> None:
+    """Every thread of the process and of its children to `cores` (their new threads and
+    processes inherit them). A process that ended meanwhile is passed over."""
+    for process in (pid, *children(pid)):
+        try:
+            threads = [int(t.name) for t in Path(f"/proc/{process}/task").iterdir()]
+        except OSError:
+            continue
+        for thread in threads:
+            try:
+                os.sched_setaffinity(thread, cores)
+            except OSError:
+                continue
+
+
+def cores_of(pid: int) -> frozenset[int]:
+    """The cores the process may run on now (empty once it is gone)."""
+    try:
+        return frozenset(os.sched_getaffinity(pid))
+    except OSError:
+        return frozenset()

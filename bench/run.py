@@ -42,8 +42,10 @@ BENCHMARKS: dict[str, str] = {
     "inline": "bench.bench_inline",
     "sources": "bench.bench_sources",
     "vision": "bench.bench_vision",
+    "scale": "bench.bench_scale",
 }
-SIZED = frozenset({"search", "engines"})
+SIZED = frozenset({"search", "engines", "scale"})
+OPT_IN = frozenset({"scale"})  # hours at its size: run only when named, never in a full run
 DEFAULT_OUT = REPO_ROOT / "bench" / "RESULTS.md"
 
 
@@ -55,7 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
         "prints its tables and writes only where --out says.",
     )
     parser.add_argument("names", nargs="*", metavar="NAME", help=", ".join(BENCHMARKS))
-    parser.add_argument("--quick", action="store_true", help="smaller sizes, under two minutes")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smaller sizes and fewer runs: one benchmark takes seconds to a few minutes, all "
+        "of them over half an hour on a busy 2-core machine",
+    )
     parser.add_argument("--out", type=Path, help="where to write the Markdown tables")
     parser.add_argument("--keep", action="store_true", help="keep the generated corpora")
     parser.add_argument(
@@ -124,7 +131,7 @@ def run_benchmark(ctx: Context, name: str, docs: int | None = None) -> BenchResu
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns 0 when every selected benchmark produced a table."""
     args = build_parser().parse_args(argv)
-    names = args.names or list(BENCHMARKS)
+    names = args.names or [n for n in BENCHMARKS if n not in OPT_IN]
     unknown = [n for n in names if n not in BENCHMARKS]
     if unknown:
         print(f"unknown benchmark {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
@@ -142,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         for name in names:
+            began = time.perf_counter()
             result = run_benchmark(ctx, name, args.docs)
+            print(f"[bench] {name} took {time.perf_counter() - began:.0f} s", file=sys.stderr)
             commands[name] = _command_for(name, args.quick, args.docs)
             if args.docs is not None and name in SIZED:
                 result.name = f"{name} at {args.docs:,} docs"

@@ -10,11 +10,13 @@ import asyncio
 import importlib
 import inspect
 import json
+import signal
 import time
 import traceback
 from pathlib import Path
 from typing import Any
 
+from bench import tether
 from bench.context import Context
 from bench.results import BenchResult
 from bench.stats import peak_rss_mb
@@ -43,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--result", type=Path, required=True)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
+    tether.die_with_parent(signal.SIGTERM)  # the runner gone, what it started must stop too
     ctx = Context(workdir=args.workdir, quick=args.quick)
     module = importlib.import_module(args.module)
     started = time.perf_counter()

@@ -20,6 +20,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from bot.agent.breaker import Breaker
 from bot.agent.client import LazyClient, lazy_client
 from bot.agent.config import AgentConfig
 from bot.agent.locks import KeyedLocks
@@ -38,6 +39,7 @@ from bot.storage.claims import UpdateClaims
 from bot.storage.history import History
 from tools.toolbox import Toolbox
 from tools.vectors.embeddings import EmbeddingsConfig
+from tools.vectors.rerank import RerankConfig
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -129,6 +131,7 @@ async def open_services(
             private_files=files.private_files(),
             embeddings=embeddings_config(settings, on_tokens=usage.embedded),
             embedding_cache=backend.embedding_cache(),
+            rerank=rerank_config(settings, clock=clock),
         )
         stack.push_async_callback(usage.close)
         await toolbox.start()
@@ -150,6 +153,8 @@ async def open_services(
             sources=(source.name for source in load_sources(settings.sources_file)),
         )
         metrics.watch(toolbox.status, locks.load, toolbox.vector_status)
+        if toolbox.reranker is not None:
+            metrics.watch_reranks(toolbox.reranker.counts)
         agent = Agent(
             config,
             model,
@@ -199,6 +204,25 @@ def embeddings_config(
         base_url=settings.embedding_url,
         api_key=key.get_secret_value() if key is not None else None,
         on_tokens=on_tokens,
+    )
+
+
+def rerank_config(
+    settings: Settings, *, clock: Callable[[], float] = time.monotonic
+) -> RerankConfig | None:
+    """Reranking as the settings ask for it; None when RERANK_URL is empty. It sits behind a
+    breaker like the models' own: after a failure searches skip it for FALLBACK_COOLDOWN_S."""
+    if settings.rerank_url is None:
+        return None
+    key = settings.rerank_api_key
+    return RerankConfig(
+        url=settings.rerank_url,
+        model=settings.rerank_model,
+        api_key=key.get_secret_value() if key is not None else None,
+        candidates=settings.rerank_candidates,
+        timeout_s=settings.rerank_timeout_s,
+        dialect=settings.rerank_dialect,
+        gate=Breaker("reranker", settings.fallback_cooldown_s, clock),
     )
 
 

@@ -5,10 +5,30 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+BYTECODE_CACHE = Path(__file__).resolve().parents[1] / ".pytest_cache" / "pycache"
+
+
+def _keep_bytecode() -> None:
+    """Cache compiled modules (pytest's rewritten test modules among them) across runs.
+
+    Under PYTHONDONTWRITEBYTECODE every test process would rewrite and compile each test
+    module again, which doubles collection in each of the `-n auto` workers. The cache goes
+    to `.pytest_cache/pycache` (ignored by git), so the source tree stays free of bytecode
+    as that setting asks; a PYTHONPYCACHEPREFIX of one's own is kept.
+    """
+    if sys.dont_write_bytecode:
+        sys.pycache_prefix = sys.pycache_prefix or str(BYTECODE_CACHE)
+        sys.dont_write_bytecode = False
+
+
+_keep_bytecode()
 
 pytest_plugins = [
     "tests.fakes.sandbox_fixtures",

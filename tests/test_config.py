@@ -13,6 +13,7 @@ import pytest
 
 from bot.__main__ import main
 from bot.access import MAX_USER_ID
+from bot.agent import AgentConfig
 from bot.entrance.cli import settings_help
 from bot.entrance.loading import SettingsError, load_settings
 from bot.settings.model import ChatTopic, Settings
@@ -362,6 +363,40 @@ class TestTelegramSettings:
         monkeypatch.setenv("WEBHOOK_LISTEN", "[::]:8443")
         settings = Settings()
         assert (settings.webhook_host, settings.webhook_port) == ("::", 8443)
+
+
+class TestContextBudget:
+    def test_it_bounds_the_agents_budget_below_the_window(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("CONTEXT_BUDGET_TOKENS", "16000")
+        settings = Settings()
+        config = AgentConfig.from_settings(settings)
+        assert (config.prompt_budget, config.bounded_window) == (16_000, 18_048)
+        assert settings.read_page_chars == 10_000, "the page shrinks to the budget's room"
+
+    def test_unset_or_zero_is_the_window_less_the_answer(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        assert AgentConfig.from_settings(Settings()).prompt_budget == 128_000 - 2_048
+        monkeypatch.setenv("CONTEXT_BUDGET_TOKENS", "")  # as .env.example ships it
+        monkeypatch.setenv("CONTEXT_WINDOW", "32000")
+        assert AgentConfig.from_settings(Settings()).prompt_budget == 32_000 - 2_048
+
+    @pytest.mark.parametrize(("raw", "says"), [("500", "from 1024"), ("40000", "(29952)")])
+    def test_outside_the_window_it_is_refused_with_what_it_may_be(
+        self, monkeypatch: pytest.MonkeyPatch, raw: str, says: str
+    ) -> None:
+        monkeypatch.setenv("CONTEXT_WINDOW", "32000")
+        monkeypatch.setenv("CONTEXT_BUDGET_TOKENS", raw)
+        with pytest.raises(SettingsError) as caught:
+            load_settings()
+        (problem,) = caught.value.problems
+        assert problem.startswith(f"CONTEXT_BUDGET_TOKENS ({raw}) must be 0")
+        assert says in problem
+
+    def test_help_lists_it(self) -> None:
+        assert "CONTEXT_BUDGET_TOKENS" in settings_help()
 
 
 class TestFolders:

@@ -17,6 +17,7 @@ from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.ports import free_port
 from tests.fakes.processes import (
+    START_S,
     BotProcess,
     Finished,
     bare_env,
@@ -169,7 +170,7 @@ class TestStart:
         process = BotProcess(env, tmp_path)
         await process.start()
         try:
-            await wait_in_log(process, STARTED, 2, within_s=120)
+            await wait_in_log(process, STARTED, 2, within_s=2 * START_S)  # parent, then workers
             await process.stop()
         finally:
             await process.ensure_gone()

@@ -22,6 +22,7 @@ import pytest
 
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi
+from tests.fakes.processes import START_S
 
 STARTUP_MODULES = (
     "bot.__main__",
@@ -223,9 +224,9 @@ async def test_a_polling_bot_on_sqlite_loads_no_driver_no_model_sdk_and_no_serve
         stderr=subprocess.STDOUT,
     )
     try:
-        await api.wait_for(lambda calls: any(c.method == "getUpdates" for c in calls), 60)
+        await api.wait_for(lambda calls: any(c.method == "getUpdates" for c in calls), START_S)
         process.send_signal(signal.SIGTERM)
-        output, _ = await asyncio.wait_for(process.communicate(), 60)
+        output, _ = await asyncio.wait_for(process.communicate(), START_S)
     finally:
         if process.returncode is None:
             process.kill()

@@ -1,15 +1,20 @@
 """Settings the file tools need, read from the environment and `.env`.
 
-Kept apart from the bot's settings so `python -m tools` works without a bot token or model key.
+Kept apart from the bot's settings so `python -m tools` works without a bot token or model key;
+`TerminalSettings` adds search by meaning's and the reranker's, read under the names the bot
+reads them by, so the command line embeds and reranks with the bot's servers.
 The rules every setting shares live here too: a value left empty means the setting's default,
 and the bot's own data folder and the documents folder never hold one another.
 """
 
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Literal, Self
 
-from pydantic import Field, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from tools.vectors.embeddings import EmbeddingsConfig
+from tools.vectors.rerank import CANDIDATES, TIMEOUT_S, RerankConfig
 
 
 class EmptyIsAValue:
@@ -103,3 +108,65 @@ class ToolSettings(BaseSettings):
             )
             raise ValueError(msg)
         return self
+
+
+class TerminalSettings(ToolSettings):
+    """What `python -m tools` reads: the documents settings, the embeddings server as the
+    bot's settings name it (`EMBEDDING_MODEL`; its URL and key default to the model server's,
+    `OPENAI_BASE_URL` and `OPENAI_API_KEY`), the reranker (`RERANK_URL` and the rest), and
+    whether the bot keeps its embeddings in PostgreSQL (`DATABASE_URL`, only whether it is
+    set). Descriptions and checks live in the bot's settings; these are only read."""
+
+    embedding_model: str = ""
+    embedding_base_url: str | None = None
+    embedding_api_key: SecretStr | None = None
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
+    rerank_url: str | None = None
+    rerank_model: str = ""
+    rerank_api_key: SecretStr | None = None
+    rerank_candidates: int = Field(default=CANDIDATES, ge=2, le=200)
+    rerank_timeout_s: float = Field(default=TIMEOUT_S, gt=0, le=60)
+    rerank_dialect: Literal["auto", "jina", "tei"] = "auto"
+    database_url: SecretStr | None = None
+
+    @field_validator("embedding_model", "rerank_model", mode="before")
+    @classmethod
+    def _strip_model(cls, value: object) -> object:
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("embedding_base_url", "openai_base_url")
+    @classmethod
+    def _no_trailing_slash(cls, value: str | None) -> str | None:
+        return value.rstrip("/") if value else value
+
+    def embeddings(self) -> EmbeddingsConfig | None:
+        """Search by meaning as the bot would do it; None when EMBEDDING_MODEL is empty."""
+        if not self.embedding_model:
+            return None
+        key = self.embedding_api_key or self.openai_api_key
+        return EmbeddingsConfig(
+            model=self.embedding_model,
+            base_url=self.embedding_base_url or self.openai_base_url,
+            api_key=key.get_secret_value() if key is not None else None,
+        )
+
+    def rerank(self) -> RerankConfig | None:
+        """Reranking as the bot would do it; None when RERANK_URL is empty. No breaker: one
+        command makes one search, and a failure keeps the fused order as the bot's does."""
+        if not self.rerank_url:
+            return None
+        key = self.rerank_api_key
+        return RerankConfig(
+            url=self.rerank_url,
+            model=self.rerank_model,
+            api_key=key.get_secret_value() if key is not None else None,
+            candidates=self.rerank_candidates,
+            timeout_s=self.rerank_timeout_s,
+            dialect=self.rerank_dialect,
+        )
+
+    @property
+    def embeddings_elsewhere(self) -> bool:
+        """The bot keeps its embeddings cache in PostgreSQL (DATABASE_URL), out of reach here."""
+        return self.database_url is not None

@@ -13,6 +13,7 @@ counted or quoted, and an outside path reads as a missing one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import io
 import json
@@ -48,6 +49,7 @@ from tools.reading import Reader
 from tools.results import PagePicture, ToolResult
 from tools.tool import ListArgs, PictureMode, PictureReadArgs, ReadArgs, SearchArgs, Tool
 from tools.vectors.embeddings import EmbeddingsConfig, EmbeddingsError, QueryEmbedder
+from tools.vectors.rerank import RerankConfig, Reranker
 from tools.vectors.state import CACHE_FILE, STORE_FOLDER, VectorStatus
 
 if TYPE_CHECKING:  # the index engine loads with the first search, not at start
@@ -59,6 +61,7 @@ if TYPE_CHECKING:  # the index engine loads with the first search, not at start
 
 log = logging.getLogger(__name__)
 INDEX_LOCK = "search-index.lock"
+NOT_CONFIGURED = "search by meaning is not configured (EMBEDDING_MODEL is empty)"
 _DB_SUFFIXES = ("", "-wal", "-shm", "-journal", ".in-use")
 
 
@@ -91,6 +94,7 @@ class Toolbox:
         embeddings: EmbeddingsConfig | None = None,
         embedding_cache: EmbeddingCache | None = None,
         vector_interval: float = 2.0,
+        rerank: RerankConfig | None = None,
     ) -> None:
         self.settings = settings
         data_dir = Path(settings.data_dir).absolute()
@@ -132,6 +136,8 @@ class Toolbox:
         self._own_cache: SqliteEmbeddingCache | None = None
         if embeddings is not None:
             self._open_vectors(data_dir, embeddings, embedding_cache, vector_interval)
+        self.reranker = Reranker(rerank) if rerank is not None else None
+        """Reorders a search's best candidates (None: RERANK_URL is empty)."""
         self._reader = Reader(
             self.sandbox, self._extractor, self._cache, self._stemmer, self._stored
         )
@@ -227,6 +233,8 @@ class Toolbox:
             await asyncio.to_thread(self._vector_builder.stop)
         if self._query_embedder is not None:
             await self._query_embedder.close()
+        if self.reranker is not None:
+            await self.reranker.close()
         if self._vectors is not None:
             self._vectors.close()
         if self._own_cache is not None:
@@ -302,8 +310,9 @@ class Toolbox:
 
     @property
     def extraction_count(self) -> int:
-        """Documents parsed since start (the extraction cache keeps this low)."""
-        return self._extractor.count
+        """Documents parsed since start (the extraction cache keeps this low), by this process
+        or by the children that prepare a large pass."""
+        return self._extractor.count + self.indexer.prepared_elsewhere
 
     def status(self) -> IndexStatus:
         return self.indexer.status()
@@ -313,6 +322,38 @@ class Toolbox:
         if self._vector_builder is None:
             return VectorStatus(configured=False)
         return self._vector_builder.status()
+
+    async def build_vectors(
+        self, on_step: Callable[[VectorStatus], object] | None = None
+    ) -> VectorStatus:
+        """Bring the vectors in line with the keyword index now, in this process (the command
+        line's `reindex`, which holds the index): only text the embeddings cache lacks is sent,
+        so a build stopped half way and begun again continues. Cancelled, it stops after the
+        current call and keeps what it stored. `on_step` hears the progress.
+
+        Raises:
+            EmbeddingsError: embeddings are not configured, or the server kept failing.
+        """
+        builder = self._vector_builder
+        if builder is None:
+            raise EmbeddingsError(NOT_CONFIGURED)
+        look = asyncio.ensure_future(asyncio.to_thread(builder.follow, on_step))
+        try:
+            await asyncio.shield(look)
+        except asyncio.CancelledError:
+            builder.halt()
+            with contextlib.suppress(Exception):  # stopping: its failure says nothing now
+                await look
+            raise
+        return builder.status()
+
+    async def vector_coverage(self) -> tuple[int, int] | None:
+        """Documents whose vectors are up to date and documents indexed, as the files in
+        DATA_DIR say (whoever built them); None without embeddings."""
+        builder = self._vector_builder
+        if builder is None:
+            return None
+        return await asyncio.to_thread(builder.coverage)
 
     async def wait_vectors(self) -> None:
         """Return once the vector index has caught up with the keyword index (callers bound
@@ -409,18 +450,23 @@ class Toolbox:
     async def _search(self, args: SearchArgs, scope: Scope | None) -> ToolResult:
         from tools.search import Within  # noqa: PLC0415 - the engine loads at first search
 
+        reranker = self.reranker
+        wanted = args.limit if reranker is None else max(args.limit, reranker.config.candidates)
+
         def run() -> dict[str, Any]:
             within = None if scope is None else Within(scope.folders, self.allowed_files(scope))
-            return self.searcher.search(args.query, args.limit, within=within)
+            return self.searcher.search(args.query, wanted, within=within)
 
         if self._query_embedder is None:
             found = await asyncio.to_thread(run)
         else:
-            found = await self._search_both(args, scope, self._query_embedder)
+            found = await self._search_both(args.query, wanted, scope, self._query_embedder)
+        if reranker is not None:
+            found = await _reranked(reranker, args.query, found, args.limit)
         return ToolResult.of(found, cut_results, hits=len(found.get("results") or ()))
 
     async def _search_both(
-        self, args: SearchArgs, scope: Scope | None, embedder: QueryEmbedder
+        self, query: str, limit: int, scope: Scope | None, embedder: QueryEmbedder
     ) -> dict[str, Any]:
         """Words and meaning at once: the query's embedding is asked for while the keyword
         search runs, and the vector search starts the moment it is in, beside the keyword
@@ -429,12 +475,10 @@ class Toolbox:
 
         within = None if scope is None else Within(scope.folders, self.allowed_files(scope))
         words = asyncio.ensure_future(
-            asyncio.to_thread(
-                self.searcher.search_words, args.query, args.limit, within=within, weigh=True
-            )
+            asyncio.to_thread(self.searcher.search_words, query, limit, within=within, weigh=True)
         )
         try:
-            vector = await embedder.embed(args.query)
+            vector = await embedder.embed(query)
         except EmbeddingsError as exc:
             found, _ = await words
             return {**found, "meaning": f"unavailable: {exc}"}
@@ -442,9 +486,7 @@ class Toolbox:
             words.cancel()
             raise
         near = asyncio.ensure_future(
-            asyncio.to_thread(
-                self.searcher.near_files, vector, args.query, args.limit, within=within
-            )
+            asyncio.to_thread(self.searcher.near_files, vector, query, limit, within=within)
         )
         try:
             (found, evidence), meaning = await asyncio.gather(words, near)
@@ -452,7 +494,7 @@ class Toolbox:
             words.cancel()
             near.cancel()
             raise
-        fused = self.searcher.fused(found, evidence, meaning, args.limit)
+        fused = self.searcher.fused(found, evidence, meaning, limit)
         status = self.vector_status()
         if status.passages_done < status.passages_total:
             fused["meaning"] = (
@@ -474,8 +516,7 @@ class Toolbox:
         from tools.search import Within  # noqa: PLC0415 - the engine loads at first search
 
         if self._query_embedder is None or self.searcher.vectors is None:
-            msg = "search by meaning is not configured (EMBEDDING_MODEL is empty)"
-            raise EmbeddingsError(msg)
+            raise EmbeddingsError(NOT_CONFIGURED)
         vector = await self._query_embedder.embed(query)
         within = None if scope is None else Within(scope.folders, self.allowed_files(scope))
         allowed = None if within is None else within.allowed
@@ -598,6 +639,21 @@ class Toolbox:
             await self._offer_close(exc, args.path, lambda: self._folder_paths(scope))
             raise
         return ToolResult.of(listing, cut_entries)
+
+
+async def _reranked(
+    reranker: Reranker, query: str, found: dict[str, Any], limit: int
+) -> dict[str, Any]:
+    """`found` (of up to `candidates` results) in the reranker's order, cut to `limit`; says
+    `reranked` when the reranker ordered them, else keeps the fused order silently."""
+    results = found.get("results") or []
+    ordered, reranked = await reranker.reorder(query, results, limit)
+    out = {**found, "results": ordered}
+    if "truncated" in found:
+        out["truncated"] = int(found.get("total") or 0) > len(ordered)
+    if reranked:
+        out["reranked"] = True
+    return out
 
 
 def build_toolbox(settings: ToolSettings) -> Toolbox:

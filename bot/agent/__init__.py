@@ -10,7 +10,9 @@
   reasoning kept out of sight), `model_errors` (failures as the agent's error families);
 - the request: `config` (what the agent takes from the settings), `prompts` (the system prompt
   and the loop's own notes), `context` (fitting the window), `past_turns` (which past turns
-  a request keeps, trimmed in steps so its start stays cached), `tokens` (counting offline);
+  a request keeps, trimmed in steps so its start stays cached), `pruning` (past turns' tool
+  results sent as stubs), `stubs` (a used result as a stub naming what was read where),
+  `tokens` (counting offline);
 - pictures: `pictures` (a picture made upright, shrunk and stripped of its metadata, and its
   tokens), `vision` (the user turn with image parts, a refusal of images told by its words,
   what the history keeps instead), `picture_text` (their text read by OCR, for a model that

@@ -29,6 +29,8 @@ class AgentConfig:
     `vision_model`: the model a question with pictures goes to ("": `model`); `images`:
     "auto" sends pictures as images (their text read by OCR when the model refuses them),
     "off" always sends the text read from them; `image_detail`: each image part's `detail`.
+    `context_budget`: the most tokens a request's prompt may use when below the window less
+    the answer (CONTEXT_BUDGET_TOKENS); 0: no bound but the window.
     """
 
     model: str
@@ -44,6 +46,7 @@ class AgentConfig:
     vision_model: str = ""
     images: str = "auto"
     image_detail: str = "auto"
+    context_budget: int = 0
 
     def __post_init__(self) -> None:
         if self.max_rounds < 1:
@@ -52,14 +55,25 @@ class AgentConfig:
         if self.max_output_tokens < 1 or self.max_output_tokens >= self.context_window:
             msg = "max_output_tokens must be positive and smaller than context_window"
             raise ValueError(msg)
+        if self.context_budget < 0:
+            msg = "context_budget must be 0 (none) or positive"
+            raise ValueError(msg)
         if not 0 <= self.trim_headroom < 1:
             msg = "trim_headroom must be at least 0 and below 1"
             raise ValueError(msg)
 
     @property
     def prompt_budget(self) -> int:
-        """Tokens one request may use: the window minus what is kept for the answer."""
-        return self.context_window - self.max_output_tokens
+        """Tokens one request may use: the window minus what is kept for the answer, or the
+        context budget when that is lower."""
+        room = self.context_window - self.max_output_tokens
+        return min(room, self.context_budget) if self.context_budget else room
+
+    @property
+    def bounded_window(self) -> int:
+        """The window a request may fill, the answer included: the context window, or the
+        context budget and the answer when that is less."""
+        return self.prompt_budget + self.max_output_tokens
 
     @classmethod
     def from_settings(cls, settings: Settings) -> AgentConfig:
@@ -78,4 +92,5 @@ class AgentConfig:
             vision_model=settings.vision_model,
             images=settings.images,
             image_detail=settings.image_detail,
+            context_budget=settings.context_budget_tokens,
         )

@@ -3,6 +3,9 @@
 What is kept, in order of priority: the system prompt and the current question's turn (its tool
 results cut down if they must be), then recent turns with their tool traffic, then older turns
 as question and answer only. A tool call and its results form one unit: both stay or both go.
+Even when everything fits, the results of past turns but the newest go as stubs that say what
+was read where (`bot.agent.pruning`): the answer has used them, and a page sent again with
+every later question is most of a long conversation's cost.
 Past turns are trimmed in steps (`bot.agent.past_turns`), so that the start of the request
 stays the same for several requests in a row and the server's prompt cache can reuse it.
 
@@ -23,6 +26,7 @@ from typing import Any
 
 from bot.agent.past_turns import HEADROOM, TurnSizes, plan_cut
 from bot.agent.prompts import OMITTED_TURNS_NOTE
+from bot.agent.pruning import FULL_RESULT_TURNS, prune_past
 from bot.agent.tokens import TokenCounter
 from bot.agent.types import ContextOverflow
 from tools.cutting import cut_result
@@ -43,6 +47,7 @@ class Fitted:
     compacted_turns: int = 0
     dropped_turns: int = 0
     cut_results: int = 0
+    pruned_turns: int = 0
 
 
 def repair(messages: Sequence[Message]) -> list[Message]:
@@ -98,10 +103,13 @@ def fit(
     counter: TokenCounter,
     results: Mapping[str, ToolResult] | None = None,
     headroom: float = HEADROOM,
+    full_turns: int = FULL_RESULT_TURNS,
 ) -> Fitted:
     """The request `[system, note?, *past turns, *current]`, trimmed to `budget` tokens.
 
     `headroom`: the share of the past's room a drop leaves free (`bot.agent.past_turns`).
+    `full_turns`: how many of the newest past turns keep their tool results whole; the older
+    ones' results go as stubs (`bot.agent.pruning`).
     Raises `ContextOverflow` when even the system prompt and the current turn, with every
     tool result cut to its marker, do not fit.
     """
@@ -109,11 +117,13 @@ def fit(
     base = counter.messages([system]) + tools_tokens
     current_list, cut = _fit_current(current, budget - base, counter, results or {})
     request = _Request(budget, system, tools_tokens, current_list)
-    turns, compacted, dropped = _fit_past(past, request, counter, headroom)
-    messages = [system, *(m for turn in turns for m in turn), *current_list]
+    past_fit = _fit_past(past, request, counter, headroom, full_turns)
+    messages = [system, *(m for turn in past_fit.turns for m in turn), *current_list]
     tokens = counter.messages(messages) + tools_tokens
     raw = counter.raw_messages(messages) + round(tools_tokens / counter.ratio)
-    return Fitted(messages, tokens, raw, compacted, dropped, cut)
+    return Fitted(
+        messages, tokens, raw, past_fit.compacted, past_fit.dropped, cut, past_fit.pruned
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,16 +159,19 @@ class _Sizer:
         space = request.budget - framed - self.scaled(request.tools_tokens)
         return space, space - self.messages(request.current)
 
-    def sizes(self, past: Sequence[Turn], smaller: Sequence[Turn]) -> list[TurnSizes]:
-        """Each past turn's tokens whole and compacted, and its current turn at each of its
-        requests (one before each assistant message: the model's reply to it)."""
+    def sizes(
+        self, past: Sequence[Turn], pruned: Sequence[Turn], smaller: Sequence[Turn]
+    ) -> list[TurnSizes]:
+        """Each past turn's tokens whole, pruned and compacted, and its current turn at each of
+        its requests (one before each assistant message: the model's reply to it)."""
         found: list[TurnSizes] = []
-        for turn, small in zip(past, smaller, strict=True):
+        for turn, stubbed, small in zip(past, pruned, smaller, strict=True):
             running = [0, *accumulate(self.message(m) for m in turn)]
             asked = tuple(
                 running[i] for i in range(1, len(turn)) if turn[i].get("role") == "assistant"
             )
-            found.append(TurnSizes(running[-1], self.messages(small), asked))
+            stubbed_size = None if stubbed is turn else self.messages(stubbed)
+            found.append(TurnSizes(running[-1], self.messages(small), asked, stubbed_size))
         return found
 
 
@@ -167,16 +180,32 @@ def _steady_ratio(ratio: float) -> float:
     return float(_GRID ** round(math.log(ratio, _GRID)))
 
 
+@dataclass(frozen=True, slots=True)
+class _PastFit:
+    """The past turns to send, and how many were pruned, compacted and dropped."""
+
+    turns: list[list[Message]]
+    pruned: int
+    compacted: int
+    dropped: int
+
+
 def _fit_past(
-    past: Sequence[Turn], request: _Request, counter: TokenCounter, headroom: float
-) -> tuple[list[list[Message]], int, int]:
+    past: Sequence[Turn],
+    request: _Request,
+    counter: TokenCounter,
+    headroom: float,
+    full_turns: int,
+) -> _PastFit:
     """The past turns to send, in order (the omitted-turns note first when turns were left
-    out and it fits), with how many were compacted and how many dropped.
+    out and it fits): the newest `full_turns` whole, older ones pruned, the oldest compacted
+    or dropped when they must be.
 
     When trimming in steps, the replay runs on a steady calibration (the nearest step of a grid),
     so the small moves of the calibration after every report do not move the cut it arrives
     at; the cut is then trimmed further in the rare case the true counts need it.
     """
+    pruned = prune_past(past, full_turns)
     smaller = [compact(turn) for turn in past]
     note = {"role": "system", "content": OMITTED_TURNS_NOTE}
     exact = _Sizer(counter, counter.ratio)
@@ -185,30 +214,33 @@ def _fit_past(
         steady = _Sizer(counter, _steady_ratio(counter.ratio))
         space, room = steady.rooms(request)
         start = plan_cut(
-            steady.sizes(past, smaller),
+            steady.sizes(past, pruned, smaller),
             space=space,
             room=room,
             note=steady.message(note),
             headroom=headroom,
+            full_turns=full_turns,
         )
     space, room = exact.rooms(request)
     cut = plan_cut(
-        exact.sizes(past, smaller),
+        exact.sizes(past, pruned, smaller),
         space=space,
         room=room,
         note=exact.message(note),
         headroom=headroom,
         start=start,
+        full_turns=full_turns,
     )
     kept: list[list[Message]] = [[note]] if cut.note else []
-    compacted = 0
+    compacted = stubbed = 0
     for index in range(cut.dropped, len(past)):
         if index < cut.compact_until:
             compacted += len(smaller[index]) < len(past[index])
             kept.append(smaller[index])
         else:
-            kept.append(list(past[index]))
-    return kept, compacted, cut.dropped
+            stubbed += pruned[index] is not past[index]
+            kept.append(list(pruned[index]))
+    return _PastFit(kept, stubbed, compacted, cut.dropped)
 
 
 def _fit_current(

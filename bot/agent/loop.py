@@ -287,7 +287,7 @@ class Agent:
             conversation=conversation,
             messages=sum(len(turn) for turn in past),
             tokens=tokens,
-            window=self._config.context_window,
+            window=self._config.bounded_window,
             last_usage=await self._history.last_usage(conversation),
         )
 

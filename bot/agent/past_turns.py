@@ -6,6 +6,10 @@ drop frees head-room for several more turns, and the past is otherwise left exac
 previous request sent it. Compacting (a turn's tool traffic going) keeps the start up to the
 turn compacted, so it still goes turn by turn, oldest first.
 
+Before any of that, the tool results of all but the newest past turns go as stubs
+(`bot.agent.pruning`): a turn is sent pruned once it is no longer among the newest, which the
+replay counts too (a turn had its results whole in the requests right after it).
+
 No state is stored: the decision replays the conversation's requests (every round of every
 past turn, with the room its current turn left) and applies the same rule at each, so every
 worker, and the same worker after a restart, arrives at the cut the previous request used.
@@ -25,11 +29,13 @@ HEADROOM = 0.5
 
 @dataclass(frozen=True, slots=True)
 class TurnSizes:
-    """One past turn's tokens: whole, compacted, and its current turn at each of its requests."""
+    """One past turn's tokens: whole, compacted, and its current turn at each of its requests;
+    `pruned`: with its tool results as stubs (None: the same as whole)."""
 
     full: int
     compact: int
     asked: tuple[int, ...]
+    pruned: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,18 +51,23 @@ class Cut:
 class _Plan:
     """The cut as it moves along the replayed requests; it only ever moves forward."""
 
-    def __init__(self, turns: Sequence[TurnSizes], note: int) -> None:
+    def __init__(self, turns: Sequence[TurnSizes], note: int, full_turns: int) -> None:
         self._full = [0, *accumulate(t.full for t in turns)]
+        self._pruned = [0, *accumulate(t.full if t.pruned is None else t.pruned for t in turns)]
         self._compact = [0, *accumulate(t.compact for t in turns)]
         self._note = note
+        self._full_turns = full_turns
         self.dropped = 0
         self.compact_until = 0
 
     def size(self, dropped: int, compact_until: int, turns: int) -> int:
-        """Tokens of the first `turns` past turns under this cut, the note included."""
+        """Tokens of the first `turns` past turns under this cut, the note included: the
+        newest `full_turns` of them whole, the others pruned."""
         note = self._note if dropped else 0
         compacted = self._compact[compact_until] - self._compact[dropped]
-        return note + compacted + self._full[turns] - self._full[compact_until]
+        whole_from = max(compact_until, turns - self._full_turns)
+        pruned = self._pruned[whole_from] - self._pruned[compact_until]
+        return note + compacted + pruned + self._full[turns] - self._full[whole_from]
 
     def fit(self, turns: int, room: int, target: int) -> None:
         """Make the first `turns` past turns fit `room`: compact as few as that takes, oldest
@@ -89,6 +100,7 @@ def plan_cut(
     note: int,
     headroom: float,
     start: Cut | None = None,
+    full_turns: int = 0,
 ) -> Cut:
     """The cut for a request whose past turns are `turns` and whose past may use `room` tokens.
 
@@ -98,8 +110,10 @@ def plan_cut(
     at a time, from scratch on every request (nothing is replayed).
     `start`: a cut planned already (on other sizes), to be trimmed further if this request
     needs it; nothing is replayed then either.
+    `full_turns`: how many of the newest past turns go with their tool results whole (the
+    older ones go pruned, as `TurnSizes.pruned` counts them).
     """
-    plan = _Plan(turns, note)
+    plan = _Plan(turns, note, full_turns)
     if start is not None:
         plan.dropped, plan.compact_until = start.dropped, start.compact_until
     elif headroom > 0:

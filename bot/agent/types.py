@@ -167,7 +167,8 @@ class Answer:
 
 @dataclass(frozen=True, slots=True)
 class ContextStatus:
-    """How full the conversation's context is, for `/status`."""
+    """How full the conversation's context is, for `/status`; `window`: what a request may
+    fill, the answer included (less than the model's window under CONTEXT_BUDGET_TOKENS)."""
 
     conversation: str
     messages: int

@@ -65,7 +65,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "check",
         help="apply every settings rule of `run`, then try Telegram (getMe), the model server "
         "(with one round trip with a tool) and each fallback model, the embeddings server, the "
-        "documents and DATA_DIR, one line each; exit 0 only when all pass",
+        "reranker, the documents and DATA_DIR, one line each; exit 0 only when all pass",
     )
     check.add_argument(
         "--offline",

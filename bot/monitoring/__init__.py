@@ -3,8 +3,9 @@
 `Metrics` (`metrics`) keeps the counters in a registry of its own, fed by the agent (as its
 observer) and by the Telegram wing; `Health` (`health`) answers whether the bot can take
 updates; `gauges` are read at scrape time (the index, questions served and waiting), and so
-are `breakers` (which model of the chain is passed over); `web` serves both over aiohttp. No
-aiogram here, and nothing that reaches a label comes from a user.
+are `breakers` (which model of the chain is passed over) and `reranks` (how the reranker's
+calls ended); `web` serves both over aiohttp. No aiogram here, and nothing that reaches a label
+comes from a user.
 
 The names of `web` load their module on first use (`__getattr__`): a bot polling without
 METRICS_LISTEN serves nothing, so it does not import aiohttp's server.

@@ -14,7 +14,7 @@ is process-wide state; leaving them out here keeps it to this registry.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.metrics_core import Metric
@@ -22,6 +22,7 @@ from prometheus_client.registry import Collector
 
 from bot.monitoring.breakers import BreakerGauges, ModelStates
 from bot.monitoring.gauges import LiveGauges, QueueLoad
+from bot.monitoring.reranks import RerankCounts
 from bot.storage.usage import Tokens
 from tools import IndexStatus
 from tools.vectors.state import VectorStatus
@@ -208,6 +209,10 @@ class Metrics:
         """Read the search index's status, the questions' queue and (with embeddings) the
         vectors' build at every scrape."""
         self.registry.register(LiveGauges(index, queue, vectors))
+
+    def watch_reranks(self, counts: Mapping[str, int]) -> None:
+        """Read the reranker's outcomes at every scrape (only when RERANK_URL is set)."""
+        self.registry.register(RerankCounts(counts))
 
     def watch_models(self, states: ModelStates) -> None:
         """Read the models' breakers at every scrape (a gauge per model with fallbacks)."""

@@ -89,6 +89,11 @@ def _parse_ids(value: object) -> object:
     return frozenset(int(p) for p in parts)
 
 
+MIN_CONTEXT_BUDGET = 1_024
+"""The least CONTEXT_BUDGET_TOKENS: the system prompt, the tools and a question need about
+this much before any document is read."""
+
+
 def page_for_window(context_window: int, max_output_tokens: int, largest: int) -> int:
     """The read_file page for a window: two characters for every three tokens of the room left
     for the prompt, in whole thousands, at least 1,000 and at most `largest` (4,000 for an 8k
@@ -133,6 +138,13 @@ class Settings(ToolSettings):
     )
     max_output_tokens: int = Field(
         default=2_048, ge=64, description="Tokens reserved for the model's answer."
+    )
+    context_budget_tokens: int = Field(
+        default=0,
+        ge=0,
+        description="Most tokens one request's prompt may use, below the window less the "
+        "answer: the main bound on what a long conversation costs (older turns are "
+        "shortened, then left out, to stay under it); 0: the window less the answer.",
     )
     max_rounds: int = Field(
         default=6, ge=1, le=50, description="Model calls with tools allowed per question."
@@ -230,6 +242,42 @@ class Settings(ToolSettings):
     embedding_api_key: SecretStr | None = Field(
         default=None,
         description="Key for the embeddings server (secret); empty means OPENAI_API_KEY.",
+    )
+    rerank_url: str | None = Field(
+        default=None,
+        description="A reranker's endpoint, the whole URL (http://gpu:8080/rerank for TEI, "
+        "http://gpu:8000/v1/rerank for vLLM, llama.cpp, Infinity, Jina, Cohere): the "
+        "best results of a search (as many as RERANK_CANDIDATES) are reordered by it; empty: "
+        "no reranking.",
+    )
+    rerank_model: str = Field(
+        default="",
+        description="The reranker model to name in requests (Jina, Cohere and vLLM want one; "
+        "TEI and llama.cpp serve one model and need none).",
+    )
+    rerank_api_key: SecretStr | None = Field(
+        default=None,
+        description="Key for the reranker (secret); empty: none is sent.",
+    )
+    rerank_candidates: int = Field(
+        default=30,
+        ge=2,
+        le=200,
+        description="How many of a search's best results (keyword and meaning fused) the "
+        "reranker reorders.",
+    )
+    rerank_timeout_s: float = Field(
+        default=2.0,
+        gt=0,
+        le=60,
+        description="Seconds a search waits for the reranker; later, or on any error, the "
+        "search keeps its own order.",
+    )
+    rerank_dialect: Literal["auto", "jina", "tei"] = Field(
+        default="auto",
+        description="What the reranker is sent: jina ({query, documents, top_n}), tei "
+        "({query, texts}), or auto (a path ending /v1/rerank or /v2/rerank is jina; another "
+        "is tried as tei, then as jina if it refuses that).",
     )
     transcribe_model: Annotated[str, EMPTY_IS_A_VALUE] = Field(
         default="whisper-1",
@@ -421,7 +469,7 @@ class Settings(ToolSettings):
     def _lower_format(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
-    @field_validator("transcribe_model", "embedding_model", mode="before")
+    @field_validator("transcribe_model", "embedding_model", "rerank_model", mode="before")
     @classmethod
     def _strip_model(cls, value: object) -> object:
         return value.strip() if isinstance(value, str) else value
@@ -455,6 +503,26 @@ class Settings(ToolSettings):
                 raise ValueError(f"FALLBACK_API_KEYS: {exc}") from None
         return self
 
+    @model_validator(mode="after")
+    def _rerank_needs_url(self) -> Settings:
+        """A reranker's model or key without its URL reranks nothing: said at start rather
+        than found missing in the results."""
+        named = [
+            name
+            for name, value in (
+                ("RERANK_MODEL", self.rerank_model),
+                ("RERANK_API_KEY", self.rerank_api_key),
+            )
+            if value
+        ]
+        if named and self.rerank_url is None:
+            msg = (
+                f"{' and '.join(named)} set but RERANK_URL is empty: set RERANK_URL to the "
+                "reranker's endpoint (such as http://gpu:8080/rerank), or leave both empty"
+            )
+            raise ValueError(msg)
+        return self
+
     @field_validator("bot_token")
     @classmethod
     def _token_shape(cls, value: SecretStr | None) -> SecretStr | None:
@@ -470,7 +538,11 @@ class Settings(ToolSettings):
         return value
 
     @field_validator(
-        "openai_api_key", "transcribe_api_key", "embedding_api_key", "fallback_api_keys"
+        "openai_api_key",
+        "transcribe_api_key",
+        "embedding_api_key",
+        "rerank_api_key",
+        "fallback_api_keys",
     )
     @classmethod
     def _real_key(cls, value: SecretStr | None) -> SecretStr | None:
@@ -487,6 +559,7 @@ class Settings(ToolSettings):
         "openai_base_url",
         "transcribe_base_url",
         "embedding_base_url",
+        "rerank_url",
         "webhook_url",
         "admin_app_url",
     )
@@ -712,14 +785,35 @@ class Settings(ToolSettings):
         return self
 
     @model_validator(mode="after")
+    def _budget_below_window(self) -> Settings:
+        budget = self.context_budget_tokens
+        room = self.context_window - self.max_output_tokens
+        if budget and not MIN_CONTEXT_BUDGET <= budget <= room:
+            msg = (
+                f"CONTEXT_BUDGET_TOKENS ({budget}) must be 0 (no bound below the window) or "
+                f"from {MIN_CONTEXT_BUDGET} to CONTEXT_WINDOW less MAX_OUTPUT_TOKENS ({room})"
+            )
+            raise ValueError(msg)
+        return self
+
+    @property
+    def prompt_budget(self) -> int:
+        """Tokens one request's prompt may use: CONTEXT_BUDGET_TOKENS, else the window less
+        the answer."""
+        room = self.context_window - self.max_output_tokens
+        return min(room, self.context_budget_tokens) if self.context_budget_tokens else room
+
+    @model_validator(mode="after")
     def _page_fits_the_window(self) -> Settings:
-        """A page of READ_PAGE_CHARS left unset shrinks with a small CONTEXT_WINDOW: 12,000
-        characters are half of an 8k model's room by themselves, so each read would push the
-        conversation out (and change the start of every request, which a provider's prompt
-        cache reuses). Set explicitly, it is used as it is."""
+        """A page of READ_PAGE_CHARS left unset shrinks with a small CONTEXT_WINDOW (or a small
+        CONTEXT_BUDGET_TOKENS): 12,000 characters are half of an 8k model's room by themselves,
+        so each read would push the conversation out (and change the start of every request,
+        which a provider's prompt cache reuses). Set explicitly, it is used as it is."""
         if "read_page_chars" not in self.model_fields_set:
             self.read_page_chars = page_for_window(
-                self.context_window, self.max_output_tokens, self.read_page_chars
+                self.prompt_budget + self.max_output_tokens,
+                self.max_output_tokens,
+                self.read_page_chars,
             )
         return self
 

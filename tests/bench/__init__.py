@@ -1,1 +1,2 @@
-"""The benchmarks measure the bot, not their own scaffolding."""
+"""The benchmarks' own machinery: they measure the bot, not their scaffolding, and what they
+start is stopped however they end."""

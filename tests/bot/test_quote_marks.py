@@ -21,6 +21,7 @@ from tests.bot.stream_support import Watch, slow_stream
 from tests.fakes.fixtures import DispatcherFactory
 from tests.fakes.harness import Harness
 from tests.tools.placed_docs import write_placed
+from tests.tools.sectioned_docs import ACCESS_PDF, LEAVE_DOCX, TRIPS_HTML, write_sectioned
 
 RULES = "правила.pdf"
 BUDGET = "финансы/бюджет.xlsx"
@@ -141,6 +142,53 @@ class TestQuotesChecked:
             text, _ = _final(harness)
         assert "⚠️" not in text and "с. 2" in text
         assert RUSSIAN.note_not_from_documents.strip("_ℹ️ ") not in text
+
+
+@pytest.fixture
+def sectioned(make_dispatcher: DispatcherFactory, sandbox_dir: Path) -> DispatcherFactory:
+    """Dispatchers with the quote checks on, over documents whose sections nest."""
+    write_sectioned(sandbox_dir)
+
+    def start(**settings: Any) -> Any:
+        return make_dispatcher(quotes="verify", **settings)
+
+    return start
+
+
+class TestSectionsNamed:
+    async def test_a_numbered_section_is_named_by_its_number(
+        self, sectioned: DispatcherFactory
+    ) -> None:
+        quote = "> Ежегодный отпуск предоставляется продолжительностью 28 календарных дней."
+        async with sectioned() as harness:
+            text = await _ask(harness, quote, LEAVE_DOCX)
+        assert "⚠️" not in text
+        assert "— <code>отпуска.docx</code>, § 4.2 Ежегодный отпуск</blockquote>" in text
+        assert "<code>положения/отпуска.docx</code>, § 4.2 Ежегодный отпуск" in text, (
+            "the sources line names the section quoted"
+        )
+
+    @pytest.mark.parametrize(("language", "page"), [("ru", "с. 2"), ("en", "p. 2")])
+    async def test_a_heading_inside_a_pdf_page_is_named_with_the_page(
+        self, sectioned: DispatcherFactory, language: str, page: str
+    ) -> None:
+        quote = "> Постоянный пропуск выдаётся сроком на один год."
+        async with sectioned() as harness:
+            text = await _ask(harness, quote, ACCESS_PDF, language=language)
+        assert f"— <code>регламент.pdf</code>, § 2.3 Пропуска, {page}</blockquote>" in text
+        assert f"<code>регламент.pdf</code>, § 2.3 Пропуска, {page.rstrip('2')}1, 2" in text
+
+    @pytest.mark.parametrize(
+        ("language", "section"),
+        [("ru", "раздел «Командировки › Суточные»"), ("en", "section “Командировки › Суточные”")],
+    )
+    async def test_an_unnumbered_section_is_named_with_its_parent(
+        self, sectioned: DispatcherFactory, language: str, section: str
+    ) -> None:
+        quote = "> Суточные выплачиваются за каждый день поездки."
+        async with sectioned() as harness:
+            text = await _ask(harness, quote, TRIPS_HTML, language=language)
+        assert f"— <code>командировки.html</code>, {section}</blockquote>" in text
 
 
 class TestNothingRead:

@@ -22,7 +22,7 @@ from tests.fakes.accounts import BOT_TOKEN, USER_ID
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.ports import free_port
-from tests.fakes.processes import BotProcess, bot_env, run_python
+from tests.fakes.processes import START_S, BotProcess, bot_env, run_python
 
 DAMAGE = ("damaged", "unreadable", "rebuilding", "not closed cleanly")
 
@@ -49,7 +49,7 @@ class RunningBot:
         self.data = Path(env["DATA_DIR"])
         self.health_url = health_url
 
-    async def wait_index_ready(self, within_s: float = 60.0) -> dict[str, Any]:
+    async def wait_index_ready(self, within_s: float = START_S) -> dict[str, Any]:
         """The health report once the bot says its first index build is done."""
         async with asyncio.timeout(within_s), aiohttp.ClientSession() as session:
             while True:
@@ -64,7 +64,7 @@ class RunningBot:
 
     async def command(self, *argv: str, stdin: int | None = None) -> tuple[int, str, str]:
         """Run `python -m …` with the bot's settings; exit code, stdout, stderr."""
-        return await run_python("-m", *argv, env=self.env, cwd=self.cwd, stdin=stdin, within_s=60)
+        return await run_python("-m", *argv, env=self.env, cwd=self.cwd, stdin=stdin)
 
 
 @pytest.fixture
@@ -153,9 +153,7 @@ class TestReindexBesideTheBot:
         self, tmp_path: Path, sandbox_dir: Path
     ) -> None:
         env = bot_env(SANDBOX_DIR=str(sandbox_dir), DATA_DIR=str(tmp_path / "data"))
-        code, out, err = await run_python(
-            "-m", "bot", "reindex", env=env, cwd=tmp_path, within_s=60
-        )
+        code, out, err = await run_python("-m", "bot", "reindex", env=env, cwd=tmp_path)
         assert code == 0, out + err
         assert out.startswith("Search index rebuilt: 8 documents indexed, 0 skipped in ")
         assert (tmp_path / "data" / "search-index.sqlite3").exists()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.fake_llm import FakeLLM, Reply, text_reply, tool_calls_reply
-from tests.fakes.processes import bot_env, run_python
+from tests.fakes.processes import START_S, bot_env, run_python
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "sandbox" / ".eval.example.toml"
@@ -128,9 +128,9 @@ class TestEvalProcess:
             stderr=asyncio.subprocess.PIPE,
         )
         try:
-            await fake_llm.wait_for_requests(3, within_s=90)  # the first answered, then stuck
+            await fake_llm.wait_for_requests(3, within_s=START_S)  # the first answered, then stuck
             process.send_signal(signal.SIGINT)
-            out, err = await asyncio.wait_for(process.communicate(), 30)
+            out, err = await asyncio.wait_for(process.communicate(), START_S)
         finally:
             if process.returncode is None:
                 process.kill()

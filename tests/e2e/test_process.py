@@ -12,7 +12,7 @@ from tests.fakes.accounts import BOT_TOKEN, USER_ID
 from tests.fakes.bot_api_http import ApiCall, FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.http_server import serving
-from tests.fakes.processes import BotProcess, run_python
+from tests.fakes.processes import START_S, BotProcess, run_python
 
 REPO = Path(__file__).resolve().parents[2]
 API_KEY = "sk-e2e-secret-key-98765"
@@ -57,7 +57,9 @@ class TestBotProcess:
         process = BotProcess(_env(tmp_path, sandbox_dir, fake_llm, bot_api), tmp_path)
         await process.start()
         try:
-            await bot_api.wait_for(lambda calls: any(c.method == "getUpdates" for c in calls), 30)
+            await bot_api.wait_for(
+                lambda calls: any(c.method == "getUpdates" for c in calls), START_S
+            )
             await bot_api.push_update(
                 "message",
                 {
@@ -106,7 +108,7 @@ class TestTerminalChat:
         env.pop("BOT_TOKEN")
         with questions.open("rb") as stdin:
             code, out, err = await run_python(
-                "-m", "bot", "chat", env=env, cwd=tmp_path, stdin=stdin, within_s=60
+                "-m", "bot", "chat", env=env, cwd=tmp_path, stdin=stdin
             )
         assert code == 0, err
         assert ANSWER in out
@@ -120,7 +122,7 @@ class TestTerminalChat:
         env = _env(tmp_path, sandbox_dir, fake_llm, None)
         env.pop("BOT_TOKEN")
         code, out, err = await run_python(
-            "-m", "bot", "chat", env=env, cwd=tmp_path, feed=b"q1\nq2\n", within_s=60
+            "-m", "bot", "chat", env=env, cwd=tmp_path, feed=b"q1\nq2\n"
         )
         assert code == 0, err
         assert "Первый ответ." in out
@@ -140,9 +142,7 @@ class TestWrongBotApi:
         env = _env(tmp_path, sandbox_dir, fake_llm, None)
         async with serving(proxy_page) as url:
             env["TELEGRAM_API_BASE"] = url
-            code, output, _ = await run_python(
-                "-m", "bot", env=env, cwd=tmp_path, together=True, within_s=60
-            )
+            code, output, _ = await run_python("-m", "bot", env=env, cwd=tmp_path, together=True)
         assert code == 1, output
         assert "Traceback" not in output
         assert "did not answer like a Telegram Bot API" in output

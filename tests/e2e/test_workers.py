@@ -26,7 +26,7 @@ from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import ApiCall, FakeBotApi
 from tests.fakes.fake_llm import FakeLLM, Reply, text_reply
 from tests.fakes.ports import free_port
-from tests.fakes.processes import BotProcess, bot_env, wait_in_log
+from tests.fakes.processes import START_S, BotProcess, bot_env, wait_in_log
 
 SECRET = "replica_secret-token"
 LEASE_S = 3.0
@@ -190,7 +190,8 @@ class Deployment:
         self.processes.append(process)
         await process.start()
         workers = int(extra.get("WORKERS", "1"))
-        await wait_in_log(process, LISTENING, workers, within_s=120)
+        # The parent starts first, then its workers: each a Python that imports the bot.
+        await wait_in_log(process, LISTENING, workers, within_s=START_S * (1 + (workers > 1)))
         return Replica(process, port)
 
     async def close(self) -> None:
@@ -349,5 +350,5 @@ class TestWorkers:
 
         assert len(_answers(bot_api.calls, question)) == 1
         assert _pid_of((await _claim_owners(deployment.database))[301]) != killed
-        await wait_in_log(bot.process, STARTED, 3, within_s=60)  # the replacement started
+        await wait_in_log(bot.process, STARTED, 3, START_S)  # the replacement started
         assert await bot.process.stop() == 0

@@ -4,7 +4,8 @@
 deterministic bag of word stems hashed into a fixed number of dimensions, so texts that share
 stems lie near each other and texts that share none do not. A test (or a benchmark) may plug
 a real model in instead. Every text embedded is recorded in `inputs`; `fail_next`,
-`answer_only`, `hang`, `delay_s` and `per_token` make the server misbehave the way real ones do.
+`answer_only`, `hang`, `delay_s` and `per_token` make the server misbehave the way real ones do;
+`hold_after` keeps requests waiting until `release`, so a test can stop a client mid-build.
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ class Embeddings:
         self._down_status = 503
         self._failures: deque[int] = deque()
         self._closing = closing
+        self._hold_after: int | None = None
+        self._released = asyncio.Event()
+        self.held = asyncio.Event()
+        """Set when a request is being held (`hold_after`)."""
 
     def fail_next(self, status: int, times: int = 1) -> None:
         """Answer the next `times` requests with this HTTP status."""
@@ -80,6 +85,18 @@ class Embeddings:
         self.answers_left = requests
         self._down_status = status
 
+    def hold_after(self, requests: int) -> None:
+        """Answer the next `requests` requests, then hold every later one unanswered (setting
+        `held`) until `release`."""
+        self._hold_after = self.calls + requests
+        self._released.clear()
+        self.held.clear()
+
+    def release(self) -> None:
+        """Answer the held requests, and every later one at once."""
+        self._hold_after = None
+        self._released.set()
+
     def embedded(self, text_part: str) -> int:
         """How many times a text containing `text_part` was sent."""
         return sum(text_part in text for text in self.inputs)
@@ -89,6 +106,9 @@ class Embeddings:
         raw = body.get("input")
         texts = [raw] if isinstance(raw, str) else [str(t) for t in raw or []]
         self.calls += 1
+        if self._hold_after is not None and self.calls > self._hold_after:
+            self.held.set()
+            await self._released.wait()
         if self.hang:
             await self._closing.wait()
             return web.Response(status=503, text="fake: shutting down")

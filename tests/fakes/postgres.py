@@ -22,8 +22,8 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from tests.fakes.ports import free_port
 
 _BINARIES = ("initdb", "pg_ctl")
-_SERVER_OPTIONS = "-c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=32MB"
-_THROWAWAY_OPTIONS = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+SERVER_OPTIONS = "-c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=32MB"
+THROWAWAY_OPTIONS = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 
 
 class PostgresMissing(Exception):
@@ -55,7 +55,7 @@ def _run(program: Path, arguments: list[str], *, user: str | None) -> None:
     )
 
 
-def _server_user() -> str | None:
+def server_user() -> str | None:
     """Who runs the server: None for the current user, unless that is root."""
     if os.geteuid() != 0:
         return None
@@ -82,9 +82,9 @@ def _start_on_a_free_port(
     while True:
         attempts_left -= 1
         port = free_port()
-        options = f"-p {port} -k {folder} {_SERVER_OPTIONS}"
+        options = f"-p {port} -k {folder} {SERVER_OPTIONS}"
         if not durable:
-            options += f" {_THROWAWAY_OPTIONS}"
+            options += f" {THROWAWAY_OPTIONS}"
         try:
             _run(
                 binaries / "pg_ctl",
@@ -98,6 +98,48 @@ def _start_on_a_free_port(
             server_log.unlink()
         else:
             return port
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A new, stopped database cluster: its folder, the binaries, the user who runs it."""
+
+    folder: Path
+    binaries: Path
+    user: str | None
+
+    @property
+    def data(self) -> Path:
+        return self.folder / "data"
+
+
+def new_cluster(password: str | None = None) -> Cluster:
+    """`initdb` in a new temporary folder, owned by the user the server will run as.
+
+    Raises `PostgresMissing` without binaries, RuntimeError (the folder removed) when `initdb`
+    fails. `password`: logins need it (the user `postgres` has it); else any login is let in.
+    """
+    binaries = find_binaries()
+    user = server_user()
+    folder = Path(tempfile.mkdtemp(prefix="pg-test-"))
+    if user is not None:
+        entry = pwd.getpwnam(user)
+        os.chown(folder, entry.pw_uid, entry.pw_gid)
+    authentication = ["-A", "trust"]
+    if password is not None:
+        password_file = folder / "password"
+        password_file.write_text(password, encoding="utf-8")
+        if user is not None:
+            os.chown(password_file, entry.pw_uid, entry.pw_gid)
+        authentication = ["-A", "scram-sha-256", f"--pwfile={password_file}"]
+    arguments = ["-D", str(folder / "data"), *authentication, "-U", "postgres", "-E", "UTF8"]
+    try:
+        _run(binaries / "initdb", [*arguments, "--locale=C"], user=user)
+    except subprocess.CalledProcessError as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        msg = f"initdb failed: {exc.stderr or exc}"
+        raise RuntimeError(msg) from exc
+    return Cluster(folder, binaries, user)
 
 
 @dataclass
@@ -121,36 +163,24 @@ class PostgresServer:
         given = os.environ.get("TEST_DATABASE_URL", "").strip()
         if given and password is None:
             return cls(given)
-        binaries = find_binaries()
-        user = _server_user()
-        folder = Path(tempfile.mkdtemp(prefix="pg-test-"))
-        if user is not None:
-            entry = pwd.getpwnam(user)
-            os.chown(folder, entry.pw_uid, entry.pw_gid)
-        data = str(folder / "data")
-        authentication = ["-A", "trust"]
-        if password is not None:
-            password_file = folder / "password"
-            password_file.write_text(password, encoding="utf-8")
-            if user is not None:
-                os.chown(password_file, entry.pw_uid, entry.pw_gid)
-            authentication = ["-A", "scram-sha-256", f"--pwfile={password_file}"]
-        server_log = folder / "server.log"
+        cluster = new_cluster(password)
         try:
-            _run(
-                binaries / "initdb",
-                ["-D", data, *authentication, "-U", "postgres", "-E", "UTF8", "--locale=C"],
-                user=user,
+            port = _start_on_a_free_port(
+                cluster.binaries,
+                str(cluster.data),
+                cluster.folder,
+                durable=durable,
+                user=cluster.user,
             )
-            port = _start_on_a_free_port(binaries, data, folder, durable=durable, user=user)
         except subprocess.CalledProcessError as exc:
+            server_log = cluster.folder / "server.log"
             detail = server_log.read_text(errors="replace") if server_log.exists() else ""
-            shutil.rmtree(folder, ignore_errors=True)
+            shutil.rmtree(cluster.folder, ignore_errors=True)
             msg = f"the test PostgreSQL did not start: {exc.stderr or exc}\n{detail}"
             raise RuntimeError(msg) from exc
         login = "postgres" if password is None else f"postgres:{quote(password, safe='')}"
         url = f"postgresql://{login}@127.0.0.1:{port}/postgres"
-        return cls(url, folder, binaries, user)
+        return cls(url, cluster.folder, cluster.binaries, cluster.user)
 
     def url_of(self, database: str) -> str:
         """The URL of `database` on this server, with the admin URL's user and password."""

@@ -20,6 +20,10 @@ from typing import IO, NamedTuple
 from tests.fakes.bot_api_http import FakeBotApi
 
 REPO = Path(__file__).resolve().parents[2]
+START_S = 120.0
+"""How long one child may take to start or to run a short command to its end: seconds on an
+idle machine, a minute or more on two cores shared by the suite's test processes and other
+work. A bound for a busy machine, not a measurement."""
 
 
 def bot_env(**settings: str) -> dict[str, str]:
@@ -51,7 +55,7 @@ async def run_python(
     feed: bytes | None = None,
     stdout: int = asyncio.subprocess.PIPE,
     together: bool = False,
-    within_s: float = 120.0,
+    within_s: float = START_S,
 ) -> Finished:
     """`python ARGV` until it exits by itself; killed if it is still running after `within_s`.
 
@@ -119,7 +123,7 @@ class BotProcess:
 
 
 async def run_until_it_polls(
-    env: dict[str, str], cwd: Path, api: FakeBotApi, within_s: float = 60.0
+    env: dict[str, str], cwd: Path, api: FakeBotApi, within_s: float = START_S
 ) -> tuple[int, str]:
     """Start the bot, stop it with SIGTERM once it asks `api` for updates: the whole start
     and shutdown of a bot in polling mode. Its exit code and its output."""

@@ -122,7 +122,7 @@ class TestPages:
             [{"role": "tool", "tool_call_id": "x", "content": [{"type": "text", "text": page}]}]
         )
         assert lines_of(evidence, "a.md")[-1] == EvidenceLine(
-            2, "текст", Place("heading", name="Итоги")
+            2, "текст", Place("heading", section=("Итоги",))
         )
 
 

@@ -45,7 +45,7 @@ class TestTrueQuotes:
         check = only(answer, read_all)
         assert check.found
         assert check.path == "hr/справочник.md"
-        assert check.place == Place("heading", name="Справочник сотрудника")
+        assert check.place == Place("heading", section=("Справочник сотрудника",))
 
     def test_a_quote_across_a_page_break_is_placed_where_it_starts(
         self, read_all: list[Any]
@@ -77,24 +77,28 @@ class TestTrueQuotes:
         assert check.place == Place("slide", 2)
 
     @pytest.mark.parametrize(
-        ("quote", "path", "heading"),
+        ("quote", "path", "section"),
         [
             (
                 "Работать из дома можно два дня в неделю",
                 "hr/справочник.md",
-                "Удалённая работа",
+                ("Справочник сотрудника", "Удалённая работа"),
             ),
-            ("Размер квартальной премии составляет", "hr/премии.docx", "Размер премии"),
+            (
+                "Размер квартальной премии составляет",
+                "hr/премии.docx",
+                ("Положение о премировании", "Размер премии"),
+            ),
         ],
     )
-    def test_under_a_heading(
-        self, read_all: list[Any], quote: str, path: str, heading: str
+    def test_under_a_heading_with_its_path(
+        self, read_all: list[Any], quote: str, path: str, section: tuple[str, ...]
     ) -> None:
         check = only(f"> {quote}", read_all)
         assert (check.found, check.path, check.place) == (
             True,
             path,
-            Place("heading", name=heading),
+            Place("heading", section=section),
         )
 
     def test_a_document_without_places(self, read_all: list[Any]) -> None:

@@ -17,7 +17,7 @@ from bot.telegram.texts import RUSSIAN
 from tests.agent.conftest import assert_request_valid
 from tests.fakes.accounts import ADMIN_ID, BOT_TOKEN, USER_ID
 from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.processes import BotProcess, bot_env
+from tests.fakes.processes import START_S, BotProcess, bot_env
 from tests.fakes.updates import Updates
 from tests.reliability.conftest import stored_turns
 from tests.reliability.flaky_bot_api import FlakyBotApi
@@ -26,7 +26,6 @@ from tools import INDEX_FILE
 
 API_KEY = "sk-e2e-secret-key-98765"
 SECRETS = (BOT_TOKEN, BOT_TOKEN.split(":", 1)[1], API_KEY)
-START_S = 60.0
 STEP_S = 30.0
 FIRST_MESSAGE_ID = 500  # the fake Bot API numbers the messages it is sent from here
 

@@ -114,6 +114,7 @@ class TestCli:
         code, out, _ = run_cli(*folders, "reindex", cwd=tmp_path)
         assert code == 0
         assert parse(out)["indexed"] == 8
+        assert parse(out)["meaning"] == "search by words only: EMBEDDING_MODEL is empty"
 
     def test_reads_folders_from_environment(self, sandbox_dir: Path, tmp_path: Path) -> None:
         env = {"SANDBOX_DIR": str(sandbox_dir), "DATA_DIR": str(tmp_path / "envdata")}

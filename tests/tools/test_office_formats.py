@@ -199,7 +199,7 @@ class TestSlides:
 class TestTextDocuments:
     async def test_odt_heading_paragraphs_list_and_table(self, office_box: Toolbox) -> None:
         assert await text_of(office_box, "тексты/больничный.odt") == [
-            "Порядок оформления больничных",
+            "# Порядок оформления больничных",
             "Больничный лист передаётся в отдел кадров в день выхода на работу.",
             "Пункт списка о больничных листах",
             "Стаж | Оплата",

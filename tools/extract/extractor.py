@@ -141,6 +141,8 @@ class Extractor:
     ) -> None:
         self.limits = limits
         self.root = root
+        self.worker = None if worker is None else tuple(worker)
+        """The parser process's argv after the interpreter (None: the usual worker)."""
         # Two workers: a document being indexed in the background never makes a reader wait.
         self._isolated = IsolatedExtractor(limits.timeout, worker)
         self._background = IsolatedExtractor(limits.timeout, worker)

@@ -1,6 +1,9 @@
 """The search index: documents' words and names, kept in step with the documents folder.
 
 - `indexer`: `Indexer`, which builds the index and keeps it in step with the folder;
+- `prepare`: one file made ready for the index (extracted, folded, compressed);
+- `prepare_pool`, `prepare_child`: child processes that prepare a large pass's plain files,
+  so a build uses every core;
 - `store`: the index on disk (an SQLite file of documents beside their terms) and its names in
   DATA_DIR;
 - `term_index`: the terms of names and contents in Tantivy, and the queries' fields;

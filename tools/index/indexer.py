@@ -8,9 +8,13 @@ All index writes run on one dedicated thread, so the index sees one writer and t
 never waits. During a pass, two more threads read, extract, fold and compress the next files
 while the writer stores the previous ones (Tantivy cuts the words in threads of its own; SQLite
 and zlib let go of the interpreter lock; costly formats are parsed in a worker process, so one
-thread waits on it while the other works), so a build keeps both cores busy. A refresh asked
-for by an upload jumps the queue of a running build. A deleted or corrupt index file is noticed
-and rebuilt from the documents.
+thread waits on it while the other works). A pass over many files (the first build) has them
+prepared by child processes instead (`prepare_pool`, one a core, each with a parser process
+of its own): in threads the plain texts' work shares this process's interpreter lock, and the
+costly formats queue for the one parser process.
+At most `AHEAD` files are in flight either way, which bounds the memory they hold. A refresh
+asked for by an upload jumps the queue of a running build. A deleted or corrupt index file is
+noticed and rebuilt from the documents.
 
 Several processes share one index through `writer_lock`: the one holding the lock writes as
 above, the others only read it, following the folder and what the writer committed, and take
@@ -37,21 +41,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.errors import ContentError, ExtractionError, SandboxError
-from tools.extract.cache import DocumentCache, cached_extract
+from tools.errors import SandboxError
+from tools.extract.cache import DocumentCache
 from tools.extract.extractor import Extractor
-from tools.extract.formats.kinds import in_worker, kind_of
-from tools.index.languages import text_language
+from tools.index.prepare import Signature, prepare_file
+from tools.index.prepare_pool import NotPrepared, Outcome, PreparePool
 from tools.index.rebuild_request import RebuildRequest
 from tools.index.store import (
     IndexWriter,
     Prepared,
     ReaderPool,
-    compress,
     remove_files,
     terms_folder,
 )
-from tools.index.terms import Stemmer, fold
+from tools.index.terms import Stemmer
 from tools.index.watch import FolderWatcher, WatchMode
 from tools.index.writer_lock import WriterLock
 from tools.jail.sandbox import Entry, Sandbox
@@ -62,9 +65,10 @@ COMMIT_EVERY = 2.0
 AHEAD = 32  # files prepared ahead of the writer at most (bounds the memory they hold)
 PREPARERS = 2  # while one waits for the parser process, the other reads and folds
 KEEP_UP_TO = 100  # a pass over more files keeps no parsed text in the extraction cache
+PROCESSES_FROM = 200  # a pass over this many files has child processes prepare them
+PROCESSES = min(4, max(2, os.cpu_count() or 1))  # even on one core: off the interpreter lock
 RETRY_AFTER = 30.0
 FULL_RESCAN_EVERY = 600.0
-Signature = tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,8 @@ class Indexer:
         self._full_asked = 0
         self._full_done = 0
         self._next_full = 0.0
+        self.prepared_elsewhere = 0
+        self.preparers_peak_rss_mb = 0.0
 
     # -- lifecycle (event loop side) -------------------------------------------------------
 
@@ -575,63 +581,76 @@ class Indexer:
         last_commit = time.monotonic()
         few = len(todo) <= KEEP_UP_TO
         order = iter(sorted(todo, key=lambda p: (p.count("/"), p)))
-        ahead: collections.deque[concurrent.futures.Future[tuple[Prepared, bool]]] = (
+        ahead: collections.deque[tuple[str, concurrent.futures.Future[Outcome]]] = (
             collections.deque()
         )
+        pool = self._pool_for(len(todo))
         try:
             while True:
                 while len(ahead) < AHEAD and (rel := next(order, None)) is not None:
-                    ahead.append(
-                        self._preparer.submit(self._prepare, rel, candidates[rel], keep=few)
-                    )
+                    ahead.append((rel, self._submit(pool, rel, candidates[rel], keep=few)))
                 if not ahead or self._stopping.is_set():
                     break
                 self._drain_urgent()
-                reports.append(self._store(writer, *ahead.popleft().result()))
+                rel, future = ahead.popleft()
+                reports.append(self._store(writer, *self._outcome(rel, candidates[rel], future)))
                 if time.monotonic() - last_commit > COMMIT_EVERY:
                     writer.commit()
                     last_commit = time.monotonic()
         finally:
-            for future in ahead:
+            for _, future in ahead:
                 future.cancel()
+            if pool is not None:
+                self._close_pool(pool)
         writer.commit()
         return reports
 
-    def _prepare(self, rel: str, sig: Signature, *, keep: bool = True) -> tuple[Prepared, bool]:
-        """Extract, fold and compress one file (any thread); whether it is worth a retry.
-
-        An unreadable file is stored by name with its error. A passing failure (permission, a
-        file vanishing mid-read, shutdown) is stored with an impossible size, so the file is
-        tried again later (and after a restart). A costly document's text is kept in the
-        extraction cache when `keep` allows: a pass over many files leaves the cache to what
-        people read, who get such a text back from the index instead of a second parse.
-        """
-        text, error, retry = "", None, False
+    def _pool_for(self, files: int) -> PreparePool | None:
+        """Child processes to prepare a pass over `files` files, when it is worth starting
+        them (None: the threads do it all)."""
+        if files < PROCESSES_FROM:
+            return None
         try:
-            real = self.sandbox.resolve(rel)
-            costly = keep and in_worker(kind_of(real))
-            doc = cached_extract(
-                self.extractor, self.cache, real, (rel, *sig), keep=costly, background=True
-            )
-            text = "\n".join(doc.lines)
-        except ContentError as exc:
-            error = exc.message
-        except (ExtractionError, SandboxError) as exc:
-            error = exc.message
-            sig = (-1, sig[1])
-            retry = True
-        prepared = Prepared(
-            path=rel,
-            size=sig[0],
-            mtime_ns=sig[1],
-            chars=len(text),
-            error=error,
-            name_terms=" ".join(self.stemmer.name_terms(rel)),
-            body_text=fold(text),
-            language=text_language(text),
-            blob=compress(text),
+            return PreparePool(self.sandbox, self.extractor, PROCESSES)
+        except OSError as exc:  # no processes to spare: the threads prepare every file
+            log.warning("no processes to prepare the index with (%s); using threads", exc)
+            return None
+
+    def _close_pool(self, pool: PreparePool) -> None:
+        pool.close(wait=not self._stopping.is_set())
+        self.prepared_elsewhere += pool.prepared
+        self.preparers_peak_rss_mb = max(self.preparers_peak_rss_mb, pool.peak_rss_mb)
+
+    def _submit(
+        self, pool: PreparePool | None, rel: str, sig: Signature, *, keep: bool
+    ) -> concurrent.futures.Future[Outcome]:
+        """Start preparing one file: in a child process when there are some, else in a
+        thread."""
+        if pool is not None:
+            return pool.submit(rel, sig)
+        return self._preparer.submit(self._prepare, rel, sig, keep=keep)
+
+    def _outcome(
+        self, rel: str, sig: Signature, future: concurrent.futures.Future[Outcome]
+    ) -> Outcome:
+        """A prepared file; one the children did not prepare is prepared here."""
+        try:
+            return future.result()
+        except NotPrepared:
+            return self._prepare(rel, sig, keep=False)
+
+    def _prepare(self, rel: str, sig: Signature, *, keep: bool = True) -> Outcome:
+        """Extract, fold and compress one file in this process (any thread); whether it is
+        worth a retry (see `prepare_file`)."""
+        return prepare_file(
+            rel,
+            sig,
+            locate=lambda: self.sandbox.resolve(rel),
+            extractor=self.extractor,
+            cache=self.cache,
+            stemmer=self.stemmer,
+            keep=keep,
         )
-        return prepared, retry
 
     def _store(self, writer: IndexWriter, doc: Prepared, retry: bool) -> FileReport:
         """Write one prepared file (the writer thread only)."""

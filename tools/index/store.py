@@ -33,7 +33,7 @@ INDEX_FILE = "search-index.sqlite3"
 """The search index's file name in DATA_DIR (DATA_DIR's own layout names it from here)."""
 INDEX_TERMS = "search-index.terms"
 """The folder beside it that holds the index's terms."""
-SCHEMA_VERSION = "8"
+SCHEMA_VERSION = "10"
 WAL_LIMIT = 16 * 1024 * 1024
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",

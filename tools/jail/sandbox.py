@@ -87,6 +87,12 @@ class Sandbox:
         self._wanted: Scope | None = None
         self._on_disk: Scope | None = None
 
+    @property
+    def reserved(self) -> tuple[Path, ...]:
+        """The bot's own folders inside the root, as real paths (a jail in another process is
+        built from them and the root)."""
+        return tuple(self.root / r for r in self._reserved)
+
     def within(self, scope: Scope | None) -> Sandbox:
         """This jail narrowed to `scope` (itself when `scope` is None: everything)."""
         if scope is None:

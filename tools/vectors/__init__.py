@@ -10,7 +10,10 @@
 - `passages`: documents cut into passages along their pages, sheets, headings and paragraphs;
 - `centre`: the folder's mean passage vector, partly taken from each query (`FolderCentre`);
 - `fusion`: keyword and meaning results merged, trusting each side as far as its evidence goes;
-- `state`: the vector side's file names in DATA_DIR and its progress (`VectorStatus`).
+- `rerank`: the reranker client (`RerankConfig`), which reorders a search's best candidates and
+  keeps the fused order on any failure; `rerank_wire`: the two dialects it speaks;
+- `state`: the vector side's file names in DATA_DIR and its progress (`VectorStatus`);
+- `progress`: a build's progress as lines on a terminal (`python -m tools reindex`).
 
 Imports the index (its stored texts) and the floor (`places`), nothing of the tools above.
 """

@@ -96,10 +96,15 @@ class VectorBuilder:
         """Look at the keyword index now rather than at the next interval."""
         self._wake.set()
 
-    def stop(self) -> None:
-        """Stop after the current call; waits for the thread."""
+    def halt(self) -> None:
+        """Ask the build (the thread's, or a `follow` called from elsewhere) to stop after the
+        current call, without waiting for it."""
         self._stopping.set()
         self._wake.set()
+
+    def stop(self) -> None:
+        """Stop after the current call; waits for the thread."""
+        self.halt()
         with self._finished:
             self._finished.notify_all()
         if self._thread is not None:
@@ -167,8 +172,9 @@ class VectorBuilder:
             )
         return wait
 
-    def follow(self) -> None:
-        """One look: vectors for new and changed documents, none for removed ones."""
+    def follow(self, on_step: Callable[[VectorStatus], object] | None = None) -> None:
+        """One look: vectors for new and changed documents, none for removed ones. `on_step`
+        hears the progress after every few documents stored (the command line shows it)."""
         self.store.open_for(self.config.model, None)
         documents = self._documents()
         held = self.store.known()
@@ -182,10 +188,20 @@ class VectorBuilder:
             if self._stopping.is_set():
                 return
             self._step(todo[start : start + FILES_PER_STEP])
+            if on_step is not None:
+                on_step(self.status())
         self._done = self._total = self.store.passages()
         if todo or gone:
             log.info("vectors: %d passages of %d documents", self._done, len(documents))
         self._last_error = None
+
+    def coverage(self) -> tuple[int, int]:
+        """Documents of the keyword index whose vectors are up to date, and all of them, as
+        the files on disk say (blocking; any process may ask, the writing one or not)."""
+        documents = self._documents()
+        held = self.store.known()
+        done = sum(held.get(d.path) == (d.size, d.mtime_ns) for d in documents.values())
+        return done, len(documents)
 
     def _documents(self) -> dict[str, _Document]:
         with self.indexer.readers.connection() as conn:

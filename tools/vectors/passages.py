@@ -16,8 +16,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from tools.extract.places import Place, heading_place, marker_place
+from tools.extract.places import Place, Sections
 
+CUT_VERSION = "3"
+"""How passages are cut and placed; the vector index starts over when it changes (2: a place
+names the path of headings, "§ 4.2 Отпуск, page 12"; 3: odt headings are read as headings, so
+an odt's passages, cut from the same file as before, are placed again)."""
 TARGET_CHARS = 1000
 """A passage is closed once it reaches this size (see bench/bench_vectors.py)."""
 MAX_CHARS = 1400
@@ -56,30 +60,26 @@ def cut_passages(path: str, text: str) -> list[Passage]:
 
 
 def _passages(path: str, lines: list[str]) -> Iterator[Passage]:
-    marker: Place | None = None
-    heading: Place | None = None
+    sections = Sections()
+    place: Place | None = None
     title = ""
     block: list[tuple[int, str]] = []
 
     def flush() -> Iterator[Passage]:
-        place = marker or heading
         for unit in _pack(block, title):
             yield Passage(path, unit.first, unit.last, place, unit.text)
         block.clear()
 
     for number, line in enumerate(lines, 1):
-        opened = marker_place(line) if line.startswith("--- ") else None
-        if opened is not None:
-            yield from flush()
-            marker, heading, title = opened, None, ""
+        kind = sections.read(line)
+        if kind is None:
+            block.append((number, line))
             continue
-        found = heading_place(line) if line.lstrip(" ").startswith("#") else None
-        if found is not None:
-            yield from flush()
-            heading, title = found, found.name
+        yield from flush()
+        place = sections.place
+        title = place.section[-1] if kind == "heading" and place is not None else ""
+        if kind == "heading":
             block.append((number, line.strip()))
-            continue
-        block.append((number, line))
     yield from flush()
 
 

@@ -32,7 +32,7 @@ import numpy as np
 from tools.extract.places import Place, parse_place
 from tools.sqlite import connect
 from tools.vectors.codes import SignCodes, nearest_codes
-from tools.vectors.passages import Passage
+from tools.vectors.passages import CUT_VERSION, Passage
 
 MATRIX = "matrix.i8"
 ROWS = "passages.sqlite3"
@@ -142,17 +142,22 @@ class VectorStore:
     # -- writing (the builder's thread) ----------------------------------------------------
 
     def open_for(self, model: str, dim: int | None) -> None:
-        """Start over when the index was built with another model or dimension."""
+        """Start over when the index was built with another model or dimension, or its
+        passages were cut another way (`CUT_VERSION`: the embeddings cache still holds the
+        vectors of passages whose text is the same, so only the places are paid for again)."""
         with self._lock:
             conn = self._connection()
             held = (self._meta(conn, "model"), self._meta(conn, "dim"))
-            if held[0] == model and (dim is None or held[1] in (None, str(dim))):
+            cut = self._meta(conn, "cut")
+            same_model = held[0] == model and (dim is None or held[1] in (None, str(dim)))
+            if same_model and cut == CUT_VERSION:
                 return
             conn.execute("BEGIN IMMEDIATE")
             conn.execute("DELETE FROM passages")
             conn.execute("DELETE FROM files")
             conn.execute("DELETE FROM meta")
             conn.execute("INSERT INTO meta VALUES ('model', ?)", (model,))
+            conn.execute("INSERT INTO meta VALUES ('cut', ?)", (CUT_VERSION,))
             if dim is not None:
                 conn.execute("INSERT INTO meta VALUES ('dim', ?)", (str(dim),))
             (self.folder / MATRIX).unlink(missing_ok=True)

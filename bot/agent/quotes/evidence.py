@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.extract.places import Place, heading_place, marker_place, parse_place
+from tools.extract.places import Place, Sections, parse_place
 
 _NUMBERED = re.compile(r"^[ \t]*(\d+)\| ?(.*)$", re.MULTILINE)
 _FIELD = re.compile(r'"(?P<key>path|place|document|partial)"\s*:\s*"')
@@ -58,24 +58,21 @@ class DocumentEvidence:
         on across a page break."""
         runs: list[list[EvidenceLine]] = []
         run: list[EvidenceLine] = []
-        place: Place | None = None
+        sections = Sections()
         previous = -1
         for number in sorted(self.whole):
             if number != previous + 1:
                 if run:
                     runs.append(run)
-                run, place = [], None
+                run, sections = [], Sections()
             previous = number
             text = self.whole[number]
-            place = self.named.get(number, place)
-            if text.startswith("--- "):
-                marker = marker_place(text)
-                if marker is not None:
-                    place = marker
-                    continue
-            elif "#" in text[:4] and (place is None or place.kind == "heading"):
-                place = heading_place(text) or place
-            run.append(EvidenceLine(number, text, place))
+            named = self.named.get(number)
+            if named is not None:
+                sections.name(named)
+            if sections.read(text) == "marker":
+                continue  # it sets the place and is no text
+            run.append(EvidenceLine(number, text, sections.place))
         if run:
             runs.append(run)
         for number, piece in self.pieces.items():

@@ -13,16 +13,18 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from bot.agent.quotes.verify import QuoteCheck
-from tools.extract.places import Place
+from tools.extract.places import Place, numbered
 
 WARNING = "⚠️"
 MAX_PAGES_NAMED = 6
+SECTION_LEVELS = " › "
+"""Between a section's parent heading and its own, as the reader sees them."""
 
 
 @dataclass(frozen=True, slots=True)
 class QuoteWords:
-    """One language's words for the marks. `{n}` is a number, `{name}` a sheet's or a
-    heading's name."""
+    """One language's words for the marks. `{n}` is a number, `{name}` a sheet's name or a
+    section's headings."""
 
     not_found: str
     page: str
@@ -55,7 +57,27 @@ ENGLISH_WORDS = QuoteWords(
 
 
 def place_words(place: Place, words: QuoteWords) -> str:
-    """A place as the reader's language says it: "p. 12", "лист «Бюджет»"."""
+    """A place as the reader's language says it: "§ 4.2 Отпуск, с. 12", "лист «Бюджет»",
+    "раздел «Справочник › Больничный»"."""
+    marker = place.marker
+    shown = [section_words(place, words), marker_words(marker, words) if marker else ""]
+    return ", ".join(part for part in shown if part)
+
+
+def section_words(place: Place, words: QuoteWords) -> str:
+    """The headings a place lies under, as the reader sees them: "§ 4.2 Отпуск" when the
+    innermost is numbered, else its name (after its parent's) as a section; "" for none."""
+    shown = place.shown_section
+    if not shown:
+        return ""
+    joined = SECTION_LEVELS.join(shown)
+    if numbered(shown[0]):
+        return joined if joined.startswith("§") else f"§ {joined}"
+    return words.heading.format(name=joined)
+
+
+def marker_words(place: Place, words: QuoteWords) -> str:
+    """A page, sheet, slide or chapter as the reader's language says it: "p. 12"."""
     if place.kind == "page":
         return words.page.format(n=place.number)
     if place.kind == "slide":
@@ -65,7 +87,7 @@ def place_words(place: Place, words: QuoteWords) -> str:
         return f"{chapter} «{place.name}»" if place.name else chapter
     if place.kind == "sheet":
         return words.sheet.format(name=place.name)
-    return words.heading.format(name=place.name)
+    return ""
 
 
 def pages_words(pages: Iterable[int], words: QuoteWords) -> str:
@@ -102,7 +124,7 @@ def _where(check: QuoteCheck, words: QuoteWords) -> str | None:
     name = PurePosixPath(check.path).name.replace("`", "'")
     where = f"`{name}`"
     if check.place is not None:
-        where += ", " + _escaped(place_words(check.place, words))
+        where += ", " + markdown_text(place_words(check.place, words))
     return where
 
 
@@ -120,7 +142,7 @@ def _paragraph_after(rest: str) -> str:
     return "\n\n" + stripped if stripped else ""
 
 
-def _escaped(text: str) -> str:
+def markdown_text(text: str) -> str:
     """Markdown's own characters in a sheet's or heading's name shown as they are."""
     return "".join("\\" + c if c in "\\`*_[]<>|#" else c for c in text)
 
@@ -134,6 +156,17 @@ def pages_by_source(checks: Sequence[QuoteCheck]) -> Mapping[str, tuple[int, ...
             if page is not None and page not in pages.setdefault(check.path, []):
                 pages[check.path].append(page)
     return {path: tuple(found) for path, found in pages.items()}
+
+
+def sections_named(sources: Sequence[str], quotes: Sequence[QuoteCheck]) -> dict[str, Place]:
+    """Per source, the place of its first found quote that lies in a section: what a sources
+    line names beside the file, before its pages."""
+    named: dict[str, Place] = {}
+    for check in quotes:
+        place, path = check.place, check.path
+        if check.found and path is not None and path in sources and place and place.section:
+            named.setdefault(path, place)
+    return named
 
 
 def pages_named(

@@ -3,7 +3,8 @@
 
 One module a line: `run` (the lines in order, and the exit code), `outcome` (one line: what
 was checked, passed or not, why), `model_server` (MODEL and each fallback model, on its server
-with its key), `embeddings` (the embeddings server and EMBEDDING_MODEL, when set), `database`
+with its key), `embeddings` (the embeddings server and EMBEDDING_MODEL, when set), `rerank`
+(the reranker at RERANK_URL, when set), `database`
 (the shared database and its schema), `documents` (what SANDBOX_DIR holds and what cannot be read),
 `data_folder` (DATA_DIR writable, room left), `scopes` (SCOPES_FILE against the folder),
 `sources` (a line per source of SOURCES_FILE: its credentials, and its listing when online),

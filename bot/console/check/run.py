@@ -22,6 +22,7 @@ from bot.console.check.model_server import (
     main_target,
 )
 from bot.console.check.outcome import Outcome, failed, passed, shown, skipped
+from bot.console.check.rerank import check_rerank
 from bot.console.check.scopes import check_scopes
 from bot.console.check.sources import source_checks
 from bot.console.check.tool_round import SUBJECT as TOOL_SUBJECT
@@ -59,6 +60,8 @@ async def serve(settings: Settings, *, offline: bool = False) -> int:
         checks.append(partial(_model_server, settings, target, listings, offline=offline))
     if settings.embedding_model:
         checks.append(lambda: check_embeddings(settings, offline=offline))
+    if settings.rerank_url is not None:
+        checks.append(lambda: check_rerank(settings, offline=offline))
     checks += [
         lambda: asyncio.to_thread(
             check_documents,

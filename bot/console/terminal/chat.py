@@ -25,7 +25,14 @@ from bot.agent import (
     ToolFinished,
     ToolStarted,
 )
-from bot.agent.quotes.marks import ENGLISH_WORDS, pages_named, pages_words, place_words
+from bot.agent.quotes.marks import (
+    ENGLISH_WORDS,
+    pages_named,
+    pages_words,
+    place_words,
+    section_words,
+    sections_named,
+)
 from bot.agent.quotes.verify import QuoteCheck
 from bot.services import close_services, open_services
 from bot.settings.model import Settings
@@ -271,10 +278,13 @@ def _quote_lines(quotes: tuple[QuoteCheck, ...]) -> list[str]:
 def _sources(
     sources: tuple[str, ...], pages: Mapping[str, tuple[int, ...]], quotes: tuple[QuoteCheck, ...]
 ) -> str:
-    """The files read, each with the pages quoted or read from it."""
+    """The files read, each with the section quoted and the pages quoted or read from it."""
     named = pages_named(sources, quotes, pages)
-    shown = [
-        f"{path}, {pages_words(named[path], _WORDS)}" if path in named else path
-        for path in sources
-    ]
-    return ("; " if named else ", ").join(shown)
+    sections = sections_named(sources, quotes)
+    shown = []
+    for path in sources:
+        places = [section_words(sections[path], _WORDS)] if path in sections else []
+        if path in named:
+            places.append(pages_words(named[path], _WORDS))
+        shown.append(", ".join([path, *places]))
+    return ("; " if named or sections else ", ").join(shown)

@@ -17,6 +17,7 @@ from aiogram.types import Message
 
 from bot.access import AccessPolicy
 from bot.agent import Agent
+from bot.agent.breaker import Breaker, BreakerState
 from bot.process.version import bot_version
 from bot.settings.model import Settings
 from bot.settings.scopes import Scopes, place_key
@@ -136,7 +137,7 @@ async def on_status(
     """Model, context use, index size and the last question's rounds and tokens.
 
     Admins also see, in private chats only, each model of the fallback chain and whether it is
-    passed over, and the access granted in Telegram.
+    passed over, the reranker's breaker likewise, and the access granted in Telegram.
     """
     used = await agent.status(chat_context.conversation)
     index = toolbox.status()
@@ -159,6 +160,8 @@ async def on_status(
         text += "\n" + chat_context.texts.status_version.format(version=bot_version())
         if models := agent.model_states():
             text += "\n\n" + chat_context.texts.models_status(models)
+        if (reranker := _reranker_state(toolbox)) is not None:
+            text += "\n\n" + chat_context.texts.reranker_status(reranker)
         text += "\n\n" + status_section(chat_context.texts, access)
         if scopes is not None:
             viewer = await chat_context.scope()
@@ -178,6 +181,18 @@ def _meaning_line(toolbox: Toolbox, texts: Texts, *, admin: bool) -> str:
     if admin and vectors.last_error:
         line += "\n" + texts.status_meaning_error.format(error=escape(vectors.last_error[:300]))
     return line
+
+
+def _reranker_state(toolbox: Toolbox) -> BreakerState | None:
+    """The reranker's breaker (`bot.services.rerank_config` gives it one), None without
+    RERANK_URL."""
+    reranker = toolbox.reranker
+    if reranker is None:
+        return None
+    gate = reranker.config.gate
+    if isinstance(gate, Breaker):
+        return gate.state()
+    return BreakerState(model="reranker", open=False, retry_in_s=0, failures=0, last_kind=None)
 
 
 async def _documents_seen(toolbox: Toolbox, chat_context: ChatContext) -> int:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from aiogram.types import Message, User
 
 from bot.agent import AgentEvent, Answer, AnswerDraft, EventHandler, Handover
-from bot.agent.quotes.marks import marked, pages_named
+from bot.agent.quotes.marks import marked, pages_named, sections_named
 from bot.telegram.texts import Texts
 
 MAX_QUOTE_CHARS = 1500
@@ -65,7 +65,7 @@ class AnswerMarkdown:
 
 def answer_markdown(result: Answer, texts: Texts) -> AnswerMarkdown:
     """The model's answer with its quotes marked, then its notes and the sources line (with the
-    pages read or quoted); all empty for a blank answer."""
+    sections quoted and the pages read or quoted); all empty for a blank answer."""
     if not result.text.strip():
         return AnswerMarkdown("")
     handover = result.handover
@@ -87,7 +87,8 @@ def answer_markdown(result: Answer, texts: Texts) -> AnswerMarkdown:
     if result.pictures_as_text:
         tail.append(texts.note_pictures_as_text)
     if result.sources:
-        tail.append(texts.sources_line(result.sources, pages=pages_of(result)))
+        sections = sections_named(result.sources, result.quotes)
+        tail.append(texts.sources_line(result.sources, pages=pages_of(result), sections=sections))
     return AnswerMarkdown(body, tuple(tail))
 
 

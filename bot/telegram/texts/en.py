@@ -119,6 +119,10 @@ ENGLISH = Texts(
     status_model_on="🟢 {model}: in use",
     status_model_paused="🔴 {model}: passed over after a failure ({kind}), tried again in {wait}",
     status_model_due="🟡 {model}: tried again with the next question",
+    status_reranker_on="🟢 Reranker: in use, searches are reranked",
+    status_reranker_paused="🔴 Reranker: passed over after a failure ({kind}), searches keep "
+    "their own order; tried again in {wait}",
+    status_reranker_due="🟡 Reranker: tried again with the next search",
     status_context="🧠 Context: {tokens} of {window} tokens ({percent}%), {messages}",
     status_documents="📚 Searchable documents: {n}",
     status_building="(the index is still being built)",

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from html import escape
 
 from bot.agent.breaker import BreakerState
-from bot.agent.quotes.marks import QuoteWords, pages_words
+from bot.agent.quotes.marks import QuoteWords, markdown_text, pages_words, section_words
 from bot.telegram.texts.names import visible
 from bot.telegram.texts.numbers import count, decimal, integer
 from bot.telegram.texts.usage import ESTIMATED_MARK
+from tools.extract.places import Place
 
 
 def _code(value: object) -> str:
@@ -105,6 +106,9 @@ class Texts:
     status_model_on: str
     status_model_paused: str
     status_model_due: str
+    status_reranker_on: str
+    status_reranker_paused: str
+    status_reranker_due: str
     status_model: str
     status_context: str
     status_documents: str
@@ -355,6 +359,17 @@ class Texts:
                 lines.append(self.status_model_due.format(model=model))
         return "\n".join(lines)
 
+    def reranker_status(self, state: BreakerState) -> str:
+        """Admins' `/status` with RERANK_URL set: whether searches are reranked, or the
+        reranker is passed over after a failure (its outcome only: no URL, no key)."""
+        if not state.open:
+            return self.status_reranker_on
+        if state.retry_in_s > 0:
+            wait = _clock(math.ceil(state.retry_in_s))
+            kind = _code(state.last_kind or "error")
+            return self.status_reranker_paused.format(kind=kind, wait=wait)
+        return self.status_reranker_due
+
     def reindex_report(
         self, indexed: int, skipped: int, errors: int, seconds: float, *, needs_ocr: int = 0
     ) -> str:
@@ -518,19 +533,28 @@ class Texts:
         limit: int = 5,
         *,
         pages: Mapping[str, Sequence[int]] | None = None,
+        sections: Mapping[str, Place] | None = None,
     ) -> str:
-        """Markdown for the answer's last line, paths as code, each with the pages read or
-        quoted from it ("`Правила.pdf`, с. 3, 12")."""
+        """Markdown for the answer's last line, paths as code, each with the section quoted
+        from it and the pages read or quoted ("`Правила.pdf`, § 4.2 Отпуск, с. 3, 12")."""
         pages = pages or {}
-        # a file's pages are listed with commas, so files are then told apart by semicolons
-        separator = "; " if any(pages.get(s) for s in sources[:limit]) else ", "
+        sections = sections or {}
+        named = {s: self._places_of(sections.get(s), pages.get(s)) for s in sources[:limit]}
+        # a file's places are listed with commas, so files are then told apart by semicolons
+        separator = "; " if any(named.values()) else ", "
         shown = separator.join(
-            "`"
-            + visible(s).replace("`", "'")
-            + "`"
-            + (", " + pages_words(pages[s], self.quote_words) if pages.get(s) else "")
+            "`" + visible(s).replace("`", "'") + "`" + "".join(", " + w for w in named[s])
             for s in sources[:limit]
         )
         if len(sources) > limit:
             shown += " " + self.sources_more.format(n=self.number(len(sources) - limit))
         return f"{self.sources_label} {shown}"
+
+    def _places_of(self, section: Place | None, pages: Sequence[int] | None) -> list[str]:
+        """What a sources line names beside one file: the section quoted, the pages."""
+        named = []
+        if section is not None:
+            named.append(markdown_text(visible(section_words(section, self.quote_words))))
+        if pages:
+            named.append(pages_words(pages, self.quote_words))
+        return named

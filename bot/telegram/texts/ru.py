@@ -119,6 +119,10 @@ RUSSIAN = Texts(
     status_model_on="🟢 {model}: в работе",
     status_model_paused="🔴 {model}: пропускается после сбоя ({kind}), снова через {wait}",
     status_model_due="🟡 {model}: будет снова опробована на следующем вопросе",
+    status_reranker_on="🟢 Реранкер: в работе, результаты поиска переупорядочиваются",
+    status_reranker_paused="🔴 Реранкер: пропускается после сбоя ({kind}), поиск сохраняет "
+    "свой порядок; снова через {wait}",
+    status_reranker_due="🟡 Реранкер: будет снова опробован на следующем поиске",
     status_context="🧠 Контекст: {tokens} из {window} токенов ({percent}%), "
     "сообщений: {messages_n}",
     status_documents="📚 Документов в поиске: {n}",

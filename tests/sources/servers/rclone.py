@@ -9,6 +9,7 @@ Over SFTP rclone has md5 and sha1 of every file (`rclone serve sftp` answers `md
 
 from __future__ import annotations
 
+import functools
 import socket
 import subprocess
 import sys
@@ -31,8 +32,10 @@ PASSWORD = "rclone-test-Pa55word"
 _READY_S = 20.0
 
 
+@functools.cache
 def obscured(password: str) -> str:
-    """The password as rclone.conf holds it."""
+    """The password as rclone.conf holds it; made once per test process, since any obscured
+    form of a password stands for it and each `rclone obscure` is a process of its own."""
     done = subprocess.run(
         [str(RCLONE), "obscure", password], capture_output=True, check=True, text=True
     )

@@ -4,9 +4,9 @@ moto accepts any key unless its IAM checks are on, so the server starts open, tw
 made through its IAM API — `admin`, who plays the person at the source, and `mirror`, whose keys
 the source uses, holding only the least policy of docs/sources/s3.md (as far as moto can check
 it) — and then the checks are switched on: from there a key moto does not know, or a wrong
-secret, is refused as AWS refuses it. One server serves a test module (it takes a second or
-two to start); each test gets its own bucket and its own proxy, so stopping "the server" is
-closing that proxy: the source finds nobody, as it would with the server gone.
+secret, is refused as AWS refuses it. One server serves every test of a test process (it
+takes a second or two to start); each test gets its own bucket and its own proxy, so stopping
+"the server" is closing that proxy: the source finds nobody, as it would with the server gone.
 """
 
 from __future__ import annotations
@@ -209,9 +209,11 @@ class S3Remote(BehindProxy):
         self._proxy.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def moto_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MotoServer]:
-    """One moto server with IAM checks on, for the test module."""
+    """One moto server with IAM checks on, for every S3 test of the test process: each test
+    has a bucket and a proxy of its own, so none sees another's, and the second or two moto
+    takes to start is paid once per process rather than once per module."""
     server = MotoServer(tmp_path_factory.mktemp("moto"))
     try:
         yield server

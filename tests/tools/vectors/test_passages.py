@@ -21,12 +21,12 @@ class TestPlaces:
         passages = cut_passages("a.md", text)
         assert passages[0].text == "Вступление."
         assert passages[0].place is None
-        holiday = [p for p in passages if p.place == Place("heading", name="Отпуска")]
+        holiday = [p for p in passages if p.place == Place("heading", section=("Отпуска",))]
         assert len(holiday) > 1
         assert all(p.text.startswith("Отпуска") or p.text.startswith("# Отпуска") for p in holiday)
         assert all(len(p.text) <= MAX_CHARS + len("Отпуска\n") for p in holiday)
         trips = passages[-1]
-        assert trips.place == Place("heading", name="Командировки")
+        assert trips.place == Place("heading", section=("Отпуска", "Командировки"))
         assert trips.first == 6
         assert "Суточные" in trips.text
 

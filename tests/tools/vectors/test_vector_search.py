@@ -21,6 +21,7 @@ import pytest
 
 from tests.fakes.fake_llm import FakeLLM
 from tests.fakes.fake_transcriptions import unreachable_url
+from tests.tools.placed_docs import word_file
 from tools import Toolbox
 from tools.config import ToolSettings
 from tools.jail.scope import Scope
@@ -133,8 +134,23 @@ class TestMeaning:
         box = await boxes.start()
         found = await _search(box, "hotel")
         hit = next(r for r in found["results"] if r["path"] == "правила/поездки.md")
-        assert hit["snippets"][0]["place"] == "heading: Командировки"
+        assert hit["snippets"][0]["place"] == "§ Командировки"
         assert hit["snippets"][0]["line"] == 1
+
+    async def test_a_word_passage_names_the_headings_it_lies_under(self, boxes: Boxes) -> None:
+        paragraphs = [
+            ("Heading 1", "Правила поездок"),
+            (None, "Общие положения."),
+            ("Heading 2", "Проживание"),
+            (None, "Гостиница оплачивается по чеку."),
+        ]
+        (boxes.root / "правила/поездки.docx").write_bytes(word_file(paragraphs))
+        box = await boxes.start()
+        found = await _search(box, "hotel")
+        hit = next(r for r in found["results"] if r["path"] == "правила/поездки.docx")
+        assert hit["found_by"] == ["meaning"]
+        assert hit["snippets"][0]["place"] == "§ Правила поездок > Проживание"
+        assert hit["snippets"][0]["line"] == 3
 
     async def test_a_document_both_sides_find_says_so(self, boxes: Boxes) -> None:
         box = await boxes.start()

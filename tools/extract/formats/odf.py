@@ -2,7 +2,9 @@
 
 Only `content.xml` is read, streamed block by block through defusedxml (no entity expansion),
 so a long document never sits whole in memory and embedded pictures are never touched.
-odt: headings, paragraphs, lists and tables (rows of cells joined with ` | `) in order.
+odt: headings, paragraphs, lists and tables (rows of cells joined with ` | `) in order; a
+heading (`text:h`) comes out as a Markdown `#` line of its outline level, as docx headings do, so
+its sections have paths. A heading inside a table cell or a slide stays a plain line.
 odp: each slide after a `--- slide N ---` marker, its title first, then its text and tables,
 then its speaker notes after "Notes:"; at most `MAX_SLIDES` slides, the cut said.
 """
@@ -25,7 +27,10 @@ _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 _DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 _PRESENTATION = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
-_PARAGRAPHS = frozenset({f"{_TEXT}p", f"{_TEXT}h"})
+_HEADING = f"{_TEXT}h"
+_PARAGRAPHS = frozenset({f"{_TEXT}p", _HEADING})
+_DEEPEST = 6
+"""Deeper outline levels (ODF allows 10) are read as this one: Markdown headings stop at 6."""
 _NO_TEXT = frozenset(
     {
         f"{_TEXT}table-of-content",  # repeats the headings
@@ -51,7 +56,7 @@ def odt_text(data: bytes, budget: Budget) -> str:
     lines = Lines(budget.max_chars)
     with open_zip(data, "odt") as archive, _content(archive, "odt") as stream:
         for block in blocks(stream, f"{_OFFICE}text", "odt"):
-            for line in lines_of(block):
+            for line in lines_of(block, headings=True):
                 lines.add(line)
             if lines.full:
                 break
@@ -107,17 +112,26 @@ def _page_lines(page: Element) -> Iterator[str]:
         yield from notes[1:]
 
 
-def lines_of(element: Element) -> Iterator[str]:
-    """The lines of any part of a document body: paragraphs, headings and table rows."""
+def lines_of(element: Element, *, headings: bool = False) -> Iterator[str]:
+    """The lines of any part of a document body: paragraphs, headings and table rows; with
+    `headings`, a heading is a `#` line of its level (a table's cells never have them)."""
     if element.tag in _PARAGRAPHS:
         text = plain(_inline(element))
-        if text:
+        if text and headings and element.tag == _HEADING:
+            yield f"{'#' * _level(element)} {text}"
+        elif text:
             yield text
     elif element.tag == f"{_TABLE}table":
         yield from _table_rows(element)
     elif element.tag not in _NO_TEXT:
         for child in element:
-            yield from lines_of(child)
+            yield from lines_of(child, headings=headings)
+
+
+def _level(heading: Element) -> int:
+    """A heading's outline level, 1 when it names none (as the format reads it), at most
+    `_DEEPEST`."""
+    return min(_count(heading.get(f"{_TEXT}outline-level")), _DEEPEST)
 
 
 def _inline(element: Element) -> str:
