@@ -146,6 +146,7 @@ def _every_secret_set(tmp_path: Path) -> Settings:
         data_dir=tmp_path / "data",
         fallback_models="model-c@https://fallback.example/v1",
         embedding_model="text-embedding-3-small",
+        rerank_url="https://rerank.example/rerank",
         openai_base_url="https://bot:Proxy-distinct-pass-7777@proxy.example/v1",
         webhook_url="https://bot.example.org/telegram",
         **values,
