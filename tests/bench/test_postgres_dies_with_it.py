@@ -47,13 +47,27 @@ class Held:
     folder: Path
 
 
+def _interruptible() -> None:
+    """Ctrl-C reaches the benchmark as it does from a terminal, even when this test run is a
+    background job: a shell starts those with SIGINT ignored, and an ignored signal stays
+    ignored across exec, while the default is what Python replaces with KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @contextlib.contextmanager
 def holding(tmp_path: Path, *, under_a_runner: bool = False) -> Iterator[Held]:
     worker = [sys.executable, "-m", "bench.worker", "tests.bench.holding_postgres", "hold"]
     worker += ["--workdir", str(tmp_path), "--result", str(tmp_path / "result.json")]
     command = [sys.executable, "-c", _RUNNER, *worker] if under_a_runner else worker
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True, cwd=REPO)
+    process = subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        preexec_fn=_interruptible,  # noqa: PLW1509 - one signal call in the child, before exec
+    )
     assert process.stdout is not None
     line = process.stdout.readline()
     if not line:
