@@ -7,14 +7,13 @@ import asyncio
 import json
 import re
 import signal
-import sys
 import tomllib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from tests.fakes.fake_llm import FakeLLM, Reply, text_reply, tool_calls_reply
-from tests.fakes.processes import START_S, bot_env, run_python
+from tests.fakes.processes import START_S, bot_env, run_python, start_python
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "sandbox" / ".eval.example.toml"
@@ -119,14 +118,7 @@ class TestEvalProcess:
         fake_llm.responder = stuck_on_the_second
         state = tmp_path / "state.jsonl"
         argv = ("-m", "bot", "eval", str(EXAMPLE), "--parallel", "1", "--resume", str(state))
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *argv,
-            cwd=tmp_path,
-            env=_env(tmp_path, fake_llm),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
+        process = await start_python(*argv, env=_env(tmp_path, fake_llm), cwd=tmp_path)
         try:
             await fake_llm.wait_for_requests(3, within_s=START_S)  # the first answered, then stuck
             process.send_signal(signal.SIGINT)

@@ -1,8 +1,9 @@
 """The bot and its tools as child processes, started the way an admin or a service does.
 
 `run_python` runs one command to its end and hands back its exit code and what it printed;
-`BotProcess` keeps `python -m bot` running while a test talks to it, its output in a log file;
-`wait_in_log` waits for a line in that log. The environments say what the child inherits:
+`start_python` starts one a test interrupts, as Ctrl-C at a terminal would; `BotProcess` keeps
+`python -m bot` running while a test talks to it, its output in a log file; `wait_in_log`
+waits for a line in that log. The environments say what the child inherits:
 `bot_env` this process's own without its secrets, `bare_env` nothing but what runs Python.
 """
 
@@ -13,7 +14,8 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, NamedTuple
 
@@ -81,6 +83,40 @@ async def run_python(
     return Finished(
         process.returncode, (out or b"").decode(errors="replace"), (err or b"").decode()
     )
+
+
+async def start_python(
+    *argv: str, env: Mapping[str, str], cwd: Path
+) -> asyncio.subprocess.Process:
+    """`python ARGV` with its output piped, as a terminal starts a command in the foreground:
+    SIGINT (Ctrl-C) interrupts it, however this test process was started."""
+    with _sigint_not_ignored():
+        return await asyncio.create_subprocess_exec(
+            sys.executable,
+            *argv,
+            cwd=cwd,
+            env=dict(env),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+
+
+@contextmanager
+def _sigint_not_ignored() -> Iterator[None]:
+    """While a child starts, SIGINT is handled here rather than ignored.
+
+    A shell starts a background job (`pytest ... &` in a script) with SIGINT ignored, and an
+    ignored signal stays ignored in every child and across exec: a child Python then never
+    sees Ctrl-C. A handled one is reset to its default by exec, so the child installs its own.
+    """
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class BotProcess:

@@ -21,7 +21,7 @@ import pytest
 from bot.services import embeddings_config
 from bot.settings.model import Settings
 from tests.fakes.fake_llm import FakeLLM
-from tests.fakes.processes import REPO, Finished, bare_env, run_python
+from tests.fakes.processes import REPO, Finished, bare_env, run_python, start_python
 from tests.tools.vectors.test_vector_search import DOCUMENTS, concept_encoder
 from tools import Toolbox
 from tools.config import TerminalSettings, ToolSettings
@@ -106,11 +106,7 @@ class TestReindex:
             (many / f"{n:03}.txt").write_text(f"Записка номер {n} о разном.", encoding="utf-8")
         embeddings = folder.server.embeddings
         embeddings.hold_after(1)
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tools", "reindex",
-            cwd=folder.cwd, env=folder.env(),
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
+        process = await start_python("-m", "tools", "reindex", env=folder.env(), cwd=folder.cwd)
         try:
             await asyncio.wait_for(embeddings.held.wait(), 60)
             process.send_signal(signal.SIGINT)  # Ctrl-C while the second call waits
