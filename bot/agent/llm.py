@@ -7,7 +7,6 @@ here as one of the `AgentError` subclasses (`bot.agent.model_errors`).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -16,6 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
+import anyio
 import httpx2
 import openai
 from openai import AsyncOpenAI, DefaultAioHttpClient
@@ -311,9 +311,14 @@ class ModelClient:
 
         A response left unread to its end costs its connection: the next call would open a
         new one. A server that keeps sending after the end is cut off; its connection goes.
+
+        The bound is an anyio scope, not `asyncio.timeout`: reading the end hands the
+        connection back to the pool, which then closes its expired idle connections under an
+        anyio shield. A plain task cancellation goes through that shield, so a bound running
+        out there (a busy machine) left the rest of those connections open, never closed.
         """
-        with contextlib.suppress(TimeoutError, *_TRANSPORT_ERRORS, openai.OpenAIError):
-            async with asyncio.timeout(_DRAIN_S):
+        with contextlib.suppress(*_TRANSPORT_ERRORS, openai.OpenAIError):
+            with anyio.move_on_after(_DRAIN_S):
                 async for _ in lines:
                     pass
 

@@ -13,6 +13,7 @@ import pytest
 from bot.agent import Agent, AgentConfig, HistoryStore, ToolRunner
 from bot.agent.tokens import TokenCounter
 from tests.fakes.fake_llm import FakeLLM, make_client
+from tests.fakes.processes import START_S
 from tools.jail.scope import Scope
 from tools.results import ToolResult
 
@@ -136,7 +137,7 @@ def make_agent(
         context_window: int = 32_000,
         max_output_tokens: int = 1_000,
         max_rounds: int = 4,
-        timeout: float = 5.0,
+        timeout: float = START_S,
         max_retries: int = 0,
         system_prompt: str = "Answer from the documents.",
         base_url: str | None = None,

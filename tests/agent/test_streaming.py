@@ -6,14 +6,27 @@ grows, reasoning never shows, and a server that cannot stream is asked again who
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import gc
 import json
+import warnings
 from typing import Any
 
+import httpx2
 import pytest
 
-from bot.agent import AnswerDraft, ModelBadReply, ModelStreamCut
+from bot.agent import AnswerDraft, ModelBadReply, ModelStreamCut, llm
+from bot.agent.llm import ModelClient
 from tests.agent.conftest import AgentFactory, ProgrammableTools, event_recorder
-from tests.fakes.fake_llm import FakeLLM, Reply, completion_body, text_reply, tool_calls_reply
+from tests.fakes.fake_llm import (
+    FakeLLM,
+    Reply,
+    completion_body,
+    make_client,
+    text_reply,
+    tool_calls_reply,
+)
 
 CHARLOTTE = "документы/рецепт_шарлотки.txt"
 ANSWER = "Для шарлотки нужен **1 стакан сахара** и 3 яйца. Источник: рецепт."
@@ -39,6 +52,37 @@ class TestConnections:
         assert [streamed(r) for r in fake_llm.requests] == [True, True, True]
         assert len(fake_llm.peers) == 3
         assert len(set(fake_llm.peers)) == 1
+
+    async def test_the_end_of_a_stream_past_its_bound_leaves_no_connection_open(
+        self, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # The bound on reading a stream's end runs out just as the end hands its connection
+        # back, as it does on a busy machine; the pool then closes those that idled too long.
+        monkeypatch.setattr(llm, "_DRAIN_S", 0.0)
+        pooled = httpx2.AsyncClient(limits=httpx2.Limits(keepalive_expiry=0.5))
+        client = make_client(fake_llm, http_client=pooled)
+        model = ModelClient(client, "test-model", 100)
+        question = [{"role": "user", "content": "сколько сахара?"}]
+        for n in range(4):
+            fake_llm.reply_text(f"Ответ {n}.")
+        fake_llm.reply(
+            dataclasses.replace(text_reply(ANSWER), delay_s=1.0)
+        )  # they idle past 0.5 s
+
+        async def heard(text: str) -> None:
+            pass
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            await asyncio.gather(*(model.complete(question, None) for _ in range(4)))
+            reply = await model.complete(question, None, on_text=heard)
+            await client.close()
+            gc.collect()  # a connection neither pooled nor closed is found here, still open
+
+        assert reply.text == ANSWER
+        assert streamed(fake_llm.requests[-1])
+        unclosed = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+        assert unclosed == []
 
 
 class TestStreamedAnswers:

@@ -25,6 +25,7 @@ from tests.fakes.fake_embeddings import Embeddings
 from tests.fakes.fake_images import BadImage, SeenImage, images_in, without_pictures
 from tests.fakes.fake_stream import Streaming, send_stream
 from tests.fakes.fake_transcriptions import Transcriptions
+from tests.fakes.processes import START_S
 
 _NO_REPLY = {"error": {"message": "fake: no reply queued", "type": "server_error"}}
 _NO_STREAMING = {
@@ -400,9 +401,14 @@ class FakeLLM:
 
 
 def make_client(fake_llm: FakeLLM, **kw: Any) -> AsyncOpenAI:
-    """A real `AsyncOpenAI` pointed at the fake server, closed when the server closes."""
+    """A real `AsyncOpenAI` pointed at the fake server, closed when the server closes.
+
+    It waits for an answer by the bound for a busy machine (`START_S`): the fake answers at
+    once, but on shared cores this process may not run for seconds. A test of a timeout
+    gives its own `timeout`.
+    """
     kw.setdefault("api_key", "test-key")
-    kw.setdefault("timeout", 5.0)
+    kw.setdefault("timeout", START_S)
     kw.setdefault("max_retries", 0)
     client = AsyncOpenAI(base_url=fake_llm.base_url, **kw)
     fake_llm._clients.append(client)

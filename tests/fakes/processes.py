@@ -23,9 +23,9 @@ from tests.fakes.bot_api_http import FakeBotApi
 
 REPO = Path(__file__).resolve().parents[2]
 START_S = 120.0
-"""How long one child may take to start or to run a short command to its end: seconds on an
-idle machine, a minute or more on two cores shared by the suite's test processes and other
-work. A bound for a busy machine, not a measurement."""
+"""How long one child may take to start or to run a short command to its end, or a fake server
+to answer a call: seconds on an idle machine, a minute or more on two cores shared by the
+suite's test processes and other work. A bound for a busy machine, not a measurement."""
 
 
 def bot_env(**settings: str) -> dict[str, str]:
