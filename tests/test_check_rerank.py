@@ -4,7 +4,6 @@ rerank server on 127.0.0.1 plays the server."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -26,16 +25,6 @@ def _settings(url: str | None, **more: Any) -> Any:
         _env_file=None,
         **more,
     )
-
-
-@pytest.fixture
-async def reranker() -> AsyncIterator[FakeReranker]:
-    server = FakeReranker()
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.close()
 
 
 async def test_tei_answering_is_reported_with_its_dialect(reranker: FakeReranker) -> None:

@@ -5,7 +5,6 @@ Dispatcher and services, the fake rerank server on 127.0.0.1, a clock the test m
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -30,16 +29,6 @@ def sandbox_dir(tmp_path: Path) -> Path:
     for name in ("отпуск.txt", "отпуск-2.txt"):
         (root / name).write_text("Отпуск длится 28 дней.", encoding="utf-8")
     return root
-
-
-@pytest.fixture
-async def reranker() -> AsyncIterator[FakeReranker]:
-    server = FakeReranker()
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.close()
 
 
 @pytest.fixture

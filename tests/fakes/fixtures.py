@@ -17,11 +17,23 @@ from aiogram import Bot
 from tests.fakes.accounts import BOT_TOKEN
 from tests.fakes.bot_api_http import FakeBotApi
 from tests.fakes.fake_llm import FakeLLM
+from tests.fakes.fake_reranker import FakeReranker
 from tests.fakes.fake_telegram import FakeTelegramSession
 from tests.fakes.harness import Harness, started_harness
 from tests.fakes.updates import Updates
 
 DispatcherFactory = Callable[..., AbstractAsyncContextManager[Harness]]
+
+
+@pytest.fixture
+async def reranker() -> AsyncIterator[FakeReranker]:
+    """A started fake rerank server scoring by shared words, stopped after the test."""
+    server = FakeReranker()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.close()
 
 
 @pytest.fixture

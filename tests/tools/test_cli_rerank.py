@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +38,10 @@ DB_PASSWORD = "pg-secret-4242"
 
 
 @pytest.fixture
-async def reranker() -> AsyncIterator[FakeReranker]:
-    server = FakeReranker(reversing)
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.close()
+def reranker(reranker: FakeReranker) -> FakeReranker:
+    """The shared fake, scoring so that the last text sent comes first."""
+    reranker.scorer = reversing
+    return reranker
 
 
 @pytest.fixture

@@ -43,13 +43,10 @@ def reversing(_: str, texts: list[str]) -> list[float]:
 
 
 @pytest.fixture
-async def reranker() -> AsyncIterator[FakeReranker]:
-    server = FakeReranker(reversing)
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.close()
+def reranker(reranker: FakeReranker) -> FakeReranker:
+    """The shared fake, scoring so that the last text sent comes first."""
+    reranker.scorer = reversing
+    return reranker
 
 
 @pytest.fixture
