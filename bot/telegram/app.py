@@ -57,6 +57,7 @@ from bot.telegram.middlewares import (
 )
 from bot.telegram.output.pacing import EDIT_BURST, EditPacer
 from bot.telegram.output.pending_status import tidy_leftovers
+from bot.telegram.reply_models import keep_reply_models
 from bot.telegram.source_notices import SourceNotices
 from bot.telegram.source_questions import SourceQuestions
 from bot.telegram.tuning import Tuning
@@ -243,6 +244,7 @@ def build_dispatcher(
         BudgetMiddleware(budgets, clock=tuning.wall_clock, metrics=services.metrics)
     )
     dp.include_routers(*make_routers())
+    dp.startup.register(keep_reply_models)
     dp.startup.register(count_api_errors)
     dp.startup.register(record_buttons)
     dp.startup.register(_on_startup)

@@ -53,7 +53,7 @@ def is_image_document(document: Document) -> bool:
     return suffix in IMAGE_EXTENSIONS
 
 
-def carries_picture(message: Message) -> bool:
+async def carries_picture(message: Message) -> bool:
     """Whether the message is a photo or an image document."""
     document = message.document
     return bool(message.photo) or (document is not None and is_image_document(document))

@@ -17,7 +17,7 @@ from bot.settings.model import Settings
 from bot.storage.albums import AlbumMemory
 from bot.storage.audit import AuditLog
 from bot.telegram.context import ChatContext
-from bot.telegram.handlers.filters import addressed
+from bot.telegram.handlers.filters import Matches, addressed
 from bot.telegram.handlers.private import in_private
 from bot.telegram.handlers.replies import say
 from bot.telegram.tuning import Tuning
@@ -39,8 +39,8 @@ def make_router() -> Router:
     router = Router(name="admin")
     router.message.filter(MagicData(F.is_admin))
     router.message.register(on_reindex, Command("reindex"))
-    router.message.register(on_document, F.document, in_private)
-    router.message.register(on_document_in_group, F.document, addressed)
+    router.message.register(on_document, Matches(F.document), in_private)
+    router.message.register(on_document_in_group, Matches(F.document), addressed)
     return router
 
 

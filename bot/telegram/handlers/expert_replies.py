@@ -28,6 +28,7 @@ from bot.storage.errors import StorageError
 from bot.storage.experts import ExpertReply, ExpertRequest, ExpertRequests
 from bot.telegram.context import ChatContext
 from bot.telegram.handlers.experts import asker_name
+from bot.telegram.handlers.filters import Matches
 from bot.telegram.handlers.replies import pop_up
 from bot.telegram.output.delivery import Chunk, Delivery
 from bot.telegram.output.expert_buttons import SaveReply, save_markup
@@ -48,7 +49,7 @@ MESSAGE_CHARS = 4000
 def make_router() -> Router:
     """Replies in the experts' chat and the taps on "Save as a document"."""
     router = Router(name="expert_replies")
-    router.message.register(on_expert_reply, F.text, F.reply_to_message, expert_replying)
+    router.message.register(on_expert_reply, Matches(F.text & F.reply_to_message), expert_replying)
     router.callback_query.register(on_save, SaveReply.filter())
     return router
 

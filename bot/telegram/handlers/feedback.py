@@ -31,6 +31,7 @@ from bot.storage.feedback import (
 )
 from bot.storage.unanswered import UnansweredLog
 from bot.telegram.context import ChatContext
+from bot.telegram.handlers.filters import Matches
 from bot.telegram.handlers.replies import say
 from bot.telegram.output.delivery import Chunk, Delivery
 from bot.telegram.output.expert_buttons import with_ask_expert
@@ -56,7 +57,7 @@ def make_router() -> Router:
     router.callback_query.register(on_vote, VoteButton.filter())
     router.callback_query.register(on_reason, ReasonButton.filter())
     router.message.register(
-        on_comment, F.text, ~F.text.startswith("/"), F.reply_to_message, commenting
+        on_comment, Matches(F.text & ~F.text.startswith("/") & F.reply_to_message), commenting
     )
     return router
 

@@ -48,7 +48,7 @@ def make_router() -> Router:
     return router
 
 
-def card_link(message: Message) -> dict[str, str] | bool:
+async def card_link(message: Message) -> dict[str, str] | bool:
     """The filter for `/start doc_ID`: hands the handler the id as `link_id`."""
     _, _, parameter = (message.text or "").partition(" ")
     link_id = link_id_in(parameter.strip())

@@ -14,7 +14,7 @@ from aiogram.enums import ContentType
 from aiogram.types import Message
 
 from bot.telegram.context import ChatContext
-from bot.telegram.handlers.filters import addressed
+from bot.telegram.handlers.filters import Matches, addressed
 from bot.telegram.handlers.replies import say
 from bot.telegram.tuning import Tuning
 
@@ -37,7 +37,7 @@ def make_router() -> Router:
     """The fallback for content the bot does not read; service messages stay unanswered."""
     router = Router(name="other")
     router.message.filter(addressed)
-    router.message.register(on_unreadable, F.content_type.in_(UNREADABLE))
+    router.message.register(on_unreadable, Matches(F.content_type.in_(UNREADABLE)))
     return router
 
 

@@ -57,7 +57,9 @@ def pictures_of(
     return [file for item in items if (file := picture_file(item, limit)) is not None]
 
 
-def announced_too_big(message: Message, settings: Settings, album: Sequence[Message] = ()) -> bool:
+async def announced_too_big(
+    message: Message, settings: Settings, album: Sequence[Message] = ()
+) -> bool:
     """A picture Telegram says is over IMAGE_MAX_MB (known before any download)."""
     return over_cap(pictures_of(message, settings, album), settings.image_max_mb)
 

@@ -21,7 +21,7 @@ from bot.telegram.tuning import Tuning
 Notice = Callable[..., Awaitable[None]]
 
 
-def in_private(event: TelegramObject, chat_context: ChatContext | None = None) -> bool:
+async def in_private(event: TelegramObject, chat_context: ChatContext | None = None) -> bool:
     """The update comes from a private chat (a tap: from under a message in one)."""
     return chat_context is not None and not chat_context.is_group
 

@@ -46,7 +46,7 @@ from bot.telegram.handlers.compose import (
     with_quote,
 )
 from bot.telegram.handlers.feedback import answered_of, remember_answer
-from bot.telegram.handlers.filters import addressed
+from bot.telegram.handlers.filters import Matches, addressed
 from bot.telegram.handlers.replies import say
 from bot.telegram.output.delivery import Chunk, Delivery, Renderable
 from bot.telegram.output.drafts import Drafts
@@ -72,9 +72,9 @@ def make_router() -> Router:
     """Text questions and captions; in groups only what is addressed to the bot."""
     router = Router(name="questions")
     router.message.filter(addressed)
-    router.message.register(on_text, F.text, flags=_FLAGS)
-    router.message.register(on_captioned_document, F.document, F.caption, flags=_FLAGS)
-    router.message.register(on_bare_document, F.document)
+    router.message.register(on_text, Matches(F.text), flags=_FLAGS)
+    router.message.register(on_captioned_document, Matches(F.document & F.caption), flags=_FLAGS)
+    router.message.register(on_bare_document, Matches(F.document))
     return router
 
 

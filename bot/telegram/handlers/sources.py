@@ -32,6 +32,7 @@ from bot.access import AccessPolicy
 from bot.settings.model import Settings
 from bot.storage.source_links import SourceLink, SourceLinks
 from bot.telegram.context import ChatContext
+from bot.telegram.handlers.filters import Matches
 from bot.telegram.output.pacing import ChatPlace
 from bot.telegram.output.page_photos import PagePhotos
 from bot.telegram.output.source_buttons import PAGE_PREFIX, PREFIX, link_id_of
@@ -54,8 +55,8 @@ log = logging.getLogger(__name__)
 def make_router() -> Router:
     """Source and page buttons, then any other button no handler took."""
     router = Router(name="sources")
-    router.callback_query.register(on_source, F.data.startswith(PREFIX))
-    router.callback_query.register(on_page, F.data.startswith(PAGE_PREFIX))
+    router.callback_query.register(on_source, Matches(F.data.startswith(PREFIX)))
+    router.callback_query.register(on_page, Matches(F.data.startswith(PAGE_PREFIX)))
     router.callback_query.register(on_unknown_button)
     return router
 

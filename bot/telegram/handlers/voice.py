@@ -28,6 +28,7 @@ from bot.storage.usage import Tokens
 from bot.telegram.addressing import has_words, replies_to_bot
 from bot.telegram.context import ChatContext
 from bot.telegram.downloads import DownloadError, read_file_bytes
+from bot.telegram.handlers.filters import Matches
 from bot.telegram.handlers.questions import Asker
 from bot.telegram.handlers.replies import say
 from bot.telegram.recordings import Recording, language_hint, recording_of
@@ -49,7 +50,7 @@ def make_router() -> Router:
     """Recordings addressed to the bot: refused when voice is off or they are too long,
     else heard and answered."""
     router = Router(name="voice")
-    router.message.filter(F.content_type.in_(_RECORDINGS), for_bot)
+    router.message.filter(Matches(F.content_type.in_(_RECORDINGS)), for_bot)
     router.message.register(on_voice_off, voice_off)
     router.message.register(on_too_long, too_long)
     router.message.register(on_recording, flags=_FLAGS)
@@ -61,12 +62,12 @@ async def for_bot(message: Message, bot: Bot, chat_context: ChatContext) -> bool
     return not chat_context.is_group or replies_to_bot(message, await bot.me())
 
 
-def voice_off(message: Message, transcriber: Transcriber | None) -> bool:
+async def voice_off(message: Message, transcriber: Transcriber | None) -> bool:
     """TRANSCRIBE_MODEL is empty: there is nobody to hear the recording."""
     return transcriber is None
 
 
-def too_long(message: Message, settings: Settings) -> bool:
+async def too_long(message: Message, settings: Settings) -> bool:
     """The recording plays longer than MAX_VOICE_SECONDS (known before any download)."""
     recording = recording_of(message)
     return recording is not None and recording.duration > settings.max_voice_seconds
