@@ -27,7 +27,7 @@ from typing import Any
 from bot.agent.past_turns import HEADROOM, TurnSizes, plan_cut
 from bot.agent.prompts import OMITTED_TURNS_NOTE
 from bot.agent.pruning import FULL_RESULT_TURNS, prune_past
-from bot.agent.tokens import TokenCounter
+from bot.agent.tokens import PER_REQUEST, TokenCounter
 from bot.agent.types import ContextOverflow
 from tools.cutting import cut_result
 from tools.results import ToolResult
@@ -113,17 +113,50 @@ def fit(
     Raises `ContextOverflow` when even the system prompt and the current turn, with every
     tool result cut to its marker, do not fit.
     """
+    counted = _Counted(counter)
     system = {"role": "system", "content": system_prompt}
-    base = counter.messages([system]) + tools_tokens
-    current_list, cut = _fit_current(current, budget - base, counter, results or {})
+    base = counted.messages([system]) + tools_tokens
+    current_list, cut = _fit_current(current, budget - base, counted, results or {})
     request = _Request(budget, system, tools_tokens, current_list)
-    past_fit = _fit_past(past, request, counter, headroom, full_turns)
+    past_fit = _fit_past(past, request, counted, headroom, full_turns)
     messages = [system, *(m for turn in past_fit.turns for m in turn), *current_list]
-    tokens = counter.messages(messages) + tools_tokens
-    raw = counter.raw_messages(messages) + round(tools_tokens / counter.ratio)
+    tokens = counted.messages(messages) + tools_tokens
+    raw = counted.raw_messages(messages) + round(tools_tokens / counted.ratio)
     return Fitted(
         messages, tokens, raw, past_fit.compacted, past_fit.dropped, cut, past_fit.pruned
     )
+
+
+class _Counted:
+    """The counter, with each message's raw size counted once per `fit`.
+
+    One round sizes the same messages several times: the current turn for its own room, for
+    the past's room at two calibrations and in the whole request; the system prompt each time.
+    Sizes are kept by identity, each beside its message, so no identity is reused meanwhile.
+    """
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self._counter = counter
+        self._sizes: dict[int, tuple[Message, int]] = {}
+
+    @property
+    def ratio(self) -> float:
+        return self._counter.ratio
+
+    def raw_message(self, message: Message) -> int:
+        known = self._sizes.get(id(message))
+        if known is None:
+            known = self._sizes[id(message)] = (message, self._counter.raw_message(message))
+        return known[1]
+
+    def raw_messages(self, messages: Sequence[Message]) -> int:
+        return PER_REQUEST + sum(self.raw_message(m) for m in messages)
+
+    def message(self, message: Message) -> int:
+        return math.ceil(self.raw_message(message) * self.ratio)
+
+    def messages(self, messages: Sequence[Message]) -> int:
+        return math.ceil(self.raw_messages(messages) * self.ratio)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +172,7 @@ class _Request:
 class _Sizer:
     """Tokens at a given calibration ratio."""
 
-    def __init__(self, counter: TokenCounter, ratio: float) -> None:
+    def __init__(self, counter: _Counted, ratio: float) -> None:
         self._counter = counter
         self._ratio = ratio
 
@@ -193,7 +226,7 @@ class _PastFit:
 def _fit_past(
     past: Sequence[Turn],
     request: _Request,
-    counter: TokenCounter,
+    counter: _Counted,
     headroom: float,
     full_turns: int,
 ) -> _PastFit:
@@ -246,7 +279,7 @@ def _fit_past(
 def _fit_current(
     current: Sequence[Message],
     room: int,
-    counter: TokenCounter,
+    counter: _Counted,
     results: Mapping[str, ToolResult],
 ) -> tuple[list[Message], int]:
     """The current turn as is, or with its tool results cut to a common length that fits."""

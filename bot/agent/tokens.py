@@ -39,7 +39,8 @@ _PER_CHAR = {"cyrillic": 0.75, "latin": 0.3, "digit": 0.6, "space": 0.1, "punct"
 _PER_OTHER_CHAR = 1.3
 _PER_MESSAGE = 6
 _PER_TOOL_CALL = 12
-_PER_REQUEST = 4
+PER_REQUEST = 4
+"""Tokens a request adds for its own framing, whatever its messages."""
 _MAX_RATIO = 4.0
 _MIN_RATIO = 0.5
 _MARGIN = 1.05
@@ -179,7 +180,7 @@ class TokenCounter:
 
     def raw_messages(self, messages: Sequence[Mapping[str, Any]]) -> int:
         """Uncalibrated tokens of a list of messages plus the request's own framing."""
-        return _PER_REQUEST + sum(self.raw_message(m) for m in messages)
+        return PER_REQUEST + sum(self.raw_message(m) for m in messages)
 
     def pictures(self, messages: Sequence[Mapping[str, Any]]) -> int:
         """The tokens of the pictures `messages` carry, by the provider's rule (uncalibrated:
