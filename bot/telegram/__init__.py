@@ -12,6 +12,7 @@
   (letting someone in or denying them, the same from the commands and the admins' page),
   `check` (getMe for `python -m bot check`), `api_errors` (the Bot API's failures, counted),
   `button_records` (which message carries which button data, recorded as it is sent),
+  `reply_models` (aiogram's models of the Bot API's replies, kept built for the bot's life),
   `webhook` and `exactly_once` (the webhook route, each update claimed once), `workers` (the
   parent of several webhook workers); `unanswered` (an answer's question kept when the
   documents had nothing for it) and `gaps_digest` (their digest, sent to every admin when due);

@@ -6,6 +6,8 @@ import json
 import time
 from typing import Any
 
+import pytest
+
 from bot.storage.source_links import SourceLinks
 from tests.bot.access_support import button_data, sent_to, tap, texts_to, tuning
 from tests.bot.test_documents import _QUESTION_ID, _expect_message
@@ -71,13 +73,18 @@ class TestForget:
         await _ask_in_group(harness, "а сервер?", user_id=ADMIN_ID)
         assert "где инструкция VPN?" in _sent_to_model(harness)
 
-    async def test_the_words_are_gone_from_the_history_file(self, harness: Harness) -> None:
+    @pytest.mark.parametrize("name", ["history.sqlite3", "feedback.sqlite3"])
+    async def test_the_words_are_gone_from_the_file(self, harness: Harness, name: str) -> None:
         await _ask(harness, "секретный вопрос про зарплату")
+        words = "секретный вопрос".encode()
+        database = harness.settings.data_dir / name
+        log = database.with_name(name + "-wal")
+        assert words in database.read_bytes() + (log.read_bytes() if log.exists() else b"")
+
         await _forget(harness)
-        raw = (harness.settings.data_dir / "history.sqlite3").read_bytes()
-        assert "секретный вопрос".encode() not in raw
-        wal = harness.settings.data_dir / "history.sqlite3-wal"
-        assert not wal.exists() or "секретный вопрос".encode() not in wal.read_bytes()
+
+        assert words not in database.read_bytes()
+        assert not log.exists() or words not in log.read_bytes()
 
     async def test_source_buttons_issued_to_the_user_stop_working(self, harness: Harness) -> None:
         links: SourceLinks = harness.dp.workflow_data["source_links"]

@@ -41,7 +41,7 @@ class SqliteUpdateClaims:
 
     def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
-        self._db = SqliteThread(path, _SCHEMA, name="update claims", wal=True)
+        self._db = SqliteThread(path, _SCHEMA, name="update claims")
 
     @classmethod
     async def open(

@@ -17,7 +17,7 @@ from bot.storage.feedback import (
     is_answer_id,
 )
 from bot.storage.feedback.rows import COLUMNS, WRITTEN, record_of, vote_of, written
-from bot.storage.sqlite_thread import SqliteThread
+from bot.storage.sqlite_thread import SqliteThread, erase
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS feedback (
@@ -146,7 +146,7 @@ class SqliteFeedback:
     async def forget_user(self, user_id: int) -> int:
         """Delete every answer `user_id` asked for; how many."""
         return await self._db.run(
-            lambda db: db.execute("DELETE FROM feedback WHERE user_id = ?", (user_id,)).rowcount
+            lambda db: erase(db, "DELETE FROM feedback WHERE user_id = ?", (user_id,))
         )
 
     async def delete_older(self, cutoff: float) -> int:

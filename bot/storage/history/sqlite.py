@@ -105,7 +105,6 @@ class HistoryStore:
             database,
             _SCHEMA,
             name="history",
-            wal=True,
             version=_SCHEMA_VERSION,
             foreign_keys=True,
         )

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bot.storage.sqlite_thread import SqliteThread, transaction
+from bot.storage.sqlite_thread import SqliteThread, erase, transaction
 from bot.storage.unanswered import (
     MAX_READ,
     Reason,
@@ -105,7 +105,7 @@ class SqliteUnanswered:
     async def forget_user(self, user_id: int) -> int:
         """Delete every question one person asked; how many."""
         return await self._db.run(
-            lambda db: db.execute("DELETE FROM unanswered WHERE user_id = ?", (user_id,)).rowcount
+            lambda db: erase(db, "DELETE FROM unanswered WHERE user_id = ?", (user_id,))
         )
 
     async def claim_digest(self, due: float) -> float | None:
