@@ -108,10 +108,18 @@ def warn_about_settings(settings: Settings, *, granted: bool = False) -> None:
 
 
 def build_dispatcher(
-    settings: Settings, services: Services, *, tuning: Tuning | None = None
+    settings: Settings,
+    services: Services,
+    *,
+    tuning: Tuning | None = None,
+    freeze_heap: bool = True,
 ) -> Dispatcher:
     """A Dispatcher with every middleware and router, its dependencies as workflow data (what
-    only start-up and shutdown use as one `Upkeep`, see `bot.telegram.upkeep`)."""
+    only start-up and shutdown use as one `Upkeep`, see `bot.telegram.upkeep`).
+
+    `freeze_heap`: once started, set what start-up built aside from the cycle collector
+    (`bot.process.heap`), a step for the process that serves the bot; a test process starting
+    dispatchers by the hundred only pays the full collection before each freeze."""
     tuning = tuning or Tuning()
     in_flight = InFlight()
     pacer = EditPacer(tuning.edit_interval_s, burst=EDIT_BURST)
@@ -256,8 +264,8 @@ def build_dispatcher(
     dp.shutdown.register(_stop_notices)
     dp.startup.register(_start_sources)
     dp.shutdown.register(_stop_sources)
-    dp.startup.register(_freeze_heap)  # last: everything start-up builds is built
-    dp.shutdown.register(_thaw_heap)
+    if freeze_heap:
+        _freeze_once_started(dp)
     dp.shutdown.register(stop_recording)  # last: what the others send until then is recorded
     return dp
 
@@ -295,6 +303,12 @@ async def _on_startup(
         index.documents,
         "" if index.ready else " (first index build still running)",
     )
+
+
+def _freeze_once_started(dp: Dispatcher) -> None:
+    """Freeze the heap after every other start-up step (registered last), thaw it at shutdown."""
+    dp.startup.register(_freeze_heap)
+    dp.shutdown.register(_thaw_heap)
 
 
 async def _freeze_heap() -> None:

@@ -35,7 +35,7 @@ class ReplyModels(BaseRequestMiddleware):
     ) -> Response[TelegramType]:
         kind = type(method)
         if kind not in self._kept:
-            self._kept[kind] = Response[method.__returning__]
+            self._kept[kind] = Response[method.__returning__]  # type: ignore[name-defined]
         return await make_request(bot, method)
 
 

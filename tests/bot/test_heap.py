@@ -12,6 +12,11 @@ async def test_the_started_heap_is_frozen_until_shutdown(
     make_dispatcher: DispatcherFactory,
 ) -> None:
     assert gc.get_freeze_count() == 0
-    async with make_dispatcher():
+    async with make_dispatcher(freeze_heap=True):
         assert gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0
+
+
+async def test_tests_leave_the_heap_alone_unless_asked(make_dispatcher: DispatcherFactory) -> None:
+    async with make_dispatcher():
+        assert gc.get_freeze_count() == 0

@@ -73,12 +73,15 @@ async def started_harness(
     tuning: Tuning | None = None,
     clock: Callable[[], float] = time.monotonic,
     source_opener: Opener | None = None,
+    freeze_heap: bool = False,
     **overrides: Any,
 ) -> AsyncIterator[Harness]:
     """Start a dispatcher for `bot` (on a `FakeTelegramSession`); stop it when the block ends.
 
     `clock` times the model breakers' cool-downs (a `FakeClock` moves them without waiting).
     `source_opener` opens SOURCES_FILE's sources (an in-memory remote) instead of their kinds.
+    `freeze_heap`: as the bot's process does once started; off, since each freeze first runs a
+    full collection of the whole test process.
 
     `overrides` replace the default test settings and must name `sandbox_dir` and `data_dir`.
     Calls made while starting are moved from the session's record to `Harness.startup_calls`.
@@ -115,6 +118,7 @@ async def started_harness(
         services,
         tuning=tuning
         or Tuning(edit_interval_s=0.0, retry_wait_cap_s=5.0, progress_settle_s=0.5, sleep=sleep),
+        freeze_heap=freeze_heap,
     )
     await dp.emit_startup(bot=bot, **dp.workflow_data)
     startup_calls = list(session.calls)
