@@ -5,11 +5,11 @@ the question handler, progress edits, rendering, delivery) on a `Bot` whose sess
 suite's fake Telegram; the real Agent talks over HTTP to a fake model in another process that
 takes 300 ms per call; the real Toolbox serves the search and read on a small generated corpus.
 The floor, measured in the same process right after: the same three model calls per chat made
-with bare `AsyncOpenAI`, plus the Bot API calls the bot made for each question (counted from
-what the fake session received: the status message, its edits, the typing action, drafts, the
-answer) made with a bare aiogram `Bot` on the same fake session, every chat at once. Three
-calls back to back (0.9 s) stays beside it for information: no Python client reaches it on two
-cores.
+with bare `AsyncOpenAI` (streamed and read chunk by chunk where the bot streams), plus the Bot
+API calls the bot made for each question (counted from what the fake session received: the
+status message, its edits, the typing action, drafts, the answer) made with a bare aiogram `Bot`
+on the same fake session, every chat at once. Three calls back to back (0.9 s) stays beside it
+for information: no Python client reaches it on two cores.
 """
 
 from __future__ import annotations
@@ -196,9 +196,13 @@ async def _floor(
     httpx: bool,
 ) -> float:
     """Three dependent model calls per chat with the SDK alone, and the chat's share of the
-    bot's Bot API calls with a bare `Bot` on the same fake session; every chat at once."""
+    bot's Bot API calls with a bare `Bot` on the same fake session; every chat at once.
+
+    The calls are streamed when the bot streams (STREAM=auto): the same model calls, read
+    chunk by chunk as a bare SDK user reads them."""
     client = _client(settings, httpx)
     bot = Bot(BOT_TOKEN, session=_TallySession())
+    streamed = settings.stream != "off"
 
     async def one(index: int) -> None:
         chat = _BareChat(bot, first_chat + index, shares[index])
@@ -206,13 +210,10 @@ async def _floor(
         messages: list[dict[str, Any]] = [{"role": "user", "content": f"Вопрос {index}: шарлотка"}]
         for round_ in range(3):
             await chat.during(3 - round_)
-            reply = await client.chat.completions.create(
-                model=settings.model, messages=cast(Any, messages), tools=cast(Any, specs)
-            )
-            message = reply.choices[0].message
-            messages.append(message.model_dump(exclude_none=True))
-            for call in message.tool_calls or []:
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": "{}"})
+            ask = _streamed_call if streamed else _whole_call
+            message, calls = await ask(client, settings.model, messages, specs)
+            messages.append(message)
+            messages.extend({"role": "tool", "tool_call_id": c, "content": "{}"} for c in calls)
         await chat.finish()
 
     started = time.perf_counter()
@@ -222,6 +223,45 @@ async def _floor(
         await client.close()
         await bot.session.close()
     return time.perf_counter() - started
+
+
+async def _whole_call(
+    client: AsyncOpenAI, model: str, messages: list[dict[str, Any]], specs: list[dict[str, Any]]
+) -> tuple[dict[str, Any], list[str]]:
+    """One call answered whole: the assistant message and its tool call ids."""
+    reply = await client.chat.completions.create(
+        model=model, messages=cast(Any, messages), tools=cast(Any, specs)
+    )
+    message = reply.choices[0].message
+    return message.model_dump(exclude_none=True), [c.id for c in message.tool_calls or []]
+
+
+async def _streamed_call(
+    client: AsyncOpenAI, model: str, messages: list[dict[str, Any]], specs: list[dict[str, Any]]
+) -> tuple[dict[str, Any], list[str]]:
+    """One streamed call, its chunks joined into the assistant message as they come."""
+    stream = await client.chat.completions.create(
+        model=model, messages=cast(Any, messages), tools=cast(Any, specs), stream=True
+    )
+    text: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
+    async for chunk in stream:
+        if not chunk.choices:
+            continue
+        delta = chunk.choices[0].delta
+        if delta.content:
+            text.append(delta.content)
+        for part in delta.tool_calls or []:
+            blank = {"name": "", "arguments": ""}
+            call = calls.setdefault(part.index, {"id": "", "type": "function", "function": blank})
+            call["id"] = part.id or call["id"]
+            if part.function is not None:
+                call["function"]["name"] = part.function.name or call["function"]["name"]
+                call["function"]["arguments"] += part.function.arguments or ""
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(text)}
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    return message, [c["id"] for c in message.get("tool_calls", [])]
 
 
 async def _timed(run: Awaitable[float]) -> tuple[float, float]:
