@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import os
 import socket
@@ -56,6 +57,22 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: twice the cores this process may run on, since the tests mostly wait."""
     del config
     return WORKERS_PER_CORE * len(os.sched_getaffinity(0))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Set what collection imported aside from the cycle collector, as the bot does with its
+    start-up heap (`bot.process.heap`).
+
+    A test process holds every test module, the bot and its libraries for its whole life; each
+    full collection walked all of it again, a good part of what starting a dispatcher costs.
+    """
+    del session
+    # Hypothesis checks, when it loads, that something refers to each random generator it is
+    # handed (trio's among them); a frozen object's referrers are hidden from that check.
+    import hypothesis  # noqa: F401, PLC0415
+
+    gc.collect()
+    gc.freeze()
 
 
 def _is_loopback(address: Any) -> bool:
