@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 from aiohttp import web
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, DefaultAioHttpClient
 
 from bot.agent.tokens import estimate_text_tokens, message_pictures
 from tests.fakes.fake_embeddings import Embeddings
@@ -403,13 +403,15 @@ class FakeLLM:
 def make_client(fake_llm: FakeLLM, **kw: Any) -> AsyncOpenAI:
     """A real `AsyncOpenAI` pointed at the fake server, closed when the server closes.
 
-    It waits for an answer by the bound for a busy machine (`START_S`): the fake answers at
-    once, but on shared cores this process may not run for seconds. A test of a timeout
-    gives its own `timeout`.
+    It sends over aiohttp, as the bot's own client does (`bot.agent.llm.build_client`), unless
+    a test hands its own `http_client`. It waits for an answer by the bound for a busy machine
+    (`START_S`): the fake answers at once, but on shared cores this process may not run for
+    seconds. A test of a timeout gives its own `timeout`.
     """
     kw.setdefault("api_key", "test-key")
     kw.setdefault("timeout", START_S)
     kw.setdefault("max_retries", 0)
+    kw.setdefault("http_client", DefaultAioHttpClient(timeout=kw["timeout"]))
     client = AsyncOpenAI(base_url=fake_llm.base_url, **kw)
     fake_llm._clients.append(client)
     return client
