@@ -28,6 +28,7 @@ from aiogram.methods.base import TelegramType
 from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
 from bench import corpus
+from bench.bare_stream import join_stream
 from bench.context import Context
 from bench.model_process import FakeModelProcess
 from bench.results import Aim, BenchResult, Metric
@@ -243,24 +244,7 @@ async def _streamed_call(
     stream = await client.chat.completions.create(
         model=model, messages=cast(Any, messages), tools=cast(Any, specs), stream=True
     )
-    text: list[str] = []
-    calls: dict[int, dict[str, Any]] = {}
-    async for chunk in stream:
-        if not chunk.choices:
-            continue
-        delta = chunk.choices[0].delta
-        if delta.content:
-            text.append(delta.content)
-        for part in delta.tool_calls or []:
-            blank = {"name": "", "arguments": ""}
-            call = calls.setdefault(part.index, {"id": "", "type": "function", "function": blank})
-            call["id"] = part.id or call["id"]
-            if part.function is not None:
-                call["function"]["name"] = part.function.name or call["function"]["name"]
-                call["function"]["arguments"] += part.function.arguments or ""
-    message: dict[str, Any] = {"role": "assistant", "content": "".join(text)}
-    if calls:
-        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    message = await join_stream(stream)
     return message, [c["id"] for c in message.get("tool_calls", [])]
 
 

@@ -20,6 +20,7 @@ from typing import Any, cast
 from openai import AsyncOpenAI
 
 from bench.agent_setup import agent_config
+from bench.bare_stream import join_stream
 from bench.canned_tools import CannedTools
 from bench.context import Context
 from bench.model_process import FakeModelProcess
@@ -83,38 +84,14 @@ async def _bare_streamed(client: AsyncOpenAI, tools: CannedTools, model: str, pr
             stream_options={"include_usage": True},
         )
         calls += 1
-        content: list[str] = []
-        wanted: dict[int, dict[str, str]] = {}
-        async for chunk in stream:
-            if not chunk.choices:
-                continue
-            delta = chunk.choices[0].delta
-            if delta.content:
-                content.append(delta.content)
-            for piece in delta.tool_calls or []:
-                call = wanted.setdefault(piece.index, {"id": "", "name": "", "arguments": ""})
-                call["id"] = piece.id or call["id"]
-                if piece.function is not None:
-                    call["name"] += piece.function.name or ""
-                    call["arguments"] += piece.function.arguments or ""
+        message = await join_stream(stream)
+        wanted = message.get("tool_calls", [])
         if not wanted:
             return calls
-        messages.append(
-            {
-                "role": "assistant",
-                "content": "".join(content) or None,
-                "tool_calls": [
-                    {
-                        "id": call["id"],
-                        "type": "function",
-                        "function": {"name": call["name"], "arguments": call["arguments"]},
-                    }
-                    for call in wanted.values()
-                ],
-            }
-        )
-        for call in wanted.values():
-            result = await tools.execute(call["name"], call["arguments"])
+        messages.append({**message, "content": message["content"] or None})
+        for call in wanted:
+            function = call["function"]
+            result = await tools.execute(function["name"], function["arguments"])
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": result.text})
 
 
