@@ -9,8 +9,10 @@ embeddings (`POST /v1/embeddings`) theirs, `embeddings`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
+import ssl
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
@@ -400,6 +402,13 @@ class FakeLLM:
         )
 
 
+@functools.cache
+def _certificates() -> ssl.SSLContext:
+    """One default TLS context for every client a test process makes: building one loads the
+    system's certificates (about 30 ms), and the fakes speak plain HTTP anyway."""
+    return ssl.create_default_context()
+
+
 def make_client(fake_llm: FakeLLM, **kw: Any) -> AsyncOpenAI:
     """A real `AsyncOpenAI` pointed at the fake server, closed when the server closes.
 
@@ -411,7 +420,9 @@ def make_client(fake_llm: FakeLLM, **kw: Any) -> AsyncOpenAI:
     kw.setdefault("api_key", "test-key")
     kw.setdefault("timeout", START_S)
     kw.setdefault("max_retries", 0)
-    kw.setdefault("http_client", DefaultAioHttpClient(timeout=kw["timeout"]))
+    kw.setdefault(
+        "http_client", DefaultAioHttpClient(timeout=kw["timeout"], verify=_certificates())
+    )
     client = AsyncOpenAI(base_url=fake_llm.base_url, **kw)
     fake_llm._clients.append(client)
     return client
