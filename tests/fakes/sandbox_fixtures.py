@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -67,14 +70,29 @@ def sandbox_dir(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-async def toolbox(sandbox_dir: Path, tmp_path: Path) -> AsyncIterator[Toolbox]:
-    """A started Toolbox over `sandbox_dir` whose first index build has finished."""
-    settings = ToolSettings(sandbox_dir=sandbox_dir, data_dir=tmp_path / "data")
-    box = Toolbox(settings, watch_interval=0.2)
+@asynccontextmanager
+async def started_toolbox(
+    sandbox_dir: Path, data_dir: Path, *, within_s: float = 30
+) -> AsyncIterator[Toolbox]:
+    """A started Toolbox over `sandbox_dir` whose first index build has finished (within
+    `within_s`), closed when the block ends."""
+    box = Toolbox(ToolSettings(sandbox_dir=sandbox_dir, data_dir=data_dir), watch_interval=0.2)
     await box.start()
     try:
-        await asyncio.wait_for(box.wait_ready(), 30)
+        await asyncio.wait_for(box.wait_ready(), within_s)
         yield box
     finally:
         await box.close()
+
+
+async def tool_json(box: Toolbox, tool: str, **arguments: Any) -> dict[str, Any]:
+    """What `tool` returns for `arguments`, parsed from the text the model reads."""
+    result: dict[str, Any] = json.loads((await box.execute(tool, arguments)).text)
+    return result
+
+
+@pytest.fixture
+async def toolbox(sandbox_dir: Path, tmp_path: Path) -> AsyncIterator[Toolbox]:
+    """A started Toolbox over `sandbox_dir` whose first index build has finished."""
+    async with started_toolbox(sandbox_dir, tmp_path / "data") as box:
+        yield box

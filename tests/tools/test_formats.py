@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.sandbox_fixtures import started_toolbox
 from tests.tools.docgen import docx_file, reportlab_pdf, text_pdf
 from tools import Toolbox
 from tools.config import ToolSettings
@@ -117,11 +118,8 @@ async def formats_box(tmp_path: Path) -> AsyncIterator[Toolbox]:
     for rel, data in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)
-    box = Toolbox(ToolSettings(sandbox_dir=root, data_dir=tmp_path / "data"), watch_interval=0.2)
-    await box.start()
-    await asyncio.wait_for(box.wait_ready(), 30)
-    yield box
-    await box.close()
+    async with started_toolbox(root, tmp_path / "data") as box:
+        yield box
 
 
 async def read(box: Toolbox, path: str, **extra: Any) -> dict[str, Any]:

@@ -3,17 +3,14 @@ show (read_file's first line, each search snippet's line)."""
 
 from __future__ import annotations
 
-import asyncio
-import json
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.fakes.sandbox_fixtures import started_toolbox, tool_json
 from tests.tools.placed_docs import WORD_PARAGRAPHS, word_file, write_placed
 from tools import Toolbox
-from tools.config import ToolSettings
 from tools.extract.formats.base import Budget
 from tools.extract.formats.word import docx_text
 from tools.extract.places import (
@@ -220,16 +217,8 @@ class TestWordHeadings:
 @pytest.fixture
 async def placed_box(tmp_path: Path) -> AsyncIterator[Toolbox]:
     root = write_placed(tmp_path / "docs")
-    box = Toolbox(ToolSettings(sandbox_dir=root, data_dir=tmp_path / "data"), watch_interval=0.2)
-    await box.start()
-    await asyncio.wait_for(box.wait_ready(), 60)
-    yield box
-    await box.close()
-
-
-async def call(box: Toolbox, tool: str, **arguments: Any) -> dict[str, Any]:
-    result: dict[str, Any] = json.loads((await box.execute(tool, arguments)).text)
-    return result
+    async with started_toolbox(root, tmp_path / "data", within_s=60) as box:
+        yield box
 
 
 class TestReadFilePlace:
@@ -248,12 +237,12 @@ class TestReadFilePlace:
     async def test_the_place_of_the_first_line(
         self, placed_box: Toolbox, path: str, offset: int, place: str
     ) -> None:
-        page = await call(placed_box, "read_file", path=path, offset=offset)
+        page = await tool_json(placed_box, "read_file", path=path, offset=offset)
         assert page["start_line"] == offset
         assert page["place"] == place
 
     async def test_a_document_without_places_names_none(self, placed_box: Toolbox) -> None:
-        page = await call(placed_box, "read_file", path="памятка.txt")
+        page = await tool_json(placed_box, "read_file", path="памятка.txt")
         assert "place" not in page
         assert "Пароль" in page["document"]
 
@@ -273,7 +262,7 @@ class TestSnippetPlace:
     async def test_each_snippet_names_its_place(
         self, placed_box: Toolbox, query: str, path: str, line: int, place: str
     ) -> None:
-        found = await call(placed_box, "search_files", query=query)
+        found = await tool_json(placed_box, "search_files", query=query)
         [hit] = [r for r in found["results"] if r["path"] == path]
         [snippet] = [s for s in hit["snippets"] if s["line"] == line]
         assert snippet["place"] == place
@@ -281,6 +270,6 @@ class TestSnippetPlace:
     async def test_a_snippet_of_a_document_without_places_has_none(
         self, placed_box: Toolbox
     ) -> None:
-        found = await call(placed_box, "search_files", query="гостевой")
+        found = await tool_json(placed_box, "search_files", query="гостевой")
         [hit] = found["results"]
         assert hit["snippets"] == [{"line": 2, "text": hit["snippets"][0]["text"]}]

@@ -4,16 +4,14 @@ page is named with its page."""
 
 from __future__ import annotations
 
-import asyncio
 import io
-import json
 import zipfile
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.fakes.sandbox_fixtures import started_toolbox, tool_json
 from tests.tools.placed_docs import word_file
 from tests.tools.sectioned_docs import (
     LEAVE_PARAGRAPHS,
@@ -24,7 +22,6 @@ from tests.tools.sectioned_docs import (
     write_sectioned,
 )
 from tools import Toolbox
-from tools.config import ToolSettings
 from tools.extract.formats.base import Budget
 from tools.extract.formats.odf import odt_text
 from tools.extract.formats.word import docx_text
@@ -117,16 +114,8 @@ class TestPassages:
 @pytest.fixture
 async def sectioned_box(tmp_path: Path) -> AsyncIterator[Toolbox]:
     root = write_sectioned(tmp_path / "docs")
-    box = Toolbox(ToolSettings(sandbox_dir=root, data_dir=tmp_path / "data"), watch_interval=0.2)
-    await box.start()
-    await asyncio.wait_for(box.wait_ready(), 60)
-    yield box
-    await box.close()
-
-
-async def call(box: Toolbox, tool: str, **arguments: Any) -> dict[str, Any]:
-    result: dict[str, Any] = json.loads((await box.execute(tool, arguments)).text)
-    return result
+    async with started_toolbox(root, tmp_path / "data", within_s=60) as box:
+        yield box
 
 
 class TestSearchResults:
@@ -143,12 +132,12 @@ class TestSearchResults:
     async def test_a_snippet_names_its_section(
         self, sectioned_box: Toolbox, query: str, path: str, place: str
     ) -> None:
-        found = await call(sectioned_box, "search_files", query=query)
+        found = await tool_json(sectioned_box, "search_files", query=query)
         [hit] = [r for r in found["results"] if r["path"] == path]
         assert {s["place"] for s in hit["snippets"]} == {place}
 
     async def test_a_page_read_from_a_section_names_it(self, sectioned_box: Toolbox) -> None:
-        page = await call(sectioned_box, "read_file", path="регламент.pdf", offset=6)
+        page = await tool_json(sectioned_box, "read_file", path="регламент.pdf", offset=6)
         assert page["place"] == "§ 2.3 Пропуска, page 2"
 
     def test_the_files_are_the_ones_written(self) -> None:
