@@ -39,7 +39,7 @@ from bot.storage.claims import UpdateClaims
 from bot.storage.history import History
 from tools.toolbox import Toolbox
 from tools.vectors.embeddings import EmbeddingsConfig
-from tools.vectors.rerank import RerankConfig
+from tools.vectors.rerank import RerankConfig, configured_reranker
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -212,17 +212,8 @@ def rerank_config(
 ) -> RerankConfig | None:
     """Reranking as the settings ask for it; None when RERANK_URL is empty. It sits behind a
     breaker like the models' own: after a failure searches skip it for FALLBACK_COOLDOWN_S."""
-    if settings.rerank_url is None:
-        return None
-    key = settings.rerank_api_key
-    return RerankConfig(
-        url=settings.rerank_url,
-        model=settings.rerank_model,
-        api_key=key.get_secret_value() if key is not None else None,
-        candidates=settings.rerank_candidates,
-        timeout_s=settings.rerank_timeout_s,
-        dialect=settings.rerank_dialect,
-        gate=Breaker("reranker", settings.fallback_cooldown_s, clock),
+    return configured_reranker(
+        settings, gate=Breaker("reranker", settings.fallback_cooldown_s, clock)
     )
 
 

@@ -14,7 +14,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from tools.vectors.embeddings import EmbeddingsConfig
-from tools.vectors.rerank import CANDIDATES, TIMEOUT_S, RerankConfig
+from tools.vectors.rerank import CANDIDATES, TIMEOUT_S, RerankConfig, configured_reranker
 
 
 class EmptyIsAValue:
@@ -154,17 +154,7 @@ class TerminalSettings(ToolSettings):
     def rerank(self) -> RerankConfig | None:
         """Reranking as the bot would do it; None when RERANK_URL is empty. No breaker: one
         command makes one search, and a failure keeps the fused order as the bot's does."""
-        if not self.rerank_url:
-            return None
-        key = self.rerank_api_key
-        return RerankConfig(
-            url=self.rerank_url,
-            model=self.rerank_model,
-            api_key=key.get_secret_value() if key is not None else None,
-            candidates=self.rerank_candidates,
-            timeout_s=self.rerank_timeout_s,
-            dialect=self.rerank_dialect,
-        )
+        return configured_reranker(self)
 
     @property
     def embeddings_elsewhere(self) -> bool:

@@ -35,6 +35,7 @@ from tools.vectors.rerank_wire import (
 
 if TYPE_CHECKING:  # aiohttp's client loads with the first rerank, not with the settings
     import aiohttp
+    from pydantic import SecretStr
 
 log = logging.getLogger(__name__)
 Outcome = Literal["ok", "timeout", "error", "bad_reply", "skipped"]
@@ -69,6 +70,45 @@ class RerankConfig:
     timeout_s: float = TIMEOUT_S
     dialect: DialectSetting = "auto"
     gate: Gate | None = field(default=None, repr=False, compare=False)
+
+
+class RerankSettings(Protocol):
+    """The RERANK_* settings, as the bot's settings and the terminal tools' both hold them."""
+
+    @property
+    def rerank_url(self) -> str | None: ...
+
+    @property
+    def rerank_model(self) -> str: ...
+
+    @property
+    def rerank_api_key(self) -> SecretStr | None: ...
+
+    @property
+    def rerank_candidates(self) -> int: ...
+
+    @property
+    def rerank_timeout_s(self) -> float: ...
+
+    @property
+    def rerank_dialect(self) -> DialectSetting: ...
+
+
+def configured_reranker(settings: RerankSettings, gate: Gate | None = None) -> RerankConfig | None:
+    """Reranking as the RERANK_* settings ask for it, behind `gate` if given; None when
+    RERANK_URL is empty."""
+    if not settings.rerank_url:
+        return None
+    key = settings.rerank_api_key
+    return RerankConfig(
+        url=settings.rerank_url,
+        model=settings.rerank_model,
+        api_key=key.get_secret_value() if key is not None else None,
+        candidates=settings.rerank_candidates,
+        timeout_s=settings.rerank_timeout_s,
+        dialect=settings.rerank_dialect,
+        gate=gate,
+    )
 
 
 class RerankError(RuntimeError):
