@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -62,8 +62,12 @@ def sandbox_dir(tmp_path: Path) -> Path:
 
     Also holds a hidden file and a partial upload, which every tool must not see.
     """
-    root = tmp_path / "sandbox"
-    for rel, data in SANDBOX_FILES.items():
+    return write_files(tmp_path / "sandbox", SANDBOX_FILES)
+
+
+def write_files(root: Path, files: Mapping[str, bytes]) -> Path:
+    """Each of `files` (a path below `root`: its bytes) written, folders made; returns `root`."""
+    for rel, data in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)

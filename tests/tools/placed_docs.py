@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from tests.fakes.sandbox_fixtures import write_files
 from tests.tools.docgen import text_pdf
 from tests.tools.office_docgen import Rows, pptx_file, xlsx_file
 
@@ -96,8 +97,4 @@ def placed_files() -> dict[str, bytes]:
 
 def write_placed(root: Path) -> Path:
     """The folder written under `root`; returns `root`."""
-    for rel, data in placed_files().items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    return root
+    return write_files(root, placed_files())

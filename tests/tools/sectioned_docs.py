@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from tests.fakes.sandbox_fixtures import write_files
 from tests.tools.docgen import text_pdf
 from tests.tools.placed_docs import word_file
 
@@ -54,11 +55,7 @@ def sectioned_files() -> dict[str, bytes]:
 
 def write_sectioned(root: Path) -> Path:
     """The folder written under `root`; returns `root`."""
-    for rel, data in sectioned_files().items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    return root
+    return write_files(root, sectioned_files())
 
 
 def outline_odt(paragraphs: list[tuple[int | None, str]]) -> bytes:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.sandbox_fixtures import started_toolbox
+from tests.fakes.sandbox_fixtures import started_toolbox, write_files
 from tests.tools.docgen import docx_file, reportlab_pdf, text_pdf
 from tools import Toolbox
 from tools.config import ToolSettings
@@ -115,9 +115,7 @@ async def formats_box(tmp_path: Path) -> AsyncIterator[Toolbox]:
         "image.png": b"\x89PNG\r\n\x1a\n" + bytes(100),
         "blob.bin.txt": bytes(range(256)) * 4,
     }
-    for rel, data in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_bytes(data)
+    write_files(root, files)
     async with started_toolbox(root, tmp_path / "data") as box:
         yield box
 

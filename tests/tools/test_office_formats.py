@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.sandbox_fixtures import write_files
 from tests.tools.hostile_office import huge_sheet_xlsx, long_deck
 from tests.tools.office_docgen import (
     eml_file,
@@ -96,9 +97,7 @@ def office_documents() -> dict[str, bytes]:
 @pytest.fixture
 async def office_box(tmp_path: Path) -> AsyncIterator[Toolbox]:
     root = tmp_path / "docs"
-    for rel, data in office_documents().items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_bytes(data)
+    write_files(root, office_documents())
     box = Toolbox(ToolSettings(sandbox_dir=root, data_dir=tmp_path / "data"), watch_interval=3600)
     await box.start()
     await asyncio.wait_for(box.wait_ready(), 60)
