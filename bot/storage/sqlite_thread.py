@@ -21,27 +21,34 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol, TypeVar
 
 from tools.sqlite import BUSY_WAIT_S, connect, transaction
 
-__all__ = ["BUSY_WAIT_S", "Opener", "SqliteThread", "connect", "erase", "transaction"]
+__all__ = ["BUSY_WAIT_S", "Opener", "SqliteThread", "connect", "erase", "erasing", "transaction"]
 
 _T = TypeVar("_T")
 _O = TypeVar("_O")
 
 
-def erase(db: sqlite3.Connection, statement: str, args: Sequence[object]) -> int:
-    """Run a DELETE so its rows are gone from the disk (a person's `/forget`): their bytes
-    overwritten in the file (`secure_delete`) and the log folded in and emptied, since older
-    versions of the pages stay in it until a checkpoint. How many rows went."""
+@contextmanager
+def erasing(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """Deletes inside the block are gone from the disk (a person's `/forget`): their bytes
+    overwritten in the file (`secure_delete`), and once the block ends the log folded in and
+    emptied, since older versions of the pages stay in it until a checkpoint."""
     db.execute("PRAGMA secure_delete = ON")
-    count = db.execute(statement, args).rowcount
+    yield db
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return int(count)
+
+
+def erase(db: sqlite3.Connection, statement: str, args: Sequence[object]) -> int:
+    """One DELETE, `erasing`; how many rows went."""
+    with erasing(db):
+        return int(db.execute(statement, args).rowcount)
 
 
 class Opener(Protocol):

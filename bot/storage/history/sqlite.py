@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 from bot.process.data_files import HISTORY_FILE
 from bot.storage.history import HistoryUnavailable, Message, Usage, own_conversation_keys
 from bot.storage.history.in_use import InUseMarker
-from bot.storage.sqlite_thread import Opener, SqliteThread, transaction
+from bot.storage.sqlite_thread import Opener, SqliteThread, erasing, transaction
 from tools.sqlite import move_aside
 
 logger = logging.getLogger(__name__)
@@ -314,8 +314,7 @@ class HistoryStore:
         """Delete these conversations whole, and these turns (None: only the conversations')."""
         if not conversations and not turns:
             return
-        db.execute("PRAGMA secure_delete = ON")
-        with transaction(db):
+        with erasing(db), transaction(db):
             for conversation in conversations:
                 db.execute(
                     "DELETE FROM messages WHERE turn_id IN "
@@ -327,7 +326,6 @@ class HistoryStore:
             for turn in turns or ():
                 db.execute("DELETE FROM messages WHERE turn_id = ?", (turn,))
                 db.execute("DELETE FROM turns WHERE id = ?", (turn,))
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     # --- helpers (writer thread only) ----------------------------------------------------------
 
