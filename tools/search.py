@@ -327,8 +327,11 @@ class Searcher:
         if warming and groups:
             seen = set(ranked)
             wanted = [{*g.terms, g.stem} for g in groups]
-            for path in sorted(visible):
-                if path in seen or (path in state.known and queries is not None):
+            # Names are matched for the files the index does not hold yet (every file, when
+            # there is no index): a restart's walk of a large folder leaves few or none.
+            unindexed = visible.keys() if queries is None else visible.keys() - state.known.keys()
+            for path in sorted(unindexed):
+                if path in seen:
                     continue
                 stems = set(self.stemmer.name_terms(path))
                 if any(w & stems for w in wanted) and glob_match(path, globs):
@@ -337,7 +340,9 @@ class Searcher:
         pattern = snippet_pattern(groups) if groups else None
         shown = [path for path in ranked if path in visible]
         total -= len(ranked) - len(shown)  # gone from the folder, not yet from the index
-        shown = shown[:limit]
+        first = shown[:limit]
+        shown = self.indexer.present(first)
+        total -= len(first) - len(shown)  # deleted while the bot was down (a restart's walk runs)
         results = [
             self._describe(conn, path, groups=groups, visible=visible, pattern=pattern)
             for path in shown
@@ -573,6 +578,8 @@ class Searcher:
         allowed = None if within is None else within.allowed
         found_near, centred = self.nearest(vector, limit, allowed=allowed)
         hits = [hit for hit in found_near if hit.path in visible and glob_match(hit.path, globs)]
+        there = set(self.indexer.present(hit.path for hit in hits))
+        hits = [hit for hit in hits if hit.path in there]
         hits = hits[: near([hit.similarity for hit in hits], centred=centred)]
         lines: dict[str, list[str]] = {}
         if hits:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
 import pytest
+import watchfiles
 
 from tests.fakes.sandbox_fixtures import SANDBOX_FILES
 from tests.tools.docgen import text_pdf
@@ -149,6 +151,37 @@ class TestWarmUp:
             await asyncio.wait_for(second.wait_ready(), 30)
             assert second.extraction_count == 0
             assert paths(await search(second, "сахар")) == ["документы/рецепт_шарлотки.txt"]
+        finally:
+            await second.close()
+
+    async def test_a_restart_answers_from_the_stored_index_while_it_walks_the_folder(
+        self, sandbox_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Until the restart's walk ends the stored index speaks for the folder, but a file
+        deleted while the bot was down is never shown."""
+        settings = ToolSettings(sandbox_dir=sandbox_dir, data_dir=tmp_path / "data")
+        first = Toolbox(settings)
+        await first.start()
+        await asyncio.wait_for(first.wait_ready(), 30)
+        await first.close()
+        (sandbox_dir / "документы" / "договор_аренды.md").unlink()
+
+        def never_in_place(*args: Any, stop_event: threading.Event, **kwargs: Any) -> Any:
+            del args, kwargs
+            stop_event.wait()  # the watch is still being set up until the toolbox closes
+            return iter(())
+
+        monkeypatch.setattr(watchfiles, "watch", never_in_place)
+        second = Toolbox(settings)
+        second.indexer.watch_first_from = 1  # the first walk waits for the watch: an hour
+        second.indexer.watch_first_wait_s = 3600.0
+        await second.start()
+        try:
+            assert paths(await search(second, "сахар")) == ["документы/рецепт_шарлотки.txt"]
+            assert paths(await search(second, "календарных дней")) == ["hr/отпуск.md"]
+            rent = await search(second, "аренда офиса")
+            assert "документы/договор_аренды.md" not in paths(rent)
+            assert second.indexer.full_passes == 0 and not second.status().ready
         finally:
             await second.close()
 

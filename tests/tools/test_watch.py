@@ -334,3 +334,31 @@ class TestRescans:
             assert await found(toolbox, "смета") == ["смета.txt"]
         finally:
             await toolbox.close()
+
+
+class TestRestart:
+    async def test_a_large_folder_is_walked_once_when_its_watch_is_in_place(
+        self, docs: Path, tmp_path: Path
+    ) -> None:
+        """A restart walks the whole folder to catch up, and the watch, once set up, asks for a
+        walk of its own (changes made while it was set up were not seen). A large folder's
+        first walk waits for the watch, so one walk serves both."""
+        await (await started(make_box(docs, tmp_path / "data"))).close()
+        toolbox = make_box(docs, tmp_path / "data")
+        toolbox.indexer.watch_first_from = 1  # a folder of two files stands in for a large one
+        await started(toolbox)
+        try:
+            watcher = toolbox.indexer.watcher
+            assert watcher is not None and watcher.live, "the walk waited for the watch"
+            (docs / "смета.txt").write_text("Смета на ремонт.", "utf-8")
+            await until(toolbox, shows(toolbox, "смета", "смета.txt"))
+            assert toolbox.indexer.full_passes == 1
+        finally:
+            await toolbox.close()
+
+    async def test_a_small_folder_is_walked_at_once(self, docs: Path, tmp_path: Path) -> None:
+        await (await started(make_box(docs, tmp_path / "data"))).close()
+        toolbox = make_box(docs, tmp_path / "data")
+        toolbox.indexer.watch_first_wait_s = HOUR  # were the walk to wait, ready would not come
+        await started(toolbox)
+        await toolbox.close()

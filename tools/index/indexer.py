@@ -37,7 +37,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,6 +69,12 @@ PROCESSES_FROM = 200  # a pass over this many files has child processes prepare 
 PROCESSES = min(4, max(2, os.cpu_count() or 1))  # even on one core: off the interpreter lock
 RETRY_AFTER = 30.0
 FULL_RESCAN_EVERY = 600.0
+WATCH_FIRST_FROM = 20_000
+"""Documents in the stored index from which a restart's first walk waits for the watch to be
+in place: the watch asks for a walk of its own once set up (changes made meanwhile were not
+seen), and at this size a second walk of the whole folder costs seconds."""
+WATCH_FIRST_WAIT_S = 30.0
+"""How long the first walk waits for the watch at most (a slow network folder, say)."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +115,11 @@ class IndexStatus:
 class _State:
     known: dict[str, Signature] = field(default_factory=dict)
     visible: dict[str, Signature] = field(default_factory=dict)
+    """The folder's visible files as the last full walk found them; before a restart's first
+    walk ends, the files the stored index holds (see `Indexer.present`)."""
     ready: bool = False
+    walked: bool = False
+    """Whether `visible` comes from a walk of the folder (False until the first ends)."""
     db_inode: int = -1
 
 
@@ -186,6 +196,9 @@ class Indexer:
         self._full_asked = 0
         self._full_done = 0
         self._next_full = 0.0
+        self.watch_first_from = WATCH_FIRST_FROM
+        self.watch_first_wait_s = WATCH_FIRST_WAIT_S
+        self.full_passes = 0
         self.prepared_elsewhere = 0
         self.preparers_peak_rss_mb = 0.0
 
@@ -194,6 +207,10 @@ class Indexer:
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         await self._run(self._open)
+        if self.watcher is not None and len(self.state.known) >= self.watch_first_from:
+            # The watch's first report asks for a walk; the first walk waits for it, so one
+            # walk serves both (the restart of a large folder walks it once, not twice).
+            self._next_full = time.monotonic() + self.watch_first_wait_s
         self._task = asyncio.create_task(self._follow(), name="tools-index-watcher")
         if self.watcher is not None:
             self.watcher.start()
@@ -245,6 +262,7 @@ class Indexer:
                 log.exception("index update failed; will retry")
                 failed = True
             if full:
+                self.full_passes += 1
                 if not failed:
                     self.full_pass_seconds = time.monotonic() - started
                 self._full_done = covers
@@ -430,6 +448,8 @@ class Indexer:
         try:
             self._writer = IndexWriter(self.db_path, on_commit=self.readers.reload_terms)
             self.state.known = self._writer.known()
+            if not self.state.walked:  # searches answer from the stored index meanwhile
+                self.state.visible = dict(self.state.known)
         except sqlite3.DatabaseError as exc:
             log.warning("the search index is unreadable (%s); rebuilding it", exc)
             self._reset()
@@ -494,7 +514,23 @@ class Indexer:
         the change notices' last look) stays valid across rescans."""
         if visible != self.state.visible:
             self.state.visible = visible
+        self.state.walked = True
         return self.state.visible
+
+    def present(self, rels: Iterable[str]) -> list[str]:
+        """`rels` that are in the folder: all of them once a walk has ended; before that (a
+        restart serves from the stored index at once) those still there as regular files
+        inside the sandbox, so a file deleted while the bot was down is never shown."""
+        if self.state.walked:
+            return list(rels)
+        kept = []
+        for rel in rels:
+            try:
+                if self.sandbox.resolve(rel).is_file():
+                    kept.append(rel)
+            except (SandboxError, OSError):
+                continue
+        return kept
 
     def _sync_pass(self, scope: set[str] | None = None) -> list[FileReport]:
         """Index what changed (within `scope`, or anywhere); returns a report per file indexed.
