@@ -199,6 +199,7 @@ class Indexer:
         self.watch_first_from = WATCH_FIRST_FROM
         self.watch_first_wait_s = WATCH_FIRST_WAIT_S
         self.full_passes = 0
+        self._commits = 0
         self.prepared_elsewhere = 0
         self.preparers_peak_rss_mb = 0.0
 
@@ -430,6 +431,15 @@ class Indexer:
         self.state.known = {path: (size, mtime) for path, size, mtime in rows}
         self.state.ready = all(path in self.state.known for path in self.state.visible)
 
+    def version(self) -> int:
+        """Commits of documents by this process's writer: what follows the index from the
+        writing process (the vector build) looks again only when it has grown."""
+        return self._commits
+
+    def _committed(self) -> None:
+        self._commits += 1
+        self.readers.reload_terms()
+
     def _file_signature(self) -> tuple[int, ...]:
         """Changes whenever the writer commits: the index's and its log's size, time and inode
         (a rebuilt index is a new file)."""
@@ -446,7 +456,7 @@ class Indexer:
     def _open_writer(self) -> None:
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._writer = IndexWriter(self.db_path, on_commit=self.readers.reload_terms)
+            self._writer = IndexWriter(self.db_path, on_commit=self._committed)
             self.state.known = self._writer.known()
             if not self.state.walked:  # searches answer from the stored index meanwhile
                 self.state.visible = dict(self.state.known)
@@ -469,7 +479,7 @@ class Indexer:
             self._writer = None
         self.readers.close()
         remove_files(self.db_path)
-        self._writer = IndexWriter(self.db_path, on_commit=self.readers.reload_terms)
+        self._writer = IndexWriter(self.db_path, on_commit=self._committed)
         self.state.known = {}
         self.state.ready = False
         self.state.db_inode = self._inode()

@@ -1,8 +1,10 @@
 """The vector index kept in step with the keyword index, in a thread of its own.
 
 The keyword index is the source: its documents' stored text is cut into passages once the
-keyword build is ready, and after that whenever a document there changes (the builder looks
-every `interval` seconds, a cheap comparison of sizes and mtimes). Passages already in the
+keyword build is ready, and after that whenever a document there changes (every `interval`
+seconds the builder asks whether the keyword index committed anything since its last look, and
+only then compares every document's size and mtime: at a million documents that comparison
+holds the interpreter for seconds, which searches would wait for). Passages already in the
 cache are never sent again: each batch is kept in the cache the moment it comes back, so a
 restart in the middle of a build embeds nothing twice, and a changed document costs only its
 changed passages. Calls are batched, paced and retried by `PassageEmbedder`; a failure is kept
@@ -87,6 +89,9 @@ class VectorBuilder:
         self._backoff = Backoff()
         self.passes = 0
         """Turns of the builder's loop (a look at the keyword index, or a wait for it)."""
+        self.looks = 0
+        """Looks that compared the keyword index's documents with the vectors held."""
+        self._looked_at: int | None = None
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="tools-vectors", daemon=True)
@@ -128,6 +133,7 @@ class VectorBuilder:
             passages_total=max(self._total, self._done),
             calls=self._embedder.calls,
             last_error=self._last_error,
+            looks=self.looks,
         )
 
     def _run(self) -> None:
@@ -148,8 +154,12 @@ class VectorBuilder:
         """One look; the seconds until the next, longer after each failure in a row. A
         failure is logged when its reason is new, not at every look."""
         before = self._last_error
+        version = self.indexer.version()
+        if version == self._looked_at:
+            return self.interval  # nothing committed since the last look that succeeded
         try:
             self.follow()
+            self.looks += 1
         except EmbeddingsError as exc:
             self._last_error = str(exc)
         except sqlite3.Error as exc:
@@ -162,6 +172,7 @@ class VectorBuilder:
             if before is not None:
                 log.info("vectors: the build works again")
             self._backoff.reset()
+            self._looked_at = version
             return self.interval
         wait = max(self._backoff.next(), self.interval)
         if self._last_error not in (before, _FAILED):

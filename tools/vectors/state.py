@@ -21,3 +21,6 @@ class VectorStatus:
     passages_total: int = 0
     calls: int = 0
     last_error: str | None = None
+    looks: int = 0
+    """Times the documents were compared with the vectors held (only after the keyword index
+    changed)."""

@@ -226,6 +226,24 @@ class TestBuild:
         assert all(r["path"] != "правила/buget.txt" for r in found["results"])
         assert box.vector_status().passages_done == len(DOCUMENTS) - 1
 
+    async def test_the_documents_are_compared_again_only_after_the_index_changed(
+        self, boxes: Boxes, tmp_path: Path
+    ) -> None:
+        """Comparing every document with the vectors held takes seconds at a million
+        documents, and searches wait for it: a quiet index is not compared again."""
+        box = await boxes.start()
+        looks = box.vector_status().looks
+        for _ in range(3):
+            await asyncio.wait_for(box.wait_vectors(), 30)
+        assert box.vector_status().looks == looks
+        (tmp_path / "docs" / "правила" / "шредер.txt").write_text(
+            "Шредер стоит у окна.", encoding="utf-8"
+        )
+        await asyncio.wait_for(box.wait_vectors(), 30)
+        assert box.vector_status().looks == looks + 1
+        found = await _search(box, "уничтожение бумаг")
+        assert "правила/шредер.txt" in [r["path"] for r in found["results"]]
+
     async def test_the_key_reaches_the_server_and_no_log(
         self, boxes: Boxes, fake_server: FakeLLM, caplog: pytest.LogCaptureFixture
     ) -> None:
