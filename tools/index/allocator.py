@@ -6,12 +6,16 @@ thread that allocates its own arena, and raises its threshold for serving large 
 rarely shrink: the process keeps the high-water mark of every thread at once. Two arenas and a
 fixed threshold (large blocks always mapped, so freeing them returns them to the system) keep
 the process near what it uses. Other C libraries are left as they are.
+
+The settings hold for the whole process, so they are applied once: a test process starts
+hundreds of toolboxes. glibc is reached through the symbols the process already has loaded,
+not by asking `ldconfig` where it lives (a child process for every start).
 """
 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+import functools
 import logging
 import sys
 
@@ -23,16 +27,14 @@ MAPPED_FROM = 256 * 1024
 """Bytes: blocks this large or larger come straight from the system and go straight back."""
 
 
+@functools.cache
 def tune_allocator() -> bool:
-    """Apply the settings above where glibc is the allocator; whether they were applied."""
+    """Apply the settings above where glibc is the allocator (once a process); whether they
+    were applied."""
     if not sys.platform.startswith("linux"):
         return False
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return False
     try:
-        libc = ctypes.CDLL(name)
-        mallopt = libc.mallopt
+        mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):  # not glibc (musl has no mallopt): nothing to tune
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
