@@ -16,6 +16,7 @@ busy wait applies, and the set-up is tried again for as long as that wait would 
 
 from __future__ import annotations
 
+import random
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -135,7 +136,9 @@ def _set_up(
 def _retry_locked(work: Callable[[], None], busy_wait_s: float) -> None:
     """`work`, tried again while the file is locked. Switching to WAL takes the file for itself,
     so two processes opening a new file at once can meet "database is locked" without SQLite's
-    busy wait; this waits as the busy wait would have."""
+    busy wait; this waits as the busy wait would have. The pauses are drawn at random: two
+    openers that failed together and paused alike would wake together and fail again, round
+    after round, until both gave up."""
     deadline = time.monotonic() + busy_wait_s
     pause = 0.01
     while True:
@@ -144,7 +147,7 @@ def _retry_locked(work: Callable[[], None], busy_wait_s: float) -> None:
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) or time.monotonic() >= deadline:
                 raise
-            time.sleep(pause)  # another process holds the file for its own set-up
+            time.sleep(random.uniform(0.0, pause))  # another opener holds the file
             pause = min(pause * 2, 0.2)
         else:
             return
