@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -45,16 +46,34 @@ async def _started(root: Path, data: Path, **options: Any) -> Toolbox:
     return box
 
 
-@pytest.fixture
-async def box(tmp_path: Path) -> AsyncIterator[Toolbox]:
-    root = tmp_path / "docs"
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The documents and their index, built once: the pages carry no text, so indexing them
+    runs OCR on every page, which each test would otherwise pay again."""
+    base = tmp_path_factory.mktemp("pictures")
+    root = base / "docs"
     (root / "hr").mkdir(parents=True)
     (root / "finance").mkdir()
     (root / "hr" / "rules.pdf").write_bytes(shaded_pdf(PAGES, landscape=(4,)))
     (root / "finance" / "budget.pdf").write_bytes(shaded_pdf(2))
     (root / "hr" / "scan.tiff").write_bytes(shaded_tiff(3))
     (root / "hr" / "notes.txt").write_text("no pages here", "utf-8")
-    toolbox = await _started(root, tmp_path / "data")
+
+    async def build() -> None:
+        await (await _started(root, base / "data")).close()
+
+    asyncio.run(build())
+    return base
+
+
+@pytest.fixture
+async def box(indexed: Path, tmp_path: Path) -> AsyncIterator[Toolbox]:
+    """A toolbox of its own on a copy of the documents and their index (the copies keep the
+    files' times, so the index is current and nothing is read again)."""
+    for folder in ("docs", "data"):
+        await asyncio.to_thread(shutil.copytree, indexed / folder, tmp_path / folder)
+    toolbox = await _started(tmp_path / "docs", tmp_path / "data")
+    assert toolbox.extraction_count == 0, "the copied index is current"
     yield toolbox
     await toolbox.close()
 
