@@ -35,6 +35,7 @@ import math
 import os
 import sqlite3
 import stat
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -428,7 +429,7 @@ class Indexer:
             return  # not made yet, or being rebuilt: the next look reads it
         self._seen_files = files
         self.readers.reload_terms()
-        self.state.known = {path: (size, mtime) for path, size, mtime in rows}
+        self.state.known = {sys.intern(path): (size, mtime) for path, size, mtime in rows}
         self.state.ready = all(path in self.state.known for path in self.state.visible)
 
     def version(self) -> int:
@@ -513,8 +514,18 @@ class Indexer:
             self._sync_pass(None)
 
     def _scan(self) -> dict[str, Signature]:
+        """The visible files and their signatures. A path is the one string the index's record
+        holds (interned) and an unchanged file's signature the record's own: at a million
+        files each copy of them held hundreds of MB."""
         started = time.monotonic()
-        found = {e.rel: (e.size, e.mtime_ns) for e in self.sandbox.walk() if not e.is_dir}
+        known = self.state.known
+        found: dict[str, Signature] = {}
+        for e in self.sandbox.walk():
+            if e.is_dir:
+                continue
+            rel, signature = sys.intern(e.rel), (e.size, e.mtime_ns)
+            held = known.get(rel)
+            found[rel] = held if held == signature else signature
         self.scan_seconds = time.monotonic() - started
         return found
 

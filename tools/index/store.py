@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import sqlite3
+import sys
 import threading
 import zlib
 from collections.abc import Callable, Iterator, Mapping
@@ -119,7 +120,8 @@ class IndexWriter:
     def known(self) -> dict[str, tuple[int, int]]:
         """Every indexed path with the size and mtime it was indexed at."""
         rows = self.conn.execute("SELECT path, size, mtime_ns FROM files")
-        return {path: (size, mtime) for path, size, mtime in rows}
+        # interned: the folder's walk and the vector index hold the same paths (see `_scan`)
+        return {sys.intern(path): (size, mtime) for path, size, mtime in rows}
 
     def begin(self) -> None:
         if not self._in_tx:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -277,7 +278,8 @@ class VectorStore:
             found = conn.execute("SELECT row, file FROM passages WHERE row < ?", (rows,))
             pairs = np.array(found.fetchall(), dtype=np.int64).reshape(-1, 2)
             owners[pairs[:, 0]] = pairs[:, 1]
-            paths = dict(conn.execute("SELECT id, path FROM files").fetchall())
+            # interned: the keyword index holds the same paths (one string each, not three)
+            paths = {i: sys.intern(p) for i, p in conn.execute("SELECT id, path FROM files")}
             held = (self.folder / MATRIX).stat()
             matrix = np.memmap(self.folder / MATRIX, dtype=np.int8, mode="r", shape=(rows, dim))
             snapshot = _Snapshot(
