@@ -106,6 +106,11 @@ async def test_a_missing_rclone_is_one_clear_line(tmp_path: Path) -> None:
         ("ERROR : error listing: directory not found", "missing"),
         ('CRITICAL: didn\'t find section in config file ("gdrive")', "missing"),
         ("ERROR : error listing: 403 Forbidden", "refused"),
+        (
+            "ERROR : error listing: couldn't connect SSH: dial tcp 127.0.0.1:40137: "
+            "connect: connection refused",
+            "unreachable",
+        ),
         ("something else entirely", "broken"),
     ],
 )

@@ -8,6 +8,8 @@ reads is one of ours.
 
 from __future__ import annotations
 
+import re
+
 from bot.documents.sources.remote import Problem
 
 _MISSING_EXIT = frozenset({3, 4})
@@ -76,10 +78,12 @@ _SAYS: dict[Problem, str] = {
 
 
 def problem_of(exit_code: int, stderr: str) -> Problem:
-    """Why rclone failed: by the first class whose words its stderr holds, else its exit."""
+    """Why rclone failed: by the first class whose words its stderr holds, else its exit.
+    A status code counts as a number of its own: `401` is not the start of port 40123."""
     text = stderr.lower()
+    numbers = set(re.findall(r"\d+", text))
     for problem, signs in _SIGNS:
-        if any(sign in text for sign in signs):
+        if any(sign in numbers if sign.isdigit() else sign in text for sign in signs):
             return problem
     if exit_code in _MISSING_EXIT:
         return "missing"
