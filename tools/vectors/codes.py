@@ -65,7 +65,11 @@ def nearest_codes(
     never among them. The scan runs on `threads` threads."""
     bits = int(codes.shape[1]) * 8
     code = np.packbits(query > 0)
-    found = simsimd.cdist(code[None], codes, metric="hamming", dtype="bin8", threads=threads)
+    # Distances of at most a few hundred bits are exact in float32, at half the memory
+    # traffic of the default float64 (a million rows: 4 MB written instead of 8 per query).
+    found = simsimd.cdist(
+        code[None], codes, metric="hamming", dtype="bin8", out_dtype="float32", threads=threads
+    )
     distances = np.asarray(found).reshape(-1)
     if inside is not None:
         np.putmask(distances, ~inside, bits + 1)
