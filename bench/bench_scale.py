@@ -254,7 +254,7 @@ def _report(
             "s",
             [served["first_answer_s"]],
             note=f"{served['parsed']} documents parsed again; "
-            f"{served.get('empty_answers', 0)} empty answers before it",
+            f"{served['empty_answers']} empty answers before it",
         ),
         Metric(f"{docs:,} docs: restart, folder rescanned (ready)", "s", [served["ready_s"]]),
         Metric(f"{docs:,} docs: keyword search (search_files)", "ms", served["keyword_ms"]),
